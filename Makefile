@@ -1,0 +1,25 @@
+# The two commands a newcomer needs (see README.md):
+#   make bench   install what is missing, build, run the main job (vlak info + benchmarks)
+#   make test    install what is missing, build host + host-asan + rv64gcv + rv64gc, run every test
+JOBS ?= $(shell nproc)
+VLENS ?= 128;256;512
+
+.PHONY: all bootstrap build test bench clean
+
+all: build
+
+bootstrap:
+	@./scripts/bootstrap
+
+build: bootstrap
+	@cmake --preset host >/dev/null
+	@cmake --build --preset host -j $(JOBS)
+
+bench: build
+	@./scripts/bench
+
+test: bootstrap
+	@JOBS=$(JOBS) VLENS="$(VLENS)" ./scripts/test-all
+
+clean:
+	rm -rf build

@@ -1,0 +1,38 @@
+# Cross toolchain: clang-19 for riscv64-linux-gnu against Debian's cross sysroot, linked by lld.
+# VLAK_RISCV_MARCH picks rv64gcv (vector) or rv64gc (scalar only); VLEN sets the emulated vector
+# length used when ctest/cmake run a cross-built binary under qemu-riscv64.
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR riscv64)
+
+set(VLAK_RISCV_MARCH "rv64gcv" CACHE STRING "RISC-V -march: rv64gcv or rv64gc")
+set(VLEN "256" CACHE STRING "Emulated RVV VLEN in bits for qemu-riscv64 (128, 256, 512, 1024)")
+set_property(CACHE VLEN PROPERTY STRINGS 128 256 512 1024)
+if(NOT VLEN MATCHES "^(128|256|512|1024)$")
+  message(FATAL_ERROR "VLEN must be 128, 256, 512 or 1024 (got '${VLEN}')")
+endif()
+
+set(triple riscv64-linux-gnu)
+set(CMAKE_C_COMPILER clang-19)
+set(CMAKE_CXX_COMPILER clang++-19)
+set(CMAKE_C_COMPILER_TARGET ${triple})
+set(CMAKE_CXX_COMPILER_TARGET ${triple})
+set(CMAKE_C_FLAGS_INIT "-march=${VLAK_RISCV_MARCH}")
+set(CMAKE_CXX_FLAGS_INIT "-march=${VLAK_RISCV_MARCH}")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-fuse-ld=lld")
+set(CMAKE_SHARED_LINKER_FLAGS_INIT "-fuse-ld=lld")
+set(CMAKE_MODULE_LINKER_FLAGS_INIT "-fuse-ld=lld")
+
+set(CMAKE_SYSROOT_LINK "")
+set(CMAKE_FIND_ROOT_PATH /usr/${triple})
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+
+if(VLAK_RISCV_MARCH MATCHES "v")
+  set(VLAK_QEMU_CPU "rv64,v=true,vlen=${VLEN},elen=64,vext_spec=v1.0")
+else()
+  # No V in the CPU either: a stray vector instruction in the scalar build traps instead of passing.
+  set(VLAK_QEMU_CPU "rv64,v=false")
+endif()
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-riscv64 -L /usr/${triple} -cpu ${VLAK_QEMU_CPU})

@@ -1,0 +1,67 @@
+/* vlak: vector-length-agnostic kernels for AI inference. C API.
+ *
+ * Every entry point that can fail returns a vlak_status (VLAK_OK = 0). Functions are thread-safe.
+ * The compute target is chosen once, at first use: the best one the CPU has, or the one named by
+ * the environment variable VLAK_TARGET (scalar, avx2, avx512, rvv), or by vlak_set_target(). */
+#ifndef VLAK_VLAK_H_
+#define VLAK_VLAK_H_
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum vlak_status {
+  VLAK_OK = 0,
+  VLAK_ERROR_NULL_POINTER = 1,      /* a required pointer is NULL */
+  VLAK_ERROR_INVALID_ARGUMENT = 2,  /* a size, stride, flag or enum value is out of range */
+  VLAK_ERROR_OVERFLOW = 3,          /* sizes whose product overflows size_t */
+  VLAK_ERROR_TARGET_UNAVAILABLE = 4 /* the requested target is not compiled in or the CPU lacks it */
+} vlak_status;
+
+typedef enum vlak_target {
+  VLAK_TARGET_SCALAR = 0,
+  VLAK_TARGET_AVX2 = 1,   /* AVX2 + FMA */
+  VLAK_TARGET_AVX512 = 2, /* AVX-512 F, BW, DQ, VL */
+  VLAK_TARGET_RVV = 3     /* RISC-V Vector 1.0, any VLEN from 128 to 1024 bits */
+} vlak_target;
+
+/* Library version, "major.minor.patch". */
+const char* vlak_version(void);
+
+/* Short English text for a status. */
+const char* vlak_status_string(vlak_status status);
+
+/* "scalar", "avx2", "avx512", "rvv"; NULL for an unknown value. */
+const char* vlak_target_name(vlak_target target);
+
+/* 1 if the target's kernels are compiled into this library, else 0. */
+int vlak_target_compiled(vlak_target target);
+
+/* 1 if the target is compiled in and this CPU (and OS) can run it, else 0. */
+int vlak_target_supported(vlak_target target);
+
+/* The target kernels run on. If VLAK_TARGET named a target this CPU cannot run (or an unknown
+ * name), the best supported target is returned and vlak_target_error() says why. */
+vlak_target vlak_active_target(void);
+
+/* VLAK_OK, or VLAK_ERROR_TARGET_UNAVAILABLE / VLAK_ERROR_INVALID_ARGUMENT when the VLAK_TARGET
+ * environment variable could not be honoured. Kernels refuse to run (returning this status)
+ * while it is not VLAK_OK, so a benchmark never measures a target it did not ask for. */
+vlak_status vlak_target_error(void);
+
+/* Forces a target; VLAK_ERROR_TARGET_UNAVAILABLE if it is not compiled in or unsupported. Clears
+ * an error left by VLAK_TARGET on success. */
+vlak_status vlak_set_target(vlak_target target);
+
+/* Lanes in one register group of 2^lmul_pow2 registers (lmul_pow2 in 0..3) of elements of
+ * elem_size bytes (1, 2, 4, 8) on the given target; 0 if the target is not supported or an
+ * argument is out of range. On RVV this is VLMAX for SEW = 8 * elem_size, LMUL = 2^lmul_pow2. */
+size_t vlak_target_lanes(vlak_target target, int lmul_pow2, size_t elem_size);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* VLAK_VLAK_H_ */

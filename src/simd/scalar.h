@@ -1,0 +1,591 @@
+// vlak vector layer, scalar target: portable C++, the semantic reference for every other target.
+//
+// A "register" here is 16 bytes, so a group holds (16 / sizeof(T)) << kPow2 lanes: small enough
+// that tails, strips and reductions are exercised at every length, large enough to be a vector.
+// Every op's contract is stated here once; the AVX2, AVX-512 and RVV targets must match it.
+// Float ops follow IEEE-754 with round-to-nearest-even; -ffp-contract=off keeps a*b+c unfused
+// unless MulAdd asks for the fused form.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "simd/tags.h"
+
+namespace vlak::VLAK_NS {
+using namespace ::vlak::simd;
+
+inline constexpr size_t kRegisterBytes = 16;
+
+template <class D>
+constexpr size_t MaxLanes(D) {
+  return (kRegisterBytes / sizeof(TFromD<D>)) << Pow2FromD<D>;
+}
+
+// Active lanes: the whole group for Simd, n for a strip.
+template <typename T, int k>
+constexpr size_t Lanes(Simd<T, k> d) { return MaxLanes(d); }
+template <typename T, int k>
+constexpr size_t Lanes(SimdN<T, k> d) { return d.n; }
+
+template <typename T, int kPow2>
+struct Vec {
+  static constexpr size_t N = (kRegisterBytes / sizeof(T)) << kPow2;
+  T raw[N];
+};
+template <typename T, int kPow2>
+struct Mask {
+  static constexpr size_t N = (kRegisterBytes / sizeof(T)) << kPow2;
+  bool raw[N];
+};
+
+template <class D>
+using VFromD = Vec<TFromD<D>, Pow2FromD<D>>;
+template <class D>
+using MFromD = Mask<TFromD<D>, Pow2FromD<D>>;
+
+namespace detail {
+// Integer arithmetic wraps: compute in the unsigned type of the same size.
+template <typename T>
+using Wrap = std::make_unsigned_t<T>;
+template <typename T>
+constexpr bool IsFloat = std::is_floating_point_v<T>;
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------- creation
+template <class D>
+VFromD<D> Zero(D) { return VFromD<D>{}; }
+
+template <class D>
+VFromD<D> Set(D, TFromD<D> x) {
+  VFromD<D> r;
+  std::fill(r.raw, r.raw + r.N, x);
+  return r;
+}
+
+// Lane i = first + i (wrapping for integers).
+template <class D>
+VFromD<D> Iota(D, TFromD<D> first) {
+  using T = TFromD<D>;
+  VFromD<D> r;
+  for (size_t i = 0; i < r.N; ++i) {
+    if constexpr (detail::IsFloat<T>) {
+      r.raw[i] = first + static_cast<T>(i);
+    } else {
+      r.raw[i] = static_cast<T>(static_cast<detail::Wrap<T>>(first) + static_cast<detail::Wrap<T>>(i));
+    }
+  }
+  return r;
+}
+
+// First lane.
+template <class D>
+TFromD<D> GetLane(D, const VFromD<D>& v) { return v.raw[0]; }
+
+// ------------------------------------------------------------------------------------ memory
+// Load/Store: `p` aligned to kAlignment (64 bytes covers every target); LoadU/StoreU: any
+// alignment. On a strip tag only the first n lanes are read or written; other lanes of a
+// loaded vector are unspecified.
+inline constexpr size_t kAlignment = 64;
+
+template <class D>
+VFromD<D> LoadU(D d, const TFromD<D>* p) {
+  VFromD<D> r{};
+  std::memcpy(r.raw, p, Lanes(d) * sizeof(TFromD<D>));
+  return r;
+}
+template <class D>
+VFromD<D> Load(D d, const TFromD<D>* p) { return LoadU(d, p); }
+
+template <class D>
+void StoreU(D d, const VFromD<D>& v, TFromD<D>* p) {
+  std::memcpy(p, v.raw, Lanes(d) * sizeof(TFromD<D>));
+}
+template <class D>
+void Store(D d, const VFromD<D>& v, TFromD<D>* p) { StoreU(d, v, p); }
+
+// First min(n, Lanes(d)) lanes from p, the rest zero; nothing beyond them is read.
+template <class D>
+VFromD<D> LoadN(D d, const TFromD<D>* p, size_t n) {
+  VFromD<D> r{};
+  std::memcpy(r.raw, p, std::min(n, Lanes(d)) * sizeof(TFromD<D>));
+  return r;
+}
+// Writes the first min(n, Lanes(d)) lanes; memory beyond them is untouched.
+template <class D>
+void StoreN(D d, const VFromD<D>& v, TFromD<D>* p, size_t n) {
+  std::memcpy(p, v.raw, std::min(n, Lanes(d)) * sizeof(TFromD<D>));
+}
+
+// Active lanes of m are read, the others are zero and their memory is not accessed.
+template <class D>
+VFromD<D> MaskedLoad(D d, const MFromD<D>& m, const TFromD<D>* p) {
+  VFromD<D> r{};
+  for (size_t i = 0; i < Lanes(d); ++i) {
+    if (m.raw[i]) r.raw[i] = p[i];
+  }
+  return r;
+}
+// Only active lanes of m are written.
+template <class D>
+void MaskedStore(D d, const MFromD<D>& m, const VFromD<D>& v, TFromD<D>* p) {
+  for (size_t i = 0; i < Lanes(d); ++i) {
+    if (m.raw[i]) p[i] = v.raw[i];
+  }
+}
+
+// Lane i = p[i * stride]; stride in elements, may be zero or negative.
+template <class D>
+VFromD<D> LoadStrided(D d, const TFromD<D>* p, ptrdiff_t stride) {
+  VFromD<D> r{};
+  for (size_t i = 0; i < Lanes(d); ++i) r.raw[i] = p[static_cast<ptrdiff_t>(i) * stride];
+  return r;
+}
+template <class D>
+void StoreStrided(D d, const VFromD<D>& v, TFromD<D>* p, ptrdiff_t stride) {
+  for (size_t i = 0; i < Lanes(d); ++i) p[static_cast<ptrdiff_t>(i) * stride] = v.raw[i];
+}
+
+// Lane i = base[idx[i]] for 32-bit element types; idx in elements, non-negative.
+template <class D>
+VFromD<D> Gather(D d, const TFromD<D>* base, const VFromD<RebindD<D, int32_t>>& idx) {
+  static_assert(sizeof(TFromD<D>) == 4, "Gather takes 32-bit elements with 32-bit indices");
+  VFromD<D> r{};
+  for (size_t i = 0; i < Lanes(d); ++i) r.raw[i] = base[idx.raw[i]];
+  return r;
+}
+
+// Lane i = table[idx[i]]: a 256-entry byte table in memory.
+template <class D>
+VFromD<D> TableLookup256(D d, const uint8_t* table, const VFromD<D>& idx) {
+  static_assert(std::is_same_v<TFromD<D>, uint8_t>, "TableLookup256 takes u8 indices");
+  VFromD<D> r{};
+  for (size_t i = 0; i < Lanes(d); ++i) r.raw[i] = table[idx.raw[i]];
+  return r;
+}
+
+// -------------------------------------------------------------------------------- arithmetic
+namespace detail {
+template <class D, class F>
+VFromD<D> Map1(const VFromD<D>& a, F f) {
+  VFromD<D> r;
+  for (size_t i = 0; i < r.N; ++i) r.raw[i] = f(a.raw[i]);
+  return r;
+}
+template <class D, class F>
+VFromD<D> Map2(const VFromD<D>& a, const VFromD<D>& b, F f) {
+  VFromD<D> r;
+  for (size_t i = 0; i < r.N; ++i) r.raw[i] = f(a.raw[i], b.raw[i]);
+  return r;
+}
+template <class D, class F>
+VFromD<D> Map3(const VFromD<D>& a, const VFromD<D>& b, const VFromD<D>& c, F f) {
+  VFromD<D> r;
+  for (size_t i = 0; i < r.N; ++i) r.raw[i] = f(a.raw[i], b.raw[i], c.raw[i]);
+  return r;
+}
+template <typename T>
+T WrapAdd(T a, T b) { return static_cast<T>(static_cast<Wrap<T>>(a) + static_cast<Wrap<T>>(b)); }
+template <typename T>
+T WrapSub(T a, T b) { return static_cast<T>(static_cast<Wrap<T>>(a) - static_cast<Wrap<T>>(b)); }
+template <typename T>
+T WrapMul(T a, T b) {
+  // Promote to unsigned int at least, so that u16*u16 does not overflow a signed int.
+  using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, Wrap<T>>;
+  return static_cast<T>(static_cast<U>(static_cast<Wrap<T>>(a)) * static_cast<U>(static_cast<Wrap<T>>(b)));
+}
+}  // namespace detail
+
+// Integers wrap on overflow.
+template <class D>
+VFromD<D> Add(D, const VFromD<D>& a, const VFromD<D>& b) {
+  using T = TFromD<D>;
+  return detail::Map2<D>(a, b, [](T x, T y) -> T {
+    if constexpr (detail::IsFloat<T>) return x + y; else return detail::WrapAdd(x, y);
+  });
+}
+template <class D>
+VFromD<D> Sub(D, const VFromD<D>& a, const VFromD<D>& b) {
+  using T = TFromD<D>;
+  return detail::Map2<D>(a, b, [](T x, T y) -> T {
+    if constexpr (detail::IsFloat<T>) return x - y; else return detail::WrapSub(x, y);
+  });
+}
+template <class D>
+VFromD<D> Mul(D, const VFromD<D>& a, const VFromD<D>& b) {
+  using T = TFromD<D>;
+  return detail::Map2<D>(a, b, [](T x, T y) -> T {
+    if constexpr (detail::IsFloat<T>) return x * y; else return detail::WrapMul(x, y);
+  });
+}
+// Floats only.
+template <class D>
+VFromD<D> Div(D, const VFromD<D>& a, const VFromD<D>& b) {
+  using T = TFromD<D>;
+  static_assert(detail::IsFloat<T>);
+  return detail::Map2<D>(a, b, [](T x, T y) { return x / y; });
+}
+// a * b + c, fused (one rounding) for floats; wrapping for integers.
+template <class D>
+VFromD<D> MulAdd(D, const VFromD<D>& a, const VFromD<D>& b, const VFromD<D>& c) {
+  using T = TFromD<D>;
+  return detail::Map3<D>(a, b, c, [](T x, T y, T z) -> T {
+    if constexpr (detail::IsFloat<T>) return std::fma(x, y, z);
+    else return detail::WrapAdd(detail::WrapMul(x, y), z);
+  });
+}
+// c - a * b, fused for floats; wrapping for integers.
+template <class D>
+VFromD<D> NegMulAdd(D, const VFromD<D>& a, const VFromD<D>& b, const VFromD<D>& c) {
+  using T = TFromD<D>;
+  return detail::Map3<D>(a, b, c, [](T x, T y, T z) -> T {
+    if constexpr (detail::IsFloat<T>) return std::fma(-x, y, z);
+    else return detail::WrapSub(z, detail::WrapMul(x, y));
+  });
+}
+// Floats flip the sign bit (Neg(NaN) is NaN, Neg(0) = -0); integers wrap (Neg(MIN) = MIN).
+template <class D>
+VFromD<D> Neg(D, const VFromD<D>& a) {
+  using T = TFromD<D>;
+  return detail::Map1<D>(a, [](T x) -> T {
+    if constexpr (detail::IsFloat<T>) return -x; else return detail::WrapSub(T{0}, x);
+  });
+}
+// Floats clear the sign bit; signed integers wrap (Abs(MIN) = MIN); unsigned: identity.
+template <class D>
+VFromD<D> Abs(D, const VFromD<D>& a) {
+  using T = TFromD<D>;
+  return detail::Map1<D>(a, [](T x) -> T {
+    if constexpr (detail::IsFloat<T>) return std::fabs(x);
+    else if constexpr (std::is_signed_v<T>) return x < 0 ? detail::WrapSub(T{0}, x) : x;
+    else return x;
+  });
+}
+// Floats: IEEE-754 minimumNumber/maximumNumber: a NaN operand is ignored unless both are NaN
+// (then NaN); Min(-0, +0) may return either zero.
+template <class D>
+VFromD<D> Min(D, const VFromD<D>& a, const VFromD<D>& b) {
+  using T = TFromD<D>;
+  return detail::Map2<D>(a, b, [](T x, T y) -> T {
+    if constexpr (detail::IsFloat<T>) return std::fmin(x, y); else return std::min(x, y);
+  });
+}
+template <class D>
+VFromD<D> Max(D, const VFromD<D>& a, const VFromD<D>& b) {
+  using T = TFromD<D>;
+  return detail::Map2<D>(a, b, [](T x, T y) -> T {
+    if constexpr (detail::IsFloat<T>) return std::fmax(x, y); else return std::max(x, y);
+  });
+}
+// Floats only: correctly rounded.
+template <class D>
+VFromD<D> Sqrt(D, const VFromD<D>& a) {
+  using T = TFromD<D>;
+  static_assert(detail::IsFloat<T>);
+  return detail::Map1<D>(a, [](T x) { return std::sqrt(x); });
+}
+// Floats only: integral values stay, NaN stays NaN, the sign of zero is kept.
+template <class D>
+VFromD<D> Floor(D, const VFromD<D>& a) {
+  static_assert(detail::IsFloat<TFromD<D>>);
+  return detail::Map1<D>(a, [](auto x) { return std::floor(x); });
+}
+template <class D>
+VFromD<D> Ceil(D, const VFromD<D>& a) {
+  static_assert(detail::IsFloat<TFromD<D>>);
+  return detail::Map1<D>(a, [](auto x) { return std::ceil(x); });
+}
+template <class D>
+VFromD<D> Trunc(D, const VFromD<D>& a) {
+  static_assert(detail::IsFloat<TFromD<D>>);
+  return detail::Map1<D>(a, [](auto x) { return std::trunc(x); });
+}
+// Round to nearest, ties to even.
+template <class D>
+VFromD<D> Round(D, const VFromD<D>& a) {
+  static_assert(detail::IsFloat<TFromD<D>>);
+  return detail::Map1<D>(a, [](auto x) { return std::nearbyint(x); });
+}
+
+// 8- and 16-bit integers: clamp to the type's range instead of wrapping.
+template <class D>
+VFromD<D> SaturatedAdd(D, const VFromD<D>& a, const VFromD<D>& b) {
+  using T = TFromD<D>;
+  static_assert(std::is_integral_v<T> && sizeof(T) <= 2);
+  return detail::Map2<D>(a, b, [](T x, T y) -> T {
+    const int s = int{x} + int{y};
+    return static_cast<T>(std::clamp<int>(s, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+  });
+}
+template <class D>
+VFromD<D> SaturatedSub(D, const VFromD<D>& a, const VFromD<D>& b) {
+  using T = TFromD<D>;
+  static_assert(std::is_integral_v<T> && sizeof(T) <= 2);
+  return detail::Map2<D>(a, b, [](T x, T y) -> T {
+    const int s = int{x} - int{y};
+    return static_cast<T>(std::clamp<int>(s, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+  });
+}
+
+// ------------------------------------------------------------------------------ integer bits
+// Shifts: counts in [0, bits); right shifts are arithmetic for signed types, logical otherwise.
+template <int kBits, class D>
+VFromD<D> ShiftLeft(D, const VFromD<D>& a) {
+  using T = TFromD<D>;
+  static_assert(std::is_integral_v<T> && kBits >= 0 && kBits < int{sizeof(T) * 8});
+  return detail::Map1<D>(a, [](T x) { return static_cast<T>(static_cast<detail::Wrap<T>>(x) << kBits); });
+}
+template <int kBits, class D>
+VFromD<D> ShiftRight(D, const VFromD<D>& a) {
+  using T = TFromD<D>;
+  static_assert(std::is_integral_v<T> && kBits >= 0 && kBits < int{sizeof(T) * 8});
+  return detail::Map1<D>(a, [](T x) { return static_cast<T>(x >> kBits); });
+}
+template <class D>
+VFromD<D> Shl(D, const VFromD<D>& a, const VFromD<D>& count) {
+  using T = TFromD<D>;
+  static_assert(std::is_integral_v<T>);
+  return detail::Map2<D>(a, count, [](T x, T s) { return static_cast<T>(static_cast<detail::Wrap<T>>(x) << s); });
+}
+template <class D>
+VFromD<D> Shr(D, const VFromD<D>& a, const VFromD<D>& count) {
+  using T = TFromD<D>;
+  static_assert(std::is_integral_v<T>);
+  return detail::Map2<D>(a, count, [](T x, T s) { return static_cast<T>(x >> s); });
+}
+
+// Bitwise ops, on integers and (bit pattern) floats. AndNot(a, b) = ~a & b.
+namespace detail {
+template <class D, class F>
+VFromD<D> Bits2(const VFromD<D>& a, const VFromD<D>& b, F f) {
+  using T = TFromD<D>;
+  using U = std::conditional_t<sizeof(T) == 8, uint64_t,
+            std::conditional_t<sizeof(T) == 4, uint32_t, std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+  VFromD<D> r;
+  for (size_t i = 0; i < r.N; ++i) {
+    U x, y;
+    std::memcpy(&x, &a.raw[i], sizeof(T));
+    std::memcpy(&y, &b.raw[i], sizeof(T));
+    const U z = static_cast<U>(f(x, y));
+    std::memcpy(&r.raw[i], &z, sizeof(T));
+  }
+  return r;
+}
+}  // namespace detail
+template <class D>
+VFromD<D> And(D, const VFromD<D>& a, const VFromD<D>& b) { return detail::Bits2<D>(a, b, [](auto x, auto y) { return x & y; }); }
+template <class D>
+VFromD<D> Or(D, const VFromD<D>& a, const VFromD<D>& b) { return detail::Bits2<D>(a, b, [](auto x, auto y) { return x | y; }); }
+template <class D>
+VFromD<D> Xor(D, const VFromD<D>& a, const VFromD<D>& b) { return detail::Bits2<D>(a, b, [](auto x, auto y) { return x ^ y; }); }
+template <class D>
+VFromD<D> AndNot(D, const VFromD<D>& a, const VFromD<D>& b) { return detail::Bits2<D>(a, b, [](auto x, auto y) { return ~x & y; }); }
+
+// ------------------------------------------------------------------------------ comparisons
+// Floats: ordered compares (false when either is NaN) except Ne, which is true then.
+namespace detail {
+template <class D, class F>
+MFromD<D> Cmp(const VFromD<D>& a, const VFromD<D>& b, F f) {
+  MFromD<D> m;
+  for (size_t i = 0; i < m.N; ++i) m.raw[i] = f(a.raw[i], b.raw[i]);
+  return m;
+}
+}  // namespace detail
+template <class D> MFromD<D> Eq(D, const VFromD<D>& a, const VFromD<D>& b) { return detail::Cmp<D>(a, b, [](auto x, auto y) { return x == y; }); }
+template <class D> MFromD<D> Ne(D, const VFromD<D>& a, const VFromD<D>& b) { return detail::Cmp<D>(a, b, [](auto x, auto y) { return x != y; }); }
+template <class D> MFromD<D> Lt(D, const VFromD<D>& a, const VFromD<D>& b) { return detail::Cmp<D>(a, b, [](auto x, auto y) { return x < y; }); }
+template <class D> MFromD<D> Le(D, const VFromD<D>& a, const VFromD<D>& b) { return detail::Cmp<D>(a, b, [](auto x, auto y) { return x <= y; }); }
+template <class D> MFromD<D> Gt(D, const VFromD<D>& a, const VFromD<D>& b) { return detail::Cmp<D>(a, b, [](auto x, auto y) { return x > y; }); }
+template <class D> MFromD<D> Ge(D, const VFromD<D>& a, const VFromD<D>& b) { return detail::Cmp<D>(a, b, [](auto x, auto y) { return x >= y; }); }
+// True where a is NaN.
+template <class D> MFromD<D> IsNaN(D, const VFromD<D>& a) { return detail::Cmp<D>(a, a, [](auto x, auto y) { return x != y; }); }
+
+// -------------------------------------------------------------------------------------- masks
+template <class D>
+MFromD<D> FirstN(D, size_t n) {
+  MFromD<D> m;
+  for (size_t i = 0; i < m.N; ++i) m.raw[i] = i < n;
+  return m;
+}
+template <class D> MFromD<D> MaskAnd(D, const MFromD<D>& a, const MFromD<D>& b) { MFromD<D> m; for (size_t i = 0; i < m.N; ++i) m.raw[i] = a.raw[i] && b.raw[i]; return m; }
+template <class D> MFromD<D> MaskOr(D, const MFromD<D>& a, const MFromD<D>& b) { MFromD<D> m; for (size_t i = 0; i < m.N; ++i) m.raw[i] = a.raw[i] || b.raw[i]; return m; }
+template <class D> MFromD<D> MaskXor(D, const MFromD<D>& a, const MFromD<D>& b) { MFromD<D> m; for (size_t i = 0; i < m.N; ++i) m.raw[i] = a.raw[i] != b.raw[i]; return m; }
+template <class D> MFromD<D> MaskAndNot(D, const MFromD<D>& a, const MFromD<D>& b) { MFromD<D> m; for (size_t i = 0; i < m.N; ++i) m.raw[i] = !a.raw[i] && b.raw[i]; return m; }
+template <class D> MFromD<D> MaskNot(D, const MFromD<D>& a) { MFromD<D> m; for (size_t i = 0; i < m.N; ++i) m.raw[i] = !a.raw[i]; return m; }
+// Counts and tests look at active lanes only.
+template <class D>
+size_t CountTrue(D d, const MFromD<D>& m) { return static_cast<size_t>(std::count(m.raw, m.raw + Lanes(d), true)); }
+template <class D>
+bool AllTrue(D d, const MFromD<D>& m) { return CountTrue(d, m) == Lanes(d); }
+template <class D>
+bool AllFalse(D d, const MFromD<D>& m) { return CountTrue(d, m) == 0; }
+
+template <class D>
+VFromD<D> IfThenElse(D, const MFromD<D>& m, const VFromD<D>& yes, const VFromD<D>& no) {
+  VFromD<D> r;
+  for (size_t i = 0; i < r.N; ++i) r.raw[i] = m.raw[i] ? yes.raw[i] : no.raw[i];
+  return r;
+}
+template <class D>
+VFromD<D> IfThenElseZero(D d, const MFromD<D>& m, const VFromD<D>& yes) { return IfThenElse(d, m, yes, Zero(d)); }
+
+// ------------------------------------------------------------------ accumulating (tail-kept)
+// For strip-mined reductions: lanes [0, Lanes(d)) get the op, lanes beyond keep acc's value
+// (RVV's tail-undisturbed policy), so the last, short strip leaves the accumulator whole.
+namespace detail {
+template <class D>
+VFromD<D> KeepTail(D d, const VFromD<D>& acc, const VFromD<D>& full) {
+  VFromD<D> r = acc;
+  for (size_t i = 0; i < Lanes(d); ++i) r.raw[i] = full.raw[i];
+  return r;
+}
+}  // namespace detail
+template <class D>
+VFromD<D> AddTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Add(d, acc, v)); }
+template <class D>
+VFromD<D> MinTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Min(d, acc, v)); }
+template <class D>
+VFromD<D> MaxTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Max(d, acc, v)); }
+// acc + a * b (fused for floats) on active lanes.
+template <class D>
+VFromD<D> MulAddTU(D d, const VFromD<D>& a, const VFromD<D>& b, const VFromD<D>& acc) {
+  return detail::KeepTail(d, acc, MulAdd(d, a, b, acc));
+}
+
+// -------------------------------------------------------------------------------- reductions
+// Over active lanes. ReduceSum: any association order (integers wrap, so exact); ReduceSumOrdered
+// (floats): ((+0 + v0) + v1) + ... in lane order. Min/Max of zero lanes: +inf/-inf for floats,
+// the type's max/min for integers; NaN lanes are ignored unless all lanes are NaN.
+template <class D>
+TFromD<D> ReduceSum(D d, const VFromD<D>& v) {
+  using T = TFromD<D>;
+  T s{0};
+  for (size_t i = 0; i < Lanes(d); ++i) {
+    if constexpr (detail::IsFloat<T>) s += v.raw[i]; else s = detail::WrapAdd(s, v.raw[i]);
+  }
+  return s;
+}
+template <class D>
+TFromD<D> ReduceSumOrdered(D d, const VFromD<D>& v) {
+  static_assert(detail::IsFloat<TFromD<D>>);
+  TFromD<D> s{0};
+  for (size_t i = 0; i < Lanes(d); ++i) s += v.raw[i];
+  return s;
+}
+template <class D>
+TFromD<D> ReduceMin(D d, const VFromD<D>& v) {
+  using T = TFromD<D>;
+  T s = detail::IsFloat<T> ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  bool all_nan = Lanes(d) > 0;
+  for (size_t i = 0; i < Lanes(d); ++i) {
+    if constexpr (detail::IsFloat<T>) { all_nan = all_nan && std::isnan(v.raw[i]); s = std::fmin(s, v.raw[i]); }
+    else s = std::min(s, v.raw[i]);
+  }
+  if constexpr (detail::IsFloat<T>) if (all_nan) return std::numeric_limits<T>::quiet_NaN();
+  return s;
+}
+template <class D>
+TFromD<D> ReduceMax(D d, const VFromD<D>& v) {
+  using T = TFromD<D>;
+  T s = detail::IsFloat<T> ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  bool all_nan = Lanes(d) > 0;
+  for (size_t i = 0; i < Lanes(d); ++i) {
+    if constexpr (detail::IsFloat<T>) { all_nan = all_nan && std::isnan(v.raw[i]); s = std::fmax(s, v.raw[i]); }
+    else s = std::max(s, v.raw[i]);
+  }
+  if constexpr (detail::IsFloat<T>) if (all_nan) return std::numeric_limits<T>::quiet_NaN();
+  return s;
+}
+
+// ------------------------------------------------------------------------------- conversions
+// Same lane count and lane size, bits reinterpreted.
+template <class DTo, class DFrom>
+VFromD<DTo> BitCast(DTo, DFrom, const VFromD<DFrom>& v) {
+  static_assert(sizeof(TFromD<DTo>) == sizeof(TFromD<DFrom>) && Pow2FromD<DTo> == Pow2FromD<DFrom>);
+  VFromD<DTo> r;
+  std::memcpy(r.raw, v.raw, sizeof(r.raw));
+  return r;
+}
+
+namespace detail {
+// Float to int32: saturating, NaN -> 0 (what a caller can rely on on every target).
+template <typename F>
+int32_t SaturateToI32(F x) {
+  if (std::isnan(x)) return 0;
+  if (x >= F(2147483648.0)) return std::numeric_limits<int32_t>::max();
+  if (x < F(-2147483648.0)) return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(x);
+}
+}  // namespace detail
+
+// int32/uint32 -> f32 (round to nearest even); f32 -> int32 toward zero (saturating, NaN -> 0).
+template <class DTo, class DFrom>
+VFromD<DTo> ConvertTo(DTo, DFrom d, const VFromD<DFrom>& v) {
+  using TT = TFromD<DTo>;
+  using TF = TFromD<DFrom>;
+  static_assert(sizeof(TT) == 4 && sizeof(TF) == 4 && Pow2FromD<DTo> == Pow2FromD<DFrom>);
+  VFromD<DTo> r{};
+  for (size_t i = 0; i < r.N; ++i) {
+    if constexpr (std::is_same_v<TT, float>) {
+      static_assert(std::is_integral_v<TF>);
+      r.raw[i] = static_cast<float>(v.raw[i]);
+    } else {
+      static_assert(std::is_same_v<TT, int32_t> && std::is_same_v<TF, float>);
+      r.raw[i] = detail::SaturateToI32(std::trunc(v.raw[i]));
+    }
+  }
+  (void)d;
+  return r;
+}
+// f32 -> int32 rounding to nearest even (saturating, NaN -> 0).
+template <class D>
+VFromD<RebindD<D, int32_t>> NearestInt(D, const VFromD<D>& v) {
+  static_assert(std::is_same_v<TFromD<D>, float>);
+  VFromD<RebindD<D, int32_t>> r;
+  for (size_t i = 0; i < r.N; ++i) r.raw[i] = detail::SaturateToI32(std::nearbyint(v.raw[i]));
+  return r;
+}
+
+// Widen: same lane count, wider type. Signed sources sign-extend, unsigned zero-extend; f32->f64.
+template <class DTo, class DFrom>
+VFromD<DTo> PromoteTo(DTo, DFrom, const VFromD<DFrom>& v) {
+  using TT = TFromD<DTo>;
+  using TF = TFromD<DFrom>;
+  static_assert(sizeof(TT) > sizeof(TF) && VFromD<DTo>::N == VFromD<DFrom>::N);
+  static_assert(std::is_floating_point_v<TT> == std::is_floating_point_v<TF>);
+  static_assert(!(std::is_signed_v<TF> && std::is_unsigned_v<TT>), "sign-extending into unsigned");
+  VFromD<DTo> r;
+  for (size_t i = 0; i < r.N; ++i) r.raw[i] = static_cast<TT>(v.raw[i]);
+  return r;
+}
+// Narrow with saturation to the destination's range; f64->f32 rounds to nearest (inf/NaN kept).
+template <class DTo, class DFrom>
+VFromD<DTo> DemoteTo(DTo, DFrom, const VFromD<DFrom>& v) {
+  using TT = TFromD<DTo>;
+  using TF = TFromD<DFrom>;
+  static_assert(sizeof(TT) < sizeof(TF) && VFromD<DTo>::N == VFromD<DFrom>::N);
+  VFromD<DTo> r;
+  for (size_t i = 0; i < r.N; ++i) {
+    if constexpr (std::is_floating_point_v<TF>) {
+      r.raw[i] = static_cast<TT>(v.raw[i]);
+    } else {
+      const int64_t x = static_cast<int64_t>(v.raw[i]);
+      r.raw[i] = static_cast<TT>(std::clamp<int64_t>(x, std::numeric_limits<TT>::min(), std::numeric_limits<TT>::max()));
+    }
+  }
+  return r;
+}
+// Narrow keeping the low bits (integers).
+template <class DTo, class DFrom>
+VFromD<DTo> TruncateTo(DTo, DFrom, const VFromD<DFrom>& v) {
+  using TT = TFromD<DTo>;
+  using TF = TFromD<DFrom>;
+  static_assert(std::is_integral_v<TT> && std::is_integral_v<TF> && sizeof(TT) < sizeof(TF));
+  VFromD<DTo> r;
+  for (size_t i = 0; i < r.N; ++i) r.raw[i] = static_cast<TT>(static_cast<std::make_unsigned_t<TF>>(v.raw[i]));
+  return r;
+}
+
+}  // namespace vlak::VLAK_NS

@@ -1,0 +1,8 @@
+// Subcommands of the `vlak` CLI. Each returns the process exit status (0 ok, 1 failure, 2 usage).
+#pragma once
+
+namespace vlak::cli {
+
+int CmdInfo(int argc, char** argv);
+
+}  // namespace vlak::cli

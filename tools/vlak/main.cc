@@ -1,0 +1,38 @@
+// vlak: the command-line front of the library and lab.
+#include <cstdio>
+#include <cstring>
+
+#include "commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int argc, char** argv);
+  const char* help;
+};
+
+constexpr Command kCommands[] = {
+    {"info", vlak::cli::CmdInfo, "targets compiled in, the one chosen, vector lengths"},
+};
+
+void PrintUsage(FILE* out) {
+  std::fprintf(out, "usage: vlak <command> [options]\n\ncommands:\n");
+  for (const Command& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.help);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
+    PrintUsage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  for (const Command& c : kCommands) {
+    if (std::strcmp(argv[1], c.name) == 0) return c.run(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "vlak: unknown command '%s' (valid:", argv[1]);
+  for (const Command& c : kCommands) std::fprintf(stderr, " %s", c.name);
+  std::fprintf(stderr, ")\n");
+  return 2;
+}
