@@ -60,6 +60,35 @@ vlak_status vlak_set_target(vlak_target target);
  * argument is out of range. On RVV this is VLMAX for SEW = 8 * elem_size, LMUL = 2^lmul_pow2. */
 size_t vlak_target_lanes(vlak_target target, int lmul_pow2, size_t elem_size);
 
+/* ---- threads ------------------------------------------------------------------------------ */
+
+/* Threads used by kernels that split work (rows of softmax, ...). n >= 1 sets it; n == 0 returns
+ * to the default, which follows OMP_NUM_THREADS (or the core count). Negative: invalid. */
+vlak_status vlak_set_num_threads(int n);
+/* The thread count kernels will use. */
+int vlak_get_num_threads(void);
+
+/* ---- softmax ------------------------------------------------------------------------------ */
+
+/* Flags for vlak_softmax_f32, OR-ed together. */
+#define VLAK_SOFTMAX_LOG 0x1u  /* log-softmax: y = x - max - log(sum(exp(x - max))) */
+#define VLAK_SOFTMAX_SAFE 0x2u /* a row that is entirely -inf gives zeros (-inf for log) instead of NaN */
+/* exp accuracy (bits 4..5): accurate is the default. */
+#define VLAK_SOFTMAX_EXP_ACCURATE 0x00u /* rr2 + minimax polynomial, <= 2 ULP exp */
+#define VLAK_SOFTMAX_EXP_FAST 0x10u     /* seed 000's bit trick + degree-5 correction */
+#define VLAK_SOFTMAX_EXP_PRECISE 0x20u  /* <= 1 ULP exp */
+#define VLAK_SOFTMAX_EXP_MASK 0x30u
+
+/* Row-wise softmax of a rows x cols matrix: y[r][c] = exp(x[r][c] - m) / sum_c exp(x[r][c] - m),
+ * m = max of the row. Strides are in elements (>= cols). x == y (same stride) is allowed;
+ * other overlaps are not. Rows run in parallel on vlak_get_num_threads() threads.
+ * Special values: a NaN in a row makes that row NaN; +inf entries share the row's mass equally
+ * and the rest get 0; a row of only -inf is NaN, or zeros with VLAK_SOFTMAX_SAFE.
+ * rows == 0 or cols == 0: nothing to do, VLAK_OK. Errors (nothing written): NULL x or y,
+ * stride < cols, unknown flag bits, sizes whose extent overflows size_t. */
+vlak_status vlak_softmax_f32(size_t rows, size_t cols, const float* x, size_t x_stride, float* y,
+                             size_t y_stride, unsigned flags);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,27 +1,42 @@
-// vlak vector layer: include this, compiled with exactly one VLAK_TARGET_<NAME> defined.
+// vlak vector layer: include this, compiled with exactly one VLAK_SIMD_<NAME> defined
+// (SCALAR, AVX2, AVX512, RVV).
 // The build compiles each kernel translation unit once per target with that target's flags;
 // everything lands in namespace vlak::VLAK_NS (vlak::n_scalar, vlak::n_avx2, ...), so the copies
 // coexist in one binary and dispatch picks one at run time.
 #pragma once
 
-#if defined(VLAK_TARGET_SCALAR)
+// Transitional: the old spelling VLAK_TARGET_<NAME> collided with the C API's enum constants.
+#if defined(VLAK_TARGET_SCALAR) && !defined(VLAK_SIMD_SCALAR) && !defined(VLAK_VLAK_H_)
+#define VLAK_SIMD_SCALAR 1
+#endif
+#if defined(VLAK_TARGET_AVX2) && !defined(VLAK_SIMD_AVX2) && !defined(VLAK_VLAK_H_)
+#define VLAK_SIMD_AVX2 1
+#endif
+#if defined(VLAK_TARGET_AVX512) && !defined(VLAK_SIMD_AVX512) && !defined(VLAK_VLAK_H_)
+#define VLAK_SIMD_AVX512 1
+#endif
+#if defined(VLAK_TARGET_RVV) && !defined(VLAK_SIMD_RVV) && !defined(VLAK_VLAK_H_)
+#define VLAK_SIMD_RVV 1
+#endif
+
+#if defined(VLAK_SIMD_SCALAR)
 #define VLAK_NS n_scalar
 #define VLAK_TARGET_ID ::vlak::Target::kScalar
 #include "simd/scalar.h"
-#elif defined(VLAK_TARGET_AVX2)
+#elif defined(VLAK_SIMD_AVX2)
 #define VLAK_NS n_avx2
 #define VLAK_TARGET_ID ::vlak::Target::kAvx2
 #include "simd/avx2.h"
-#elif defined(VLAK_TARGET_AVX512)
+#elif defined(VLAK_SIMD_AVX512)
 #define VLAK_NS n_avx512
 #define VLAK_TARGET_ID ::vlak::Target::kAvx512
 #include "simd/avx512.h"
-#elif defined(VLAK_TARGET_RVV)
+#elif defined(VLAK_SIMD_RVV)
 #define VLAK_NS n_rvv
 #define VLAK_TARGET_ID ::vlak::Target::kRvv
 #include "simd/rvv.h"
 #else
-#error "compile with one of VLAK_TARGET_SCALAR, _AVX2, _AVX512, _RVV"
+#error "compile with one of VLAK_SIMD_SCALAR, _AVX2, _AVX512, _RVV"
 #endif
 
 #include "simd/targets.h"

@@ -17,7 +17,7 @@ template <class D, class F>
 inline void ForEachStrip(D d, size_t n, F&& body) {
   const size_t vlmax = Lanes(d);
   size_t i = 0;
-#if defined(VLAK_TARGET_RVV)
+#if defined(VLAK_SIMD_RVV)
   for (; i < n; ) {
     const size_t vl = n - i < vlmax ? n - i : vlmax;
     body(Strip(d, vl), i);

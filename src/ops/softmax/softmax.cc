@@ -1,0 +1,63 @@
+// vlak_softmax_f32: argument checks, the algorithm choice, rows over threads.
+
+#include <cstdint>
+
+
+#include "dispatch/dispatch.h"
+#include "dispatch/threads.h"
+#include "ops/softmax/softmax.h"
+
+namespace vlak {
+VLAK_PER_TARGET(kSoftmaxRow, void, SoftmaxRowF32, (const float* x, float* y, size_t n, unsigned flags, int algo))
+
+namespace {
+
+constexpr unsigned kKnownFlags = VLAK_SOFTMAX_LOG | VLAK_SOFTMAX_SAFE | VLAK_SOFTMAX_EXP_MASK;
+
+// Rows at least this long use the two-pass kernel: below it the row (x and y, 8 bytes/element)
+// stays in L2 and three-pass's single exp per element wins; above it, bandwidth decides.
+// Measured crossover: see the softmax issue note (bench_softmax, two_pass vs three_pass).
+constexpr size_t kTwoPassMinCols = size_t{1} << 17;
+
+// Parallelise only when each thread gets enough elements to pay for waking it.
+constexpr size_t kMinElementsPerThread = size_t{1} << 14;
+
+}  // namespace
+
+vlak_status SoftmaxF32(size_t rows, size_t cols, const float* x, size_t x_stride, float* y,
+                       size_t y_stride, unsigned flags, SoftmaxAlgo algo) {
+  if ((flags & ~kKnownFlags) != 0 || (flags & VLAK_SOFTMAX_EXP_MASK) == VLAK_SOFTMAX_EXP_MASK) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  if (rows == 0 || cols == 0) return VLAK_OK;
+  if (x == nullptr || y == nullptr) return VLAK_ERROR_NULL_POINTER;
+  if (x_stride < cols || y_stride < cols) return VLAK_ERROR_INVALID_ARGUMENT;
+  // The last row ends at (rows - 1) * stride + cols elements: that many bytes must be addressable.
+  const size_t max_stride = x_stride > y_stride ? x_stride : y_stride;
+  if ((rows - 1) > (SIZE_MAX / sizeof(float) - cols) / max_stride) return VLAK_ERROR_OVERFLOW;
+  if (x == y && x_stride != y_stride) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (const vlak_status s = TargetError(); s != VLAK_OK) return s;
+
+  if (algo == SoftmaxAlgo::kAuto) algo = cols >= kTwoPassMinCols ? SoftmaxAlgo::kTwoPass : SoftmaxAlgo::kThreePass;
+  auto* row = Dispatch(kSoftmaxRow);
+  const int algo_id = static_cast<int>(algo);
+
+  const size_t by_work = rows * cols / kMinElementsPerThread;
+  int threads = NumThreads();
+  if (static_cast<size_t>(threads) > rows) threads = static_cast<int>(rows);
+  if (static_cast<size_t>(threads) > by_work) threads = by_work > 0 ? static_cast<int>(by_work) : 1;
+  if (threads <= 1) {
+    for (size_t r = 0; r < rows; ++r) row(x + r * x_stride, y + r * y_stride, cols, flags, algo_id);
+    return VLAK_OK;
+  }
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (size_t r = 0; r < rows; ++r) row(x + r * x_stride, y + r * y_stride, cols, flags, algo_id);
+  return VLAK_OK;
+}
+
+}  // namespace vlak
+
+extern "C" vlak_status vlak_softmax_f32(size_t rows, size_t cols, const float* x, size_t x_stride,
+                                        float* y, size_t y_stride, unsigned flags) {
+  return vlak::SoftmaxF32(rows, cols, x, x_stride, y, y_stride, flags, vlak::SoftmaxAlgo::kAuto);
+}

@@ -1,0 +1,26 @@
+// Softmax internals shared by the API, the kernels, tests and benchmarks.
+#pragma once
+
+#include <cstddef>
+
+#include "vlak/vlak.h"
+
+namespace vlak {
+
+// How a row is computed. kAuto picks by row size (see kTwoPassMinCols in softmax.cc).
+enum class SoftmaxAlgo : int {
+  kAuto = 0,
+  kThreePass = 1,  // max; exp + sum + store; scale: one exp per element, reads y back
+  kTwoPass = 2,    // running (sum, exponent) per lane, then exp * 1/sum: 12 bytes per element
+};
+
+// vlak_softmax_f32 with the algorithm forced (for tests and benchmarks).
+vlak_status SoftmaxF32(size_t rows, size_t cols, const float* x, size_t x_stride, float* y,
+                       size_t y_stride, unsigned flags, SoftmaxAlgo algo);
+
+// Float64 reference, written independently of the kernels: the oracle for tests and the lab.
+// y gets softmax (or log-softmax with VLAK_SOFTMAX_LOG) of one row, with the special-value
+// rules of vlak_softmax_f32 (SAFE honoured).
+void SoftmaxReferenceF64(const float* x, size_t n, double* y, unsigned flags);
+
+}  // namespace vlak

@@ -1,0 +1,292 @@
+// vlak_softmax_f32 against the float64 reference on every target this CPU (or qemu) runs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "ops/softmax/softmax.h"
+#include "vlak/vlak.h"
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Runs fn once per supported target with that target forced; restores the default after.
+template <typename Fn>
+void ForEachTarget(Fn fn) {
+  const vlak_target saved = vlak_active_target();
+  for (int i = VLAK_TARGET_SCALAR; i <= VLAK_TARGET_RVV; ++i) {
+    const auto t = static_cast<vlak_target>(i);
+    if (!vlak_target_supported(t)) continue;
+    ASSERT_EQ(vlak_set_target(t), VLAK_OK);
+    SCOPED_TRACE(std::string("target ") + vlak_target_name(t));
+    fn();
+  }
+  ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
+}
+
+enum class Dist { kUniform100, kNormal5, kHugeRange };
+const char* DistName(Dist d) {
+  return d == Dist::kUniform100 ? "uniform[-100,100]" : d == Dist::kNormal5 ? "normal(0,5)" : "huge-range";
+}
+
+std::vector<float> Row(size_t n, Dist dist, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<float> x(n);
+  std::uniform_real_distribution<float> u100(-100.0f, 100.0f);
+  std::normal_distribution<float> n5(0.0f, 5.0f);
+  std::uniform_real_distribution<float> exponent(-3.0f, 38.0f);  // |x| from 1e-3 to 1e38
+  for (size_t i = 0; i < n; ++i) {
+    switch (dist) {
+      case Dist::kUniform100: x[i] = u100(rng); break;
+      case Dist::kNormal5: x[i] = n5(rng); break;
+      case Dist::kHugeRange: x[i] = (rng() & 1 ? -1.0f : 1.0f) * std::pow(10.0f, exponent(rng)); break;
+    }
+  }
+  return x;
+}
+
+// The bar for accurate mode: relative 1e-6 + 6e-8 * |x - max| where y_ref >= 1e-30,
+// absolute 1e-30 below.
+void ExpectSoftmaxAccurate(const std::vector<float>& x, const float* y, unsigned flags, const char* what) {
+  const size_t n = x.size();
+  std::vector<double> ref(n);
+  vlak::SoftmaxReferenceF64(x.data(), n, ref.data(), flags);
+  double m = -INFINITY;
+  for (float v : x) m = std::max(m, static_cast<double>(v));
+  size_t bad = 0;
+  for (size_t i = 0; i < n && bad < 5; ++i) {
+    if (ref[i] >= 1e-30) {
+      const double bound = 1e-6 + 6e-8 * std::fabs(x[i] - m);
+      const double rel = std::fabs(y[i] - ref[i]) / ref[i];
+      if (!(rel <= bound)) {
+        ++bad;
+        ADD_FAILURE() << what << " n=" << n << " i=" << i << " x=" << x[i] << " y=" << y[i] << " ref=" << ref[i]
+                      << " rel=" << rel << " bound=" << bound;
+      }
+    } else if (!(std::fabs(y[i] - ref[i]) <= 1e-30)) {
+      ++bad;
+      ADD_FAILURE() << what << " n=" << n << " i=" << i << " y=" << y[i] << " ref=" << ref[i];
+    }
+  }
+}
+
+void ExpectLogSoftmax(const std::vector<float>& x, const float* y, unsigned flags, const char* what) {
+  std::vector<double> ref(x.size());
+  vlak::SoftmaxReferenceF64(x.data(), x.size(), ref.data(), flags | VLAK_SOFTMAX_LOG);
+  size_t bad = 0;
+  for (size_t i = 0; i < x.size() && bad < 5; ++i) {
+    const double bound = 1e-5 * std::max(1.0, std::fabs(ref[i]));
+    if (!(std::fabs(y[i] - ref[i]) <= bound)) {
+      ++bad;
+      ADD_FAILURE() << what << " n=" << x.size() << " i=" << i << " y=" << y[i] << " ref=" << ref[i];
+    }
+  }
+}
+
+const size_t kCols[] = {1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 65, 100, 257, 1000, 4099, 65537, 1000000};
+
+TEST(Softmax, AccurateMeetsBarBothAlgorithms) {
+  ForEachTarget([] {
+    for (auto algo : {vlak::SoftmaxAlgo::kThreePass, vlak::SoftmaxAlgo::kTwoPass}) {
+      for (size_t n : kCols) {
+        for (Dist dist : {Dist::kUniform100, Dist::kNormal5, Dist::kHugeRange}) {
+          const auto x = Row(n, dist, static_cast<uint32_t>(n * 3 + static_cast<int>(dist)));
+          std::vector<float> y(n, -1.0f);
+          ASSERT_EQ(vlak::SoftmaxF32(1, n, x.data(), n, y.data(), n, 0, algo), VLAK_OK);
+          ExpectSoftmaxAccurate(x, y.data(), 0, algo == vlak::SoftmaxAlgo::kTwoPass ? "two-pass" : "three-pass");
+          (void)DistName;
+        }
+      }
+    }
+  });
+}
+
+TEST(Softmax, PreciseMeetsBar) {
+  ForEachTarget([] {
+    for (size_t n : {1, 17, 1000, 65537}) {
+      const auto x = Row(n, Dist::kUniform100, 7);
+      std::vector<float> y(n);
+      ASSERT_EQ(vlak_softmax_f32(1, n, x.data(), n, y.data(), n, VLAK_SOFTMAX_EXP_PRECISE), VLAK_OK);
+      ExpectSoftmaxAccurate(x, y.data(), 0, "precise");
+    }
+  });
+}
+
+TEST(Softmax, FastIsCloseAndSums) {
+  // Fast mode uses seed 000's bit-trick exp (degree-5 correction): ~1e-6 relative per exp.
+  ForEachTarget([] {
+    for (size_t n : {1, 33, 2048, 10000}) {
+      const auto x = Row(n, Dist::kNormal5, 11);
+      std::vector<float> y(n);
+      std::vector<double> ref(n);
+      ASSERT_EQ(vlak_softmax_f32(1, n, x.data(), n, y.data(), n, VLAK_SOFTMAX_EXP_FAST), VLAK_OK);
+      vlak::SoftmaxReferenceF64(x.data(), n, ref.data(), 0);
+      double sum = 0;
+      for (size_t i = 0; i < n; ++i) {
+        sum += y[i];
+        if (ref[i] > 1e-30) EXPECT_LE(std::fabs(y[i] - ref[i]) / ref[i], 2e-5) << "i=" << i;
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-5);
+    }
+  });
+}
+
+TEST(Softmax, LogSoftmax) {
+  ForEachTarget([] {
+    for (size_t n : {1, 5, 33, 1000, 65537}) {
+      for (Dist dist : {Dist::kUniform100, Dist::kNormal5, Dist::kHugeRange}) {
+        const auto x = Row(n, dist, 5);
+        std::vector<float> y(n);
+        ASSERT_EQ(vlak_softmax_f32(1, n, x.data(), n, y.data(), n, VLAK_SOFTMAX_LOG), VLAK_OK);
+        ExpectLogSoftmax(x, y.data(), 0, "log");
+      }
+    }
+  });
+}
+
+TEST(Softmax, TenMillionElementRowKeepsSumAccurate) {
+  // Uniform [0, 1): every y is ~1e-7, so the sum's relative error shows directly in each y.
+  const size_t n = 10'000'000;
+  std::vector<float> x(n);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (auto& v : x) v = u(rng);
+  std::vector<float> y(n);
+  ForEachTarget([&] {
+    for (auto algo : {vlak::SoftmaxAlgo::kThreePass, vlak::SoftmaxAlgo::kTwoPass}) {
+      ASSERT_EQ(vlak::SoftmaxF32(1, n, x.data(), n, y.data(), n, 0, algo), VLAK_OK);
+      ExpectSoftmaxAccurate(x, y.data(), 0, "1e7");
+    }
+  });
+}
+
+// Special rows, in both algorithms and with/without SAFE and LOG; expected values are the
+// documented contract, computed here by hand.
+TEST(Softmax, SpecialValues) {
+  struct Case {
+    std::vector<float> x;
+    std::vector<float> want;  // for flags 0
+  };
+  const float third = 1.0f / 3.0f;
+  const std::vector<Case> cases = {
+      {{1.0f, kInf, 2.0f}, {0.0f, 1.0f, 0.0f}},
+      {{kInf, -1.0f, kInf, 5.0f}, {0.5f, 0.0f, 0.5f, 0.0f}},
+      {{kInf, kInf, kInf}, {third, third, third}},
+      {{-kInf, -kInf}, {kNaN, kNaN}},
+      {{1.0f, kNaN, 3.0f}, {kNaN, kNaN, kNaN}},
+      {{kNaN, kInf}, {kNaN, kNaN}},
+      {{-kInf, 0.0f, -kInf}, {0.0f, 1.0f, 0.0f}},
+      {{3.0e38f, -3.0e38f}, {1.0f, 0.0f}},
+      {{-3.0e38f, -3.0e38f}, {0.5f, 0.5f}},
+  };
+  ForEachTarget([&] {
+    for (auto algo : {vlak::SoftmaxAlgo::kThreePass, vlak::SoftmaxAlgo::kTwoPass}) {
+      for (const Case& c : cases) {
+        // Also as long rows (the pattern repeated past several vectors) so the vector paths see them.
+        for (size_t reps : {size_t{1}, size_t{37}}) {
+          std::vector<float> x, want;
+          for (size_t r = 0; r < reps; ++r) {
+            x.insert(x.end(), c.x.begin(), c.x.end());
+            want.insert(want.end(), c.want.begin(), c.want.end());
+          }
+          std::vector<float> y(x.size());
+          ASSERT_EQ(vlak::SoftmaxF32(1, x.size(), x.data(), x.size(), y.data(), y.size(), 0, algo), VLAK_OK);
+          for (size_t i = 0; i < x.size(); ++i) {
+            const float w = reps == 1 ? want[i] : want[i] / static_cast<float>(reps);
+            if (std::isnan(w)) {
+              EXPECT_TRUE(std::isnan(y[i])) << "i=" << i << " x=" << x[i];
+            } else {
+              EXPECT_NEAR(y[i], w, 1e-6f * std::max(1.0f, w)) << "i=" << i << " x=" << x[i] << " reps=" << reps;
+            }
+          }
+        }
+      }
+      // All -inf: NaN by default, zeros with SAFE, -inf for log + SAFE.
+      const std::vector<float> minf(40, -kInf);
+      std::vector<float> y(40, 7.0f);
+      ASSERT_EQ(vlak::SoftmaxF32(1, 40, minf.data(), 40, y.data(), 40, VLAK_SOFTMAX_SAFE, algo), VLAK_OK);
+      for (float v : y) EXPECT_EQ(v, 0.0f);
+      ASSERT_EQ(vlak::SoftmaxF32(1, 40, minf.data(), 40, y.data(), 40, VLAK_SOFTMAX_SAFE | VLAK_SOFTMAX_LOG, algo), VLAK_OK);
+      for (float v : y) EXPECT_EQ(v, -kInf);
+      ASSERT_EQ(vlak::SoftmaxF32(1, 40, minf.data(), 40, y.data(), 40, VLAK_SOFTMAX_LOG, algo), VLAK_OK);
+      for (float v : y) EXPECT_TRUE(std::isnan(v));
+      // log-softmax with +inf: log(1/2) at the two +inf, -inf elsewhere.
+      const std::vector<float> two_inf = {kInf, 0.0f, kInf};
+      std::vector<float> ly(3);
+      ASSERT_EQ(vlak::SoftmaxF32(1, 3, two_inf.data(), 3, ly.data(), 3, VLAK_SOFTMAX_LOG, algo), VLAK_OK);
+      EXPECT_NEAR(ly[0], std::log(0.5f), 1e-6f);
+      EXPECT_EQ(ly[1], -kInf);
+      EXPECT_NEAR(ly[2], std::log(0.5f), 1e-6f);
+    }
+  });
+}
+
+TEST(Softmax, DenormalAndTinyInputsAreFinite) {
+  ForEachTarget([] {
+    std::vector<float> x = {1e-40f, -1e-40f, 0.0f, -0.0f, 1e-45f};
+    std::vector<float> y(x.size());
+    ASSERT_EQ(vlak_softmax_f32(1, x.size(), x.data(), x.size(), y.data(), y.size(), 0), VLAK_OK);
+    for (float v : y) EXPECT_NEAR(v, 0.2f, 1e-6f);
+  });
+}
+
+TEST(Softmax, BadArgumentsWriteNothing) {
+  std::vector<float> x(64, 1.0f), y(64, 7.0f);
+  auto untouched = [&] {
+    for (float v : y) if (v != 7.0f) return false;
+    return true;
+  };
+  EXPECT_EQ(vlak_softmax_f32(2, 4, nullptr, 4, y.data(), 4, 0), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_softmax_f32(2, 4, x.data(), 4, nullptr, 4, 0), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_softmax_f32(2, 4, x.data(), 3, y.data(), 4, 0), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_softmax_f32(2, 4, x.data(), 4, y.data(), 3, 0), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_softmax_f32(2, 4, x.data(), 4, y.data(), 4, 0x100u), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_softmax_f32(2, 4, x.data(), 4, y.data(), 4, VLAK_SOFTMAX_EXP_MASK), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_softmax_f32(SIZE_MAX / 2, 4, x.data(), 8, y.data(), 8, 0), VLAK_ERROR_OVERFLOW);
+  EXPECT_EQ(vlak_softmax_f32(3, SIZE_MAX / 2, x.data(), SIZE_MAX / 2, y.data(), SIZE_MAX / 2, 0), VLAK_ERROR_OVERFLOW);
+  EXPECT_EQ(vlak_softmax_f32(2, 4, y.data(), 4, y.data(), 8, 0), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(untouched());
+  // Empty shapes are fine, even with null pointers.
+  EXPECT_EQ(vlak_softmax_f32(0, 4, nullptr, 4, nullptr, 4, 0), VLAK_OK);
+  EXPECT_EQ(vlak_softmax_f32(4, 0, nullptr, 0, nullptr, 0, 0), VLAK_OK);
+}
+
+TEST(Softmax, StridesInPlaceAndRowsMatchSingleRowCalls) {
+  ForEachTarget([] {
+    const size_t rows = 9, cols = 70, xs = 75, ys = 80;
+    const auto all = Row(rows * xs, Dist::kNormal5, 21);
+    std::vector<float> y(rows * ys, 7.0f);
+    ASSERT_EQ(vlak_softmax_f32(rows, cols, all.data(), xs, y.data(), ys, 0), VLAK_OK);
+    for (size_t r = 0; r < rows; ++r) {
+      std::vector<float> row(all.begin() + r * xs, all.begin() + r * xs + cols), one(cols);
+      ASSERT_EQ(vlak_softmax_f32(1, cols, row.data(), cols, one.data(), cols, 0), VLAK_OK);
+      for (size_t c = 0; c < cols; ++c) EXPECT_EQ(y[r * ys + c], one[c]);
+      for (size_t c = cols; c < ys; ++c) EXPECT_EQ(y[r * ys + c], 7.0f) << "gap written";
+      // In place gives the same bits.
+      ASSERT_EQ(vlak_softmax_f32(1, cols, row.data(), cols, row.data(), cols, 0), VLAK_OK);
+      for (size_t c = 0; c < cols; ++c) EXPECT_EQ(row[c], one[c]);
+    }
+  });
+}
+
+TEST(Softmax, ThreadsGiveIdenticalResults) {
+  ForEachTarget([] {
+    const size_t rows = 64, cols = 4099;
+    const auto x = Row(rows * cols, Dist::kUniform100, 99);
+    std::vector<float> y1(x.size()), y2(x.size());
+    ASSERT_EQ(vlak_set_num_threads(1), VLAK_OK);
+    EXPECT_EQ(vlak_get_num_threads(), 1);
+    ASSERT_EQ(vlak_softmax_f32(rows, cols, x.data(), cols, y1.data(), cols, 0), VLAK_OK);
+    ASSERT_EQ(vlak_set_num_threads(3), VLAK_OK);
+    ASSERT_EQ(vlak_softmax_f32(rows, cols, x.data(), cols, y2.data(), cols, 0), VLAK_OK);
+    ASSERT_EQ(vlak_set_num_threads(0), VLAK_OK);
+    EXPECT_EQ(y1, y2);
+    EXPECT_EQ(vlak_set_num_threads(-1), VLAK_ERROR_INVALID_ARGUMENT);
+  });
+}
+
+}  // namespace
