@@ -1,11 +1,17 @@
 /*
  * QEMU TCG plugin: exact retired-instruction counts for a RISC-V guest.
  *
- *   qemu-riscv64 -plugin libqemu-icount.so[,out=FILE][,sym=NAME]... prog
+ *   qemu-riscv64 -plugin libqemu-icount.so[,out=FILE][,live=FILE][,sym=NAME]... prog
  *
  * Prints one line at exit:
  *   vlak-icount total=<N> region=<N> regions=<K> [sym:<NAME>=<N> ...] [error=<text>]
  * to FILE (appended) if out=FILE is given, else to stderr.
+ *
+ * live=FILE: at every end marker, FILE is rewritten with
+ *   vlak-icount-live last=<N> region=<N> regions=<K>
+ * before the guest executes its next instruction, so the program itself can read the count of
+ * the region it just closed (vlak_icount_read_last() in icount_marker.h) and print it, as
+ * seed 000's harness prints rdinstret differences.
  *
  * total   every retired guest instruction.
  * region  instructions retired strictly between the begin/end marker HINTs
@@ -125,6 +131,7 @@ static const char *sym_name[MAX_SYMS];
 static uint64_t sym_count[MAX_SYMS];
 
 static const char *out_path;
+static const char *live_path;
 
 /*
  * The TB's instruction count has already been added to `total` at TB entry
@@ -172,8 +179,18 @@ static void on_end(unsigned int vcpu, void *ud)
         return;
     }
     in_region = false;
-    region_sum += retired_before(ud) - region_start;
+    const uint64_t last = retired_before(ud) - region_start;
+    region_sum += last;
     region_count++;
+    if (live_path) {
+        FILE *f = fopen(live_path, "w");
+        if (f) {
+            fprintf(f, "vlak-icount-live last=%llu region=%llu regions=%llu\n",
+                    (unsigned long long)last, (unsigned long long)region_sum,
+                    (unsigned long long)region_count);
+            fclose(f);
+        }
+    }
 }
 
 static bool insn_is(const struct qemu_plugin_insn *insn, uint32_t word)
@@ -283,6 +300,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         const char *a = argv[i];
         if (strncmp(a, "out=", 4) == 0 && a[4]) {
             out_path = a + 4; /* argv outlives the plugin */
+        } else if (strncmp(a, "live=", 5) == 0 && a[5]) {
+            live_path = a + 5;
         } else if (strncmp(a, "sym=", 4) == 0 && a[4]) {
             if (nsyms == MAX_SYMS) {
                 fprintf(stderr, "vlak-icount: more than %d sym= arguments\n",
@@ -292,7 +311,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             sym_name[nsyms++] = a + 4;
         } else {
             fprintf(stderr, "vlak-icount: unknown argument '%s' "
-                            "(expected out=FILE or sym=NAME)\n", a);
+                            "(expected out=FILE, live=FILE or sym=NAME)\n", a);
             return -1;
         }
     }

@@ -4,5 +4,7 @@
 namespace vlak::cli {
 
 int CmdInfo(int argc, char** argv);
+int CmdHackathon(int argc, char** argv);
+int CmdGenGolden(int argc, char** argv);
 
 }  // namespace vlak::cli

@@ -14,6 +14,8 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"info", vlak::cli::CmdInfo, "targets compiled in, the one chosen, vector lengths"},
+    {"hackathon", vlak::cli::CmdHackathon, "seed 000's softmax harness: score, SNR, RISC-V instructions"},
+    {"gen-golden", vlak::cli::CmdGenGolden, "write seed 000 style data (uniform [0,1)) and its float64 golden"},
 };
 
 void PrintUsage(FILE* out) {

@@ -9,6 +9,8 @@
 
 namespace vlak {
 VLAK_PER_TARGET(kSoftmaxRow, void, SoftmaxRowF32, (const float* x, float* y, size_t n, unsigned flags, int algo))
+VLAK_PER_TARGET(kSoftmaxVariantRow, bool, SoftmaxVariantRowF32,
+                (int exp_variant, int lmul_pow2, const float* x, float* y, size_t n))
 
 namespace {
 
@@ -53,6 +55,11 @@ vlak_status SoftmaxF32(size_t rows, size_t cols, const float* x, size_t x_stride
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (size_t r = 0; r < rows; ++r) row(x + r * x_stride, y + r * y_stride, cols, flags, algo_id);
   return VLAK_OK;
+}
+
+bool SoftmaxVariantRow(vlak_exp_variant variant, int lmul_pow2, const float* x, float* y, size_t n) {
+  if (TargetError() != VLAK_OK || x == nullptr || y == nullptr) return false;
+  return Dispatch(kSoftmaxVariantRow)(static_cast<int>(variant), lmul_pow2, x, y, n);
 }
 
 }  // namespace vlak

@@ -18,6 +18,11 @@ enum class SoftmaxAlgo : int {
 vlak_status SoftmaxF32(size_t rows, size_t cols, const float* x, size_t x_stride, float* y,
                        size_t y_stride, unsigned flags, SoftmaxAlgo algo);
 
+// Three-pass softmax of one row with a chosen exp variant and LMUL (2^lmul_pow2) on the active
+// target, for the seed-000 harness and the lab. False for an unknown variant/LMUL or when
+// VLAK_TARGET could not be honoured.
+bool SoftmaxVariantRow(vlak_exp_variant variant, int lmul_pow2, const float* x, float* y, size_t n);
+
 // Float64 reference, written independently of the kernels: the oracle for tests and the lab.
 // y gets softmax (or log-softmax with VLAK_SOFTMAX_LOG) of one row, with the special-value
 // rules of vlak_softmax_f32 (SAFE honoured).

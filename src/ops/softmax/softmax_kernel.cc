@@ -1,7 +1,6 @@
 // Softmax row kernels, generic over the tag: compiled once per target.
 //
-// Three-pass (rows that fit in cache): m = max(x); y = exp(x - m), s = sum(y); y *= 1/s.
-//   One exp per element; y is written, then read and written again (20 bytes/element moved).
+// Three-pass (rows that fit in cache; softmax_three_pass.h): max; exp + sum + store; scale.
 // Two-pass (Dukhan & Ablavatski 2020, arXiv 2001.04438), for rows beyond cache: each lane keeps
 //   its sum as (s, e) meaning s * 2^e, so no max pass is needed:
 //     exp(x) = p * 2^n  (rr2 reduction, p in [0.7, 1.42]),
@@ -10,8 +9,8 @@
 //   Inputs are clamped to |x| <= 2^21 (so n stays an exact small integer); a row that reaches the
 //   clamp, or holds NaN/inf (caught by adding x*0 into p), is redone by the three-pass kernel.
 //
-// Sums: lanes accumulate blocks of kBlockStrips strips in f32, each block's total is added in
-// f64, so a row of 10^7 elements keeps ~1e-7 relative error (the f32 part sees <= 16*lanes terms).
+// Two-pass folds each lane's (s, e) into one f64 pair every kTwoPassBlockStrips strips, so no
+// f32 partial sum sees more than that many terms.
 #include <cmath>
 #include <limits>
 
@@ -19,6 +18,7 @@
 #include "math/exp_bittrick_p5.h"
 #include "math/exp_precise.h"
 #include "ops/softmax/softmax.h"
+#include "ops/softmax/softmax_three_pass.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -34,8 +34,8 @@ constexpr int kPow2 = 1;
 #endif
 using DF = Simd<float, kPow2>;
 
-constexpr size_t kBlockStrips = 16;
 constexpr float kInf = std::numeric_limits<float>::infinity();
+using softmax_detail::ThreePass;
 
 template <unsigned kExp, class D>
 VFromD<D> ExpVariant(D d, VFromD<D> x) {
@@ -46,88 +46,6 @@ VFromD<D> ExpVariant(D d, VFromD<D> x) {
   } else {
     return ExpAccurate(d, x);
   }
-}
-
-float RowMax(const float* x, size_t n) {
-  const DF d;
-  auto m = Set(d, -kInf);
-  ForEachStrip(d, n, [&](auto ds, size_t i) { m = MaxTU(ds, m, LoadU(ds, x + i)); });
-  return ReduceMax(d, m);  // NaN lanes are ignored here; they poison the sum instead
-}
-
-// Sum of exp(x - m), storing the exps to y unless y is null (log-softmax needs only the sum).
-template <unsigned kExp>
-double ExpSum(const float* x, float* y, size_t n, float m) {
-  const DF d;
-  const auto vm = Set(d, m);
-  const size_t block = kBlockStrips * Lanes(d);
-  double total = 0;
-  for (size_t b = 0; b < n; b += block) {
-    const size_t len = n - b < block ? n - b : block;
-    auto acc = Zero(d);
-    ForEachStrip(d, len, [&](auto ds, size_t i) {
-      const auto e = ExpVariant<kExp>(ds, Sub(ds, LoadU(ds, x + b + i), vm));
-      if (y != nullptr) StoreU(ds, e, y + b + i);
-      acc = AddTU(ds, acc, e);
-    });
-    total += ReduceSum(d, acc);
-  }
-  return total;
-}
-
-void Scale(float* y, size_t n, float factor) {
-  const DF d;
-  const auto vf = Set(d, factor);
-  ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, Mul(ds, LoadU(ds, y + i), vf), y + i); });
-}
-
-void AddConstant(const float* x, float* y, size_t n, float c) {
-  const DF d;
-  const auto vc = Set(d, c);
-  ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, Add(ds, LoadU(ds, x + i), vc), y + i); });
-}
-
-// Rows whose max is not finite: NaN (all lanes NaN), +inf or -inf. Rare; plain loops.
-void SpecialRow(const float* x, float* y, size_t n, float m, unsigned flags) {
-  const bool log_mode = flags & VLAK_SOFTMAX_LOG;
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  bool has_nan = std::isnan(m);
-  size_t pos_inf = 0;
-  for (size_t i = 0; i < n; ++i) {
-    has_nan = has_nan || std::isnan(x[i]);
-    pos_inf += x[i] == kInf;
-  }
-  float in_value, out_value;  // for +inf entries / the others
-  if (has_nan) {
-    in_value = out_value = nan;
-  } else if (m == -kInf) {
-    in_value = out_value = (flags & VLAK_SOFTMAX_SAFE) ? (log_mode ? -kInf : 0.0f) : nan;
-  } else {
-    const float share = 1.0f / static_cast<float>(pos_inf);
-    in_value = log_mode ? -std::log(static_cast<float>(pos_inf)) : share;
-    out_value = log_mode ? -kInf : 0.0f;
-  }
-  for (size_t i = 0; i < n; ++i) y[i] = x[i] == kInf ? in_value : out_value;
-}
-
-void FillNaN(float* y, size_t n) {
-  for (size_t i = 0; i < n; ++i) y[i] = std::numeric_limits<float>::quiet_NaN();
-}
-
-template <unsigned kExp>
-void ThreePass(const float* x, float* y, size_t n, unsigned flags) {
-  const float m = RowMax(x, n);
-  if (!std::isfinite(m)) return SpecialRow(x, y, n, m, flags);
-  // With a finite max, a NaN sum can only come from a NaN input (RowMax skips NaN).
-  if (flags & VLAK_SOFTMAX_LOG) {
-    const double s = ExpSum<kExp>(x, nullptr, n, m);  // s >= 1: the max contributes exp(0)
-    if (std::isnan(s)) return FillNaN(y, n);
-    AddConstant(x, y, n, static_cast<float>(-(static_cast<double>(m) + std::log(s))));
-    return;
-  }
-  const double s = ExpSum<kExp>(x, y, n, m);
-  if (std::isnan(s)) return FillNaN(y, n);
-  Scale(y, n, static_cast<float>(1.0 / s));
 }
 
 // ---- two-pass -------------------------------------------------------------------------------
@@ -229,7 +147,7 @@ void Row(const float* x, float* y, size_t n, unsigned flags, int algo) {
   // Two-pass computes its exps with the accurate polynomial, and has no log form.
   const bool two_pass_fits = (flags & VLAK_SOFTMAX_LOG) == 0 && (flags & VLAK_SOFTMAX_EXP_MASK) == VLAK_SOFTMAX_EXP_ACCURATE;
   if (algo == static_cast<int>(SoftmaxAlgo::kTwoPass) && two_pass_fits && TwoPass(x, y, n)) return;
-  ThreePass<kExp>(x, y, n, flags);
+  ThreePass(DF(), [](auto d, auto v) { return ExpVariant<kExp>(d, v); }, x, y, n, flags);
 }
 
 }  // namespace
