@@ -1,0 +1,43 @@
+// exp(x), seed 000's bit trick with its degree-5 correction: 2^y = 2^floor(y) * 2^f, y = x log2 e.
+//
+// Seed 000 (after Perini 2018) writes 2^f = 1 + f - delta(f), delta(f) = f + 1 - 2^f on [0, 1],
+// and fits delta(f) = f (s1 + s2 f + s3 f^2 + s4 f^3 + s5 f^4) by matching value, first and second
+// derivative at f = 0 and f = 1 (6 conditions; delta(0) = 0 is the missing constant term):
+//   s1 = 3.06852819440055e-1, s2 = -2.40226506959101e-1, s3 = -5.57129652016652e-2,
+//   s4 = -9.01146535969578e-3, s5 = -1.90188191959304e-3
+// (tools/remez/exp_coeffs.py solves the conditions and agrees to 3e-16). The quintic's own max
+// relative error for 2^f on [0, 1] is 2.4e-6. The kernel evaluates the same quintic at
+// g = f - 1/2 (see exp_bittrick.h), re-expanded by the script, and multiplies by 2^floor(y); the
+// seed adds 127 in float and truncates to int instead, which costs up to 2^-16 relative.
+// y = x log2(e) is rounded once (no Cody-Waite split): for |y| near 128 that alone is up to
+// 2^-17 absolute in y, 5e-6 relative in the result.
+//
+// Measured (every float of [-87.3, 88.7] against float64 exp, `vlak accuracy exp --exhaustive`):
+//   max 75.11 ULP (at x = -86.957), max relative error 6.280e-6, mean 9.98e-8: the quintic's
+//   2.4e-6 plus the rounding of y = x log2(e) at large |x|.
+// Special values: all honoured: exp(-inf) = 0, exp(NaN) = NaN, overflow -> +inf, underflow -> 0
+//   (flushed from x < -87.34, where 2^y leaves the normal range).
+// Cost: 14 vector-layer ops: split 5 (MulAdd, Add, Min, Sub, Sub) + shift 1, 5 MulAdd, Mul,
+//   Lt, IfThenElse. AVX-512: 14 instructions (AVX2: 15); RVV: 14 + 12 splats (exp_common.h).
+#pragma once
+
+#include "math/exp_bittrick.h"
+
+namespace vlak::VLAK_NS {
+
+template <class D>
+VFromD<D> ExpBittrickP5(D d, VFromD<D> x) {
+  static_assert(std::is_same_v<TFromD<D>, float>, "ExpBittrickP5 takes f32 tags");
+  using namespace exp_detail;
+  VFromD<D> g, b;
+  BitTrickSplit(d, x, g, b);
+  // 1 - s1 f - ... = 1 + (1 - s1) f - s2 f^2 - s3 f^3 - s4 f^4 - s5 f^5 at f = g + 1/2.
+  auto r = MulAdd(d, Set(d, 0.001901881885714829f), g, Set(d, 0.013766170479357243f));
+  r = MulAdd(d, r, g, Set(d, 0.07849059998989105f));
+  r = MulAdd(d, r, g, Set(d, 0.33969050645828247f));
+  r = MulAdd(d, r, g, Set(d, 0.9802584648132324f));
+  r = MulAdd(d, r, g, Set(d, 1.4142169952392578f));
+  return IfThenElse(d, Lt(d, x, Set(d, kBitTrickCutoff)), Zero(d), Mul(d, r, ExponentFromMagic(d, b)));
+}
+
+}  // namespace vlak::VLAK_NS

@@ -1,0 +1,243 @@
+// The f32 exp family on one target (this binary is built once per target): special values at
+// every LMUL and on strip tags, sampled accuracy against float64 std::exp within each variant's
+// measured bound, and the array kernel (lengths around the vector length, in place, no access
+// beyond n, same bits as the per-vector function).
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+#include "exp_bounds.h"
+#include "exp_oracle.h"
+#include "math/exp_accurate.h"
+#include "math/exp_bittrick_p3.h"
+#include "math/exp_bittrick_p5.h"
+#include "math/exp_cephes.h"
+#include "math/exp_kernels.h"
+#include "math/exp_precise.h"
+#include "math/exp_schraudolph.h"
+#include "simd/simd.h"
+
+namespace vlak::VLAK_NS {
+namespace {
+
+using exp_test::Bits;
+using exp_test::kBounds;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr ExpVariant kAll[] = {ExpVariant::kSchraudolph, ExpVariant::kBittrickP3, ExpVariant::kBittrickP5,
+                               ExpVariant::kCephes,      ExpVariant::kAccurate,   ExpVariant::kPrecise};
+
+const char* Name(ExpVariant v) { return kBounds[static_cast<int>(v)].name; }
+
+template <class D>
+VFromD<D> ExpOf(ExpVariant v, D d, VFromD<D> x) {
+  switch (v) {
+    case ExpVariant::kSchraudolph: return ExpSchraudolph(d, x);
+    case ExpVariant::kBittrickP3: return ExpBittrickP3(d, x);
+    case ExpVariant::kBittrickP5: return ExpBittrickP5(d, x);
+    case ExpVariant::kCephes: return ExpCephes(d, x);
+    case ExpVariant::kAccurate: return ExpAccurate(d, x);
+    case ExpVariant::kPrecise: return ExpPrecise(d, x);
+  }
+  return x;
+}
+
+// The per-vector function over an array, in strips of LMUL 2^kPow2 that always use a strip tag.
+template <int kPow2>
+void ExpByVector(ExpVariant v, const float* x, float* y, size_t n) {
+  const Simd<float, kPow2> d;
+  for (size_t i = 0; i < n; i += Lanes(d)) {
+    const auto ds = Strip(d, std::min(Lanes(d), n - i));
+    StoreU(ds, ExpOf(v, ds, LoadU(ds, x + i)), y + i);
+  }
+}
+
+bool SameBits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || Bits(a) == Bits(b); }
+
+// ------------------------------------------------------------------------------- special values
+const float kSpecials[] = {-kInf, kNaN, kInf, 89.0f, 1000.0f, 3e38f, -110.0f, -1000.0f, -3e38f,
+                           0.0f, -0.0f, -100.0f, -kNaN, 88.8f, -88.5f};
+
+void CheckSpecial(ExpVariant v, float x, float y) {
+  SCOPED_TRACE(testing::Message() << Name(v) << " x=" << x << " y=" << y);
+  if (std::isnan(x)) {
+    EXPECT_TRUE(std::isnan(y));
+  } else if (x > 88.73f) {
+    EXPECT_EQ(y, kInf);
+  } else if (x < -104.0f) {
+    EXPECT_EQ(Bits(y), 0u);  // +0, not -0
+  } else if (x == -100.0f) {
+    if (v == ExpVariant::kPrecise) {
+      EXPECT_NE(y, 0.0f) << "denormal result kept";
+      EXPECT_LE(std::fabs(y - std::exp(-100.0)), 0x1p-149);
+    } else {
+      EXPECT_EQ(Bits(y), 0u) << "flushed to +0";
+    }
+  } else if (x == -88.5f && v != ExpVariant::kPrecise) {
+    EXPECT_EQ(Bits(y), 0u) << "flushed to +0";
+  } else if (x == 0.0f && (v == ExpVariant::kCephes || v == ExpVariant::kAccurate || v == ExpVariant::kPrecise)) {
+    EXPECT_EQ(y, 1.0f);
+  }
+}
+
+template <int kPow2>
+void SpecialValuesAt() {
+  const Simd<float, kPow2> d;
+  const size_t lanes = Lanes(d);
+  std::vector<float> x(lanes), y(lanes);
+  for (size_t i = 0; i < lanes; ++i) x[i] = kSpecials[i % std::size(kSpecials)];
+  for (const ExpVariant v : kAll) {
+    SCOPED_TRACE(testing::Message() << "LMUL " << (1 << kPow2));
+    // Every special in every lane position: rotate through the group.
+    for (size_t r = 0; r < std::size(kSpecials); ++r) {
+      std::rotate(x.begin(), x.begin() + 1, x.end());
+      StoreU(d, ExpOf(v, d, LoadU(d, x.data())), y.data());
+      for (size_t i = 0; i < lanes; ++i) CheckSpecial(v, x[i], y[i]);
+      // A strip one lane short: its lanes get the same answers.
+      const size_t n = lanes > 1 ? lanes - 1 : 1;
+      const auto ds = Strip(d, n);
+      std::vector<float> ys(lanes, 7.0f);
+      StoreU(ds, ExpOf(v, ds, LoadU(ds, x.data())), ys.data());
+      for (size_t i = 0; i < n; ++i) EXPECT_TRUE(SameBits(ys[i], y[i])) << "strip lane " << i;
+      for (size_t i = n; i < lanes; ++i) EXPECT_EQ(ys[i], 7.0f) << "strip store wrote lane " << i;
+    }
+  }
+}
+
+TEST(Exp, SpecialValuesEveryLmul) {
+  SpecialValuesAt<0>();
+  SpecialValuesAt<1>();
+  SpecialValuesAt<2>();
+  SpecialValuesAt<3>();
+}
+
+// The boundaries: the largest x with a finite exp (accurate and precise keep their bounds up to
+// it, beyond the 88.7 of accurate's stated domain), the smallest with a non-zero one (precise).
+TEST(Exp, OverflowAndUnderflowEdges) {
+  const float big = 88.72283f;  // exp = 3.40279e38 < FLT_MAX
+  std::vector<float> x = {big, std::nextafter(big, kInf), std::nextafter(std::nextafter(big, kInf), kInf),
+                          -103.972076f, -103.97208f, -103.9721f, -87.33654f, -87.336548f};
+  std::vector<float> y(x.size());
+  for (const ExpVariant v : {ExpVariant::kAccurate, ExpVariant::kPrecise}) {
+    ExpByVector<0>(v, x.data(), y.data(), x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double ref = std::exp(static_cast<double>(x[i]));
+      SCOPED_TRACE(testing::Message() << Name(v) << " x=" << x[i] << " y=" << y[i] << " ref=" << ref);
+      if (x[i] > 0) {
+        EXPECT_LE(exp_test::UlpError(y[i], ref), kBounds[static_cast<int>(v)].max_ulp);
+      } else if (v == ExpVariant::kPrecise) {
+        EXPECT_LE(exp_test::UlpError(y[i], ref), 1.0);
+      }
+    }
+  }
+}
+
+// ----------------------------------------------------------------------------- sampled accuracy
+// `count` floats of the variant's domain from a fixed pseudo-random walk over its bit patterns
+// (so each binade is hit in proportion to its floats), plus both ends.
+std::vector<float> Sample(const exp_test::FloatRange& dom, size_t count, uint64_t seed) {
+  std::vector<float> x(count);
+  uint64_t s = seed;
+  const uint64_t total = dom.Count();
+  for (size_t i = 0; i < count; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x[i] = dom.At((s >> 11) % total);
+  }
+  x[0] = dom.lo;
+  x[1] = dom.hi;
+  return x;
+}
+
+void SampledAccuracy(ExpVariant v, size_t count) {
+  const exp_test::MeasuredBound& b = kBounds[static_cast<int>(v)];
+  const std::vector<float> x = Sample(b.domain, count, 0x5eed0000u + static_cast<unsigned>(v));
+  std::vector<float> y(x.size());
+  ExpByVector<1>(v, x.data(), y.data(), x.size());
+  double max_ulp = 0, max_rel = 0;
+  float worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double ref = std::exp(static_cast<double>(x[i]));
+    const double e = exp_test::UlpError(y[i], ref);
+    if (!(e <= max_ulp)) {
+      max_ulp = e;
+      worst = x[i];
+    }
+    if (ref >= 0x1p-126 && ref <= FLT_MAX) max_rel = std::max(max_rel, exp_test::RelError(y[i], ref));
+  }
+  std::printf("  %-12s %zu points: max %.4f ULP (x = %.9g), max rel %.3e; bound %.4f ULP, %.3e\n", b.name,
+              x.size(), max_ulp, worst, max_rel, b.max_ulp, b.max_rel);
+  EXPECT_LE(max_ulp, b.max_ulp) << b.name << " at x = " << worst;
+  EXPECT_LE(max_rel, b.max_rel) << b.name;
+}
+
+constexpr size_t kSamples = size_t{1} << 20;  // >= 1M points per variant
+TEST(ExpAccuracy, Schraudolph) { SampledAccuracy(ExpVariant::kSchraudolph, kSamples); }
+TEST(ExpAccuracy, BittrickP3) { SampledAccuracy(ExpVariant::kBittrickP3, kSamples); }
+TEST(ExpAccuracy, BittrickP5) { SampledAccuracy(ExpVariant::kBittrickP5, kSamples); }
+TEST(ExpAccuracy, Cephes) { SampledAccuracy(ExpVariant::kCephes, kSamples); }
+TEST(ExpAccuracy, Accurate) { SampledAccuracy(ExpVariant::kAccurate, kSamples); }
+TEST(ExpAccuracy, Precise) { SampledAccuracy(ExpVariant::kPrecise, kSamples); }
+
+// --------------------------------------------------------------------------------- array kernel
+// `count` floats ending exactly at an inaccessible page: touching x[count] or y[count] faults.
+class Guarded {
+ public:
+  explicit Guarded(size_t count) {
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    bytes_ = (count * sizeof(float) + page_ - 1) / page_ * page_ + page_;
+    base_ = static_cast<char*>(mmap(nullptr, bytes_ + page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (base_ == MAP_FAILED || mprotect(base_ + bytes_, page_, PROT_NONE) != 0) std::abort();
+    data_ = reinterpret_cast<float*>(base_ + bytes_) - count;
+  }
+  ~Guarded() { munmap(base_, bytes_ + page_); }
+  Guarded(const Guarded&) = delete;
+  Guarded& operator=(const Guarded&) = delete;
+  float* data() { return data_; }
+
+ private:
+  size_t page_, bytes_;
+  char* base_;
+  float* data_;
+};
+
+std::vector<float> Inputs(size_t n) {
+  std::vector<float> x(n);
+  uint32_t s = 12345;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 1664525u + 1013904223u;
+    x[i] = i % 7 == 3 ? kSpecials[(s >> 8) % std::size(kSpecials)] : static_cast<float>(static_cast<int32_t>(s) >> 8) * 0x1p-16f;
+  }
+  return x;
+}
+
+TEST(ExpArray, LengthsInPlaceAndSameBitsAsPerVector) {
+  const size_t vl = Lanes(Simd<float, kExpF32Pow2>());
+  for (const ExpVariant v : kAll) {
+    for (const size_t n : {size_t{0}, size_t{1}, vl - 1, vl, vl + 1, 2 * vl + 3, size_t{1000}}) {
+      SCOPED_TRACE(testing::Message() << Name(v) << " n=" << n << " (vl " << vl << ")");
+      const std::vector<float> in = Inputs(n);
+      std::vector<float> want(n);
+      ExpByVector<0>(v, in.data(), want.data(), n);  // another LMUL, strip tags only
+
+      Guarded gx(n), gy(n);
+      std::copy(in.begin(), in.end(), gx.data());
+      ExpF32(v, gx.data(), gy.data(), n);
+      for (size_t i = 0; i < n; ++i) ASSERT_TRUE(SameBits(gy.data()[i], want[i])) << "lane " << i;
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(gx.data()[i]), Bits(in[i])) << "input changed";
+
+      ExpF32(v, gx.data(), gx.data(), n);  // in place
+      for (size_t i = 0; i < n; ++i) ASSERT_TRUE(SameBits(gx.data()[i], want[i])) << "in place, lane " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vlak::VLAK_NS
