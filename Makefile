@@ -1,10 +1,10 @@
 # The two commands a newcomer needs (see README.md):
-#   make bench   install what is missing, build, run the main job (vlak info + benchmarks)
+#   make bench   install what is missing, build, run the main job (vlak info + the lab's quick suite + report)
 #   make test    install what is missing, build host + host-asan + rv64gcv + rv64gc, run every test
 JOBS ?= $(shell nproc)
 VLENS ?= 128;256;512
 
-.PHONY: all bootstrap build test bench clean
+.PHONY: all bootstrap build test bench bench-rvv clean
 
 all: build
 
@@ -17,6 +17,10 @@ build: bootstrap
 
 bench: build
 	@./scripts/bench
+
+# The lab's rvv suite cross-built and run under qemu with the instruction-count plugin.
+bench-rvv: bootstrap
+	@JOBS=$(JOBS) VLENS="$(VLENS)" ./scripts/bench rvv
 
 test: bootstrap
 	@JOBS=$(JOBS) VLENS="$(VLENS)" ./scripts/test-all

@@ -1,12 +1,12 @@
 // Strip-mining: walk n elements in strips of at most Lanes(d), with no scalar remainder loop.
 //
-// RVV: every strip is a SimdN whose n is vl = min(remaining, VLMAX). vl is clamped here rather
-// than taken from vsetvl(remaining), because the spec lets vsetvl split the last two strips
-// unevenly (VLMAX < avl < 2*VLMAX); clamping makes the strips, and so the order of any reduction,
-// the same on every implementation.
-// x86 and scalar: whole strips get the zero-size Simd tag (no masking on the hot path), the last
-// partial strip gets a SimdN and its loads/stores are masked. The body is a generic lambda,
-// instantiated once per tag kind.
+// Whole strips get the whole-group tag d: on x86 no masking on the hot path; on RVV their vl is
+// VLMAX, which clang sees as loop-invariant and sets once, outside the loop. The last, short strip
+// (if any) gets SimdN{n - i}: masked loads/stores on x86, vl = n - i on RVV (one vsetvli, no
+// scalar tail loop). The strip boundaries are fixed by VLMAX alone rather than by what vsetvl
+// returns for the remaining length: the spec lets vsetvl split the last two strips unevenly when
+// VLMAX < avl < 2*VLMAX, and fixed boundaries keep reduction orders the same on every
+// implementation. The body is a generic lambda, instantiated once per tag kind.
 #pragma once
 
 #include <cstddef>
@@ -17,16 +17,8 @@ template <class D, class F>
 inline void ForEachStrip(D d, size_t n, F&& body) {
   const size_t vlmax = Lanes(d);
   size_t i = 0;
-#if defined(VLAK_SIMD_RVV)
-  for (; i < n; ) {
-    const size_t vl = n - i < vlmax ? n - i : vlmax;
-    body(Strip(d, vl), i);
-    i += vl;
-  }
-#else
-  for (; i + vlmax <= n; i += vlmax) body(d, i);
+  for (; n - i >= vlmax; i += vlmax) body(d, i);  // i <= n throughout
   if (i < n) body(Strip(d, n - i), i);
-#endif
 }
 
 }  // namespace vlak::VLAK_NS

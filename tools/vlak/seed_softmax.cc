@@ -35,9 +35,13 @@ constexpr float kOneOverLn2 = 1.44269504088896341f;
 constexpr float kS1 = 3.06852819440055e-1f, kS2 = -2.40226506959101e-1f, kS3 = -5.57129652016652e-2f,
                 kS4 = -9.01146535969578e-3f, kS5 = -1.90188191959304e-3f;
 
+// The seed converts with vfcvt.rtz (round toward zero); qemu 7.2 aborts on that encoding, so the
+// conversions use a static rounding mode with the same result on the seed's domain: v <= 0 here
+// (toward zero = up), and the final value is positive (toward zero = down). It costs an fsrmi and
+// an fsrm per conversion, which the seed's code did not pay.
 vfloat32m8_t Frac(vfloat32m8_t v, size_t vl) {  // v - trunc(v) + 1: in (0, 1] for v <= 0
   vint32m8_t i = __riscv_vmv_v_x_i32m8(0, vl);
-  i = __riscv_vfcvt_rtz_x_f_v_i32m8_tu(i, v, vl);
+  i = __riscv_vfcvt_x_f_v_i32m8_rm_tu(i, v, __RISCV_FRM_RUP, vl);
   const vfloat32m8_t t = __riscv_vfcvt_f_x_v_f32m8(i, vl);
   return __riscv_vfadd_vf_f32m8(__riscv_vfsub_vv_f32m8(v, t, vl), 1.0f, vl);
 }
@@ -55,7 +59,7 @@ vfloat32m8_t FastPow2(vfloat32m8_t v, size_t vl) {  // bits = 2^23 * (v - delta 
   vfloat32m8_t t = __riscv_vfsub_vv_f32m8(v, Delta(Frac(v, vl), vl), vl);
   t = __riscv_vfmul_vf_f32m8(__riscv_vfadd_vf_f32m8(t, 127.0f, vl), 8388608.0f, vl);
   vint32m8_t bits = __riscv_vmv_v_x_i32m8(0, vl);
-  bits = __riscv_vfcvt_rtz_x_f_v_i32m8_tu(bits, t, vl);
+  bits = __riscv_vfcvt_x_f_v_i32m8_rm_tu(bits, t, __RISCV_FRM_RDN, vl);
   return __riscv_vreinterpret_v_i32m8_f32m8(bits);
 }
 

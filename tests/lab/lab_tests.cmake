@@ -1,0 +1,27 @@
+# The lab (`vlak bench`, `vlak report`): unit tests and an end-to-end run of a tiny suite, on the
+# host and, in the RISC-V builds, under qemu with the instruction-count plugin. Included by
+# tests/CMakeLists.txt.
+add_executable(vlak_lab_test ${CMAKE_CURRENT_SOURCE_DIR}/lab/lab_unit_test.cc ${CMAKE_CURRENT_SOURCE_DIR}/lab/lab_e2e_test.cc)
+target_include_directories(vlak_lab_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/lab)
+target_link_libraries(vlak_lab_test PRIVATE vlak_lab GTest::gtest_main)
+target_compile_definitions(vlak_lab_test PRIVATE VLAK_LAB_TEST_DIR="${CMAKE_CURRENT_SOURCE_DIR}/lab")
+
+set(_lab_e2e ${CMAKE_COMMAND} -DVLAK=$<TARGET_FILE:vlak_cli> -DCHECK=$<TARGET_FILE:vlak_lab_test>
+             -DSUITE=${CMAKE_CURRENT_SOURCE_DIR}/lab/tiny_suite.txt)
+if(CMAKE_CROSSCOMPILING)
+  list(GET VLAK_TEST_VLENS 0 _lab_vlen)
+  set(_lab_cpu "rv64,v=true,vlen=${_lab_vlen},elen=64,vext_spec=v1.0")
+  if(NOT VLAK_RISCV_MARCH MATCHES "^rv64[^_]*v")  # not just "v": rv64gc has one too
+    set(_lab_cpu "rv64,v=false")
+  endif()
+  add_test(NAME lab.unit COMMAND qemu-riscv64 -L /usr/riscv64-linux-gnu -cpu ${_lab_cpu} $<TARGET_FILE:vlak_lab_test>
+                                 --gtest_filter=-LabE2E.*)
+  if(DEFINED VLAK_ICOUNT_PLUGIN)
+    add_test(NAME lab.e2e.vlen${_lab_vlen}
+             COMMAND ${_lab_e2e} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/lab_e2e "-DRUN=qemu-riscv64|-L|/usr/riscv64-linux-gnu|-cpu|${_lab_cpu}"
+                     -DPLUGIN=${VLAK_ICOUNT_PLUGIN} -P ${CMAKE_CURRENT_SOURCE_DIR}/lab/e2e.cmake)
+  endif()
+else()
+  add_test(NAME lab.unit COMMAND vlak_lab_test --gtest_filter=-LabE2E.*)
+  add_test(NAME lab.e2e COMMAND ${_lab_e2e} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/lab_e2e -P ${CMAKE_CURRENT_SOURCE_DIR}/lab/e2e.cmake)
+endif()

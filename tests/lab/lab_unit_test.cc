@@ -1,0 +1,492 @@
+// The lab's runner and report, without timing anything real: case expansion, interleaving,
+// statistics, the JSON round trip, the normalised unit, the report from a fixed results file,
+// and the SVG the charts are made of.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "lab/json.h"
+#include "lab/record.h"
+#include "lab/report.h"
+#include "lab/runner.h"
+#include "lab/stats.h"
+#include "lab/suite.h"
+#include "lab/svg.h"
+#include "svg_check.h"
+
+namespace vlak::lab {
+namespace {
+
+// ---- suites and case expansion -------------------------------------------------------------
+
+TEST(LabSuite, ParsesDirectivesAndCases) {
+  Suite s;
+  std::string err;
+  ASSERT_TRUE(ParseSuite("# comment\nmin-time 0.05\nthreads 1 2\nbaseline naive\n"
+                         "case softmax shapes=1x256,4x1000 impls=vlak,naive threads=1 min-time=0.5\n"
+                         "case exp shapes=1K impls=vlak-*   # trailing comment\n",
+                         "t", &s, &err))
+      << err;
+  EXPECT_DOUBLE_EQ(s.min_time, 0.05);
+  EXPECT_EQ(s.threads, (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(s.baseline, "naive");
+  ASSERT_EQ(s.cases.size(), 2u);
+  EXPECT_EQ(s.cases[0].shapes, (std::vector<std::string>{"1x256", "4x1000"}));
+  EXPECT_DOUBLE_EQ(s.cases[0].min_time, 0.5);
+  EXPECT_EQ(s.cases[1].impls, (std::vector<std::string>{"vlak-*"}));
+}
+
+TEST(LabSuite, BadLinesSayWhereAndWhat) {
+  Suite s;
+  std::string err;
+  EXPECT_FALSE(ParseSuite("min-time 0.1\nfrobnicate 3\n", "bad", &s, &err));
+  EXPECT_NE(err.find("bad:2:"), std::string::npos) << err;
+  EXPECT_NE(err.find("valid: case min-time threads baseline"), std::string::npos) << err;
+  EXPECT_FALSE(ParseSuite("case softmax shapes=1x8 impls=vlak colour=red\n", "bad", &s, &err));
+  EXPECT_NE(err.find("unknown key 'colour'"), std::string::npos) << err;
+  EXPECT_FALSE(ParseSuite("case softmax impls=vlak\n", "bad", &s, &err));
+  EXPECT_FALSE(ParseSuite("threads 0\n", "bad", &s, &err));
+}
+
+TEST(LabSuite, BuiltinSuitesParseAndExpand) {
+  for (const auto& [name, text] : BuiltinSuites()) {
+    Suite s;
+    std::string err;
+    ASSERT_TRUE(ParseSuite(text, name, &s, &err)) << err;
+    std::vector<Case> cases;
+    EXPECT_TRUE(ExpandSuite(s, {}, &cases, &err)) << name << ": " << err;
+    EXPECT_FALSE(cases.empty()) << name;
+  }
+  EXPECT_NE(BuiltinSuiteNames().find("quick"), std::string::npos);
+  EXPECT_NE(BuiltinSuiteNames().find("full"), std::string::npos);
+  EXPECT_NE(BuiltinSuiteNames().find("rvv"), std::string::npos);
+}
+
+TEST(LabSuite, GlobStopsAtTheTargetSeparator) {
+  EXPECT_TRUE(GlobMatch("vlak-*", "vlak-accurate"));
+  EXPECT_FALSE(GlobMatch("vlak-*", "vlak-accurate@avx2"));
+  EXPECT_TRUE(GlobMatch("vlak-*@*", "vlak-accurate@avx2"));
+  EXPECT_TRUE(GlobMatch("vlak@*", "vlak@scalar"));
+  EXPECT_TRUE(GlobMatch("vlak-*-m*", "vlak-bittrick_p5-m8"));
+  EXPECT_FALSE(GlobMatch("vlak-*-m*", "vlak-2pass"));
+  EXPECT_TRUE(GlobMatch("naive", "naive"));
+  EXPECT_FALSE(GlobMatch("naive", "naive2"));
+}
+
+TEST(LabSuite, ExpansionIsShapesTimesThreadsWithTheImplsInOrder) {
+  Suite s;
+  std::string err;
+  ASSERT_TRUE(ParseSuite("threads 1,3\ncase softmax shapes=1x256,2x64 impls=naive,vlak,naive\n", "t", &s, &err));
+  std::vector<Case> cases;
+  ASSERT_TRUE(ExpandSuite(s, {}, &cases, &err)) << err;
+  ASSERT_EQ(cases.size(), 4u);
+  EXPECT_EQ(cases[0].shape.Text(), "1x256");
+  EXPECT_EQ(cases[0].threads, 1);
+  EXPECT_EQ(cases[1].threads, 3);
+  EXPECT_EQ(cases[2].shape.Text(), "2x64");
+  ASSERT_EQ(cases[0].impls.size(), 2u);  // duplicates dropped, first occurrence kept
+  EXPECT_EQ(cases[0].impls[0]->name, "naive");
+  EXPECT_EQ(cases[0].impls[1]->name, "vlak");
+  EXPECT_EQ(cases[0].baseline, "naive");  // softmax's defaults: xnnpack, onednn, naive
+
+  SuiteOverrides o;
+  o.threads = {"2"};
+  o.min_time = 0.01;
+  ASSERT_TRUE(ExpandSuite(s, o, &cases, &err));
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].threads, 2);
+  EXPECT_DOUBLE_EQ(cases[0].min_time, 0.01);
+}
+
+TEST(LabSuite, UnknownNamesListTheValidChoices) {
+  Suite s;
+  std::string err;
+  std::vector<Case> cases;
+  ASSERT_TRUE(ParseSuite("case softmax shapes=1x8 impls=vlak,xnnpak\n", "t", &s, &err));
+  EXPECT_FALSE(ExpandSuite(s, {}, &cases, &err));
+  EXPECT_NE(err.find("unknown implementation 'xnnpak' for softmax (valid: vlak "), std::string::npos) << err;
+  ASSERT_TRUE(ParseSuite("case sofmax shapes=1x8 impls=vlak\n", "t", &s, &err));
+  EXPECT_FALSE(ExpandSuite(s, {}, &cases, &err));
+  EXPECT_NE(err.find("unknown operator 'sofmax' (valid: softmax exp)"), std::string::npos) << err;
+  ASSERT_TRUE(ParseSuite("case softmax shapes=1024 impls=vlak\n", "t", &s, &err));
+  EXPECT_FALSE(ExpandSuite(s, {}, &cases, &err));
+  EXPECT_NE(err.find("ROWSxCOLS"), std::string::npos) << err;
+}
+
+TEST(LabSuite, Dims) {
+  std::vector<size_t> d;
+  std::string err;
+  ASSERT_TRUE(ParseDims("256x2048", &d, &err));
+  EXPECT_EQ(d, (std::vector<size_t>{256, 2048}));
+  ASSERT_TRUE(ParseDims("4K", &d, &err));
+  EXPECT_EQ(d, (std::vector<size_t>{4096}));
+  ASSERT_TRUE(ParseDims("1x1M", &d, &err));
+  EXPECT_EQ(d, (std::vector<size_t>{1, 1 << 20}));
+  for (const char* bad : {"", "x", "0", "1x", "-3", "12q", "1xx2"}) EXPECT_FALSE(ParseDims(bad, &d, &err)) << bad;
+}
+
+// ---- the runner on a fake operator -----------------------------------------------------------
+
+OpDef FakeOp(std::vector<std::string>* log) {
+  OpDef op;
+  op.name = "fake";
+  op.bytes_formula = "8 bytes/element";
+  op.check_shape = [](const std::vector<size_t>&, std::string*) { return true; };
+  op.bytes_per_run = [](const Shape& s) { return 8.0 * static_cast<double>(s.Elements()); };
+  op.make_problem = [](Problem* p) {
+    p->x.assign(p->shape.Elements(), 1.0f);
+    p->ref.assign(p->shape.Elements(), 2.0);
+  };
+  op.accuracy = [](const Problem& p, const float* y, double bound) {
+    Accuracy a = ElementwiseAccuracy(p.ref, y, 1e-30);
+    if (!std::isnan(bound)) a.bound_ok = a.max_rel <= bound;
+    return a;
+  };
+  op.bound_text = [](double b) { return "rel<=" + std::to_string(b); };
+  for (const char* name : {"A", "B", "C"}) {
+    ImplDef d;
+    d.name = name;
+    d.kind = std::string(name) == "A" ? "vlak" : "library";
+    d.bound = std::string(name) == "A" ? 1e-6 : std::nan("");
+    const std::string n = name;
+    // B is exact, A and C are off by 1e-3 relative; each run spins a little so batches are short.
+    d.prepare = [n, log](const Problem& p, float* y, int, std::string*) {
+      Prepared pr;
+      pr.run = [n, log, &p, y] {
+        for (size_t i = 0; i < p.x.size(); ++i) y[i] = n == "B" ? 2.0f : 2.002f;
+        volatile double spin = 0;
+        for (int k = 0; k < 2000; ++k) spin = spin + k;
+        if (log) log->push_back(n);
+        return true;
+      };
+      return pr;
+    };
+    op.impls.push_back(d);
+  }
+  ImplDef missing;
+  missing.name = "D";
+  missing.kind = "library";
+  missing.unavailable = [] { return std::string("not built (install libd-dev, reconfigure)"); };
+  missing.prepare = [](const Problem&, float*, int, std::string*) { return Prepared(); };
+  op.impls.push_back(missing);
+  op.baselines = {"B"};
+  return op;
+}
+
+TEST(LabRunner, InterleavesImplementationsRoundByRound) {
+  const OpDef op = FakeOp(nullptr);
+  Case c;
+  c.op = &op;
+  c.shape.dims = {64};
+  c.impls = {&op.impls[0], &op.impls[1], &op.impls[2], &op.impls[3]};
+  c.min_time = 0.002;
+  c.baseline = "B";
+  std::vector<std::string> trace;
+  RunOptions opt;
+  opt.trace = &trace;
+  opt.suite = "unit";
+  const auto recs = RunCases({c}, opt);
+  ASSERT_GE(trace.size(), 3u * static_cast<size_t>(opt.min_rounds));
+  ASSERT_EQ(trace.size() % 3, 0u);
+  for (size_t i = 0; i < trace.size(); ++i) EXPECT_EQ(trace[i], std::string(1, "ABC"[i % 3])) << "batch " << i;
+
+  ASSERT_EQ(recs.size(), 4u);
+  EXPECT_EQ(recs[0].impl, "A");
+  EXPECT_EQ(recs[3].impl, "D");
+  EXPECT_EQ(recs[3].status, "not built");
+  EXPECT_EQ(recs[3].detail, "install libd-dev, reconfigure");
+  EXPECT_TRUE(std::isnan(recs[3].gbps));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(recs[i].status, "ok");
+    EXPECT_GT(recs[i].time.median, 0);
+    EXPECT_GE(recs[i].time.n, static_cast<size_t>(opt.min_rounds));
+    EXPECT_NEAR(recs[i].gbps, 8.0 * 64 / recs[i].time.median / 1e9, 1e-9 * recs[i].gbps);
+    EXPECT_NEAR(recs[i].norm_unit, 64 / recs[i].time.median / 1e10, 1e-9 * recs[i].norm_unit);
+  }
+  EXPECT_DOUBLE_EQ(recs[1].speedup, 1.0);  // the baseline against itself
+  EXPECT_TRUE(recs[0].ratios.count("B"));
+  EXPECT_TRUE(recs[0].ratios.count("C"));
+  EXPECT_FALSE(recs[1].ratios.count("B"));  // not against itself
+  // Accuracy: A is 1e-3 off with a 1e-6 bound: flagged; B exact: SNR inf; C unbounded.
+  EXPECT_NEAR(recs[0].acc.max_rel, 1e-3, 1e-6);
+  EXPECT_EQ(recs[0].acc.bound_ok, 0);
+  EXPECT_TRUE(recs[0].Failed());
+  EXPECT_EQ(recs[1].acc.max_rel, 0);
+  EXPECT_TRUE(std::isinf(recs[1].acc.snr_db));
+  EXPECT_EQ(recs[2].acc.bound_ok, -1);
+}
+
+TEST(LabRunner, AccuracyRunCannotInheritAnotherOutput) {
+  // An implementation that writes nothing must not look exact because its predecessor was.
+  OpDef op = FakeOp(nullptr);
+  op.impls[2].prepare = [](const Problem&, float*, int, std::string*) {
+    Prepared pr;
+    pr.run = [] { return true; };
+    return pr;
+  };
+  Case c;
+  c.op = &op;
+  c.shape.dims = {16};
+  c.impls = {&op.impls[1], &op.impls[2]};
+  c.min_time = 0.001;
+  const auto recs = RunCases({c}, RunOptions());
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0].acc.max_rel, 0);
+  EXPECT_GT(recs[1].acc.nonfinite, 0u);
+}
+
+// ---- statistics ----------------------------------------------------------------------------
+
+TEST(LabStats, MedianQuartilesAndSpread) {
+  const Summary s = Summarize({5, 1, 4, 2, 3});
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.q1, 2);
+  EXPECT_DOUBLE_EQ(s.q3, 4);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_EQ(s.n, 5u);
+  EXPECT_DOUBLE_EQ(s.RelSpread(), 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(Summarize({1, 2, 3, 4}).median, 2.5);
+  EXPECT_DOUBLE_EQ(Quantile({10, 20}, 0.25), 12.5);
+  EXPECT_TRUE(std::isnan(Summarize({}).median));
+}
+
+TEST(LabStats, RatiosAreTakenRoundByRound) {
+  // The machine slows down 10x halfway through; each round's ratio stays 2.
+  const std::vector<double> base = {2, 2, 2, 20, 20, 20}, fast = {1, 1, 1, 10, 10, 10};
+  EXPECT_DOUBLE_EQ(MedianRatio(base, fast), 2.0);
+  EXPECT_DOUBLE_EQ(MedianRatio({4, std::nan("")}, {2, 1}), 2.0);  // a failed round is skipped
+  EXPECT_TRUE(std::isnan(MedianRatio({}, {})));
+}
+
+TEST(LabStats, NormalisedUnitIsSeed004s) {
+  // plot_benchmark.py: prod(R, C, RUN_COUNT) / total_time / 10e9 (= 1e10). A 1x2048 softmax run
+  // 10 times in 20 us total is 2048 * 10 / 20e-6 / 1e10 = 0.1024.
+  const double per_run = 20e-6 / 10;
+  EXPECT_NEAR(NormalisedUnit(1 * 2048, per_run), 1.0 * 2048 * 10 / 20e-6 / 10e9, 1e-12);
+  EXPECT_NEAR(NormalisedUnit(2048, per_run), 0.1024, 1e-12);
+  EXPECT_NEAR(GigabytesPerSecond(8 * 2048, per_run), 8.192, 1e-9);
+}
+
+// ---- JSON ---------------------------------------------------------------------------------
+
+TEST(LabJson, ParsesAndEscapes) {
+  Json j;
+  std::string err;
+  ASSERT_TRUE(Json::Parse(R"({"a": [1, 2.5e-3, -4], "s": "q\"\\\n\u00e9\ud83d\ude00", "t": true, "n": null})", &j, &err)) << err;
+  EXPECT_EQ(j["a"].Size(), 3u);
+  EXPECT_DOUBLE_EQ(j["a"].At(1).Num(), 2.5e-3);
+  EXPECT_EQ(j["s"].Str(), "q\"\\\n\xc3\xa9\xf0\x9f\x98\x80");
+  EXPECT_TRUE(j["t"].Bool());
+  EXPECT_TRUE(j["n"].IsNull());
+  EXPECT_TRUE(j["missing"].IsNull());
+  Json back;
+  ASSERT_TRUE(Json::Parse(j.Dump(2), &back, &err)) << err;
+  EXPECT_EQ(back.Dump(), j.Dump());
+  for (const char* bad : {"{", "[1,]", "{\"a\" 1}", "\"abc", "tru", "[1] x"}) {
+    EXPECT_FALSE(Json::Parse(bad, &j, &err)) << bad;
+    EXPECT_FALSE(err.empty());
+  }
+}
+
+TEST(LabJson, ResultsRoundTripExactly) {
+  Results res;
+  res.suite = "unit";
+  res.machine.cpu = "Test CPU \"quoted\"";
+  res.machine.cores = 2;
+  res.machine.vlen = 256;
+  res.machine.compilers["c-gcc"] = "gcc 12 -O3";
+  res.machine.libraries["sleef"] = "3.5.1";
+  res.machine.commit = "abc";
+  res.settings.Set("min_time_s", Json(0.2));
+  Record r;
+  r.suite = "unit";
+  r.op = "softmax";
+  r.shape = "2x3";
+  r.dims = {2, 3};
+  r.elements = 6;
+  r.threads = 2;
+  r.impl = "vlak";
+  r.kind = "vlak";
+  r.mode = "time";
+  r.target = "avx512";
+  r.time = Summarize({1.25e-7, 1.5e-7, 1.0e-7, 3.3e-7});
+  r.runs = 1234;
+  r.gbps = 0.1 + 0.2;  // not representable exactly: the writer must keep every bit
+  r.elements_per_s = 4.8e7;
+  r.norm_unit = 4.8e-3;
+  r.baseline = "xnnpack";
+  r.speedup = 2.5;
+  r.ratios["xnnpack"] = 2.5;
+  r.ratios["onednn"] = 1.0 / 3.0;
+  r.acc.max_rel = 1.1e-6;
+  r.acc.max_abs = 3e-10;
+  r.acc.snr_db = INFINITY;
+  r.acc.bound_ok = 1;
+  r.bound = "rel<=1e-6";
+  Record ic = r;
+  ic.mode = "icount";
+  ic.instructions = 20480;
+  ic.instr_per_element = 3413.3333333333335;
+  ic.vlen = 256;
+  ic.vtype = "e32m8";
+  ic.lmul = 8;
+  ic.acc.bound_ok = -1;
+  Record nb = r;
+  nb.status = "not built";
+  nb.detail = "install libxnnpack-dev";
+  nb.gbps = std::nan("");
+  res.records = {r, ic, nb};
+
+  Results back;
+  std::string err;
+  Json parsed;
+  ASSERT_TRUE(Json::Parse(ToJson(res).Dump(1), &parsed, &err)) << err;
+  ASSERT_TRUE(ResultsFromJson(parsed, &back, &err)) << err;
+  EXPECT_EQ(back.suite, "unit");
+  EXPECT_EQ(back.machine.cpu, res.machine.cpu);
+  EXPECT_EQ(back.machine.vlen, 256);
+  EXPECT_EQ(back.machine.compilers, res.machine.compilers);
+  EXPECT_DOUBLE_EQ(back.settings["min_time_s"].Num(), 0.2);
+  ASSERT_EQ(back.records.size(), 3u);
+  const Record& b = back.records[0];
+  EXPECT_EQ(b.dims, r.dims);
+  EXPECT_EQ(b.threads, 2);
+  EXPECT_EQ(b.time.median, r.time.median);
+  EXPECT_EQ(b.time.q1, r.time.q1);
+  EXPECT_EQ(b.time.max, r.time.max);
+  EXPECT_EQ(b.time.n, 4u);
+  EXPECT_EQ(b.runs, 1234u);
+  EXPECT_EQ(b.gbps, r.gbps);
+  EXPECT_EQ(b.ratios, r.ratios);
+  EXPECT_EQ(b.acc.max_rel, r.acc.max_rel);
+  EXPECT_TRUE(std::isinf(b.acc.snr_db));
+  EXPECT_EQ(b.acc.bound_ok, 1);
+  EXPECT_EQ(ToJson(b).Dump(), ToJson(r).Dump());
+  EXPECT_EQ(ToJson(back.records[1]).Dump(), ToJson(ic).Dump());
+  EXPECT_EQ(back.records[1].instr_per_element, ic.instr_per_element);
+  EXPECT_EQ(back.records[1].vtype, "e32m8");
+  EXPECT_EQ(back.records[2].status, "not built");
+  EXPECT_TRUE(std::isnan(back.records[2].gbps));
+
+  Json other;
+  ASSERT_TRUE(Json::Parse("{\"records\": []}", &other, &err));
+  EXPECT_FALSE(ResultsFromJson(other, &back, &err));
+}
+
+TEST(LabCsv, OneRowPerRecordWithTheHeadersColumns) {
+  Record r;
+  r.op = "softmax";
+  r.shape = "1x8";
+  r.impl = "c-gcc";
+  r.mode = "time";
+  r.detail = "has, a comma";
+  const std::string header = CsvHeader(), row = CsvRow(r);
+  const auto columns = [](const std::string& line) {
+    size_t n = 1;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(columns(header), columns(row));
+  EXPECT_NE(row.find("\"has, a comma\""), std::string::npos);
+}
+
+// ---- the report from a fixed results file ----------------------------------------------------
+
+TEST(LabReport, TablesAndChartsFromAFixedFile) {
+  ReportInput in;
+  in.path = "fixture_results.json";
+  std::string err;
+  ASSERT_TRUE(ReadResultsFile(std::string(VLAK_LAB_TEST_DIR) + "/fixture_results.json", &in.results, &err)) << err;
+  const ReportOutput out = BuildReport({in});
+  const std::string& md = out.markdown;
+  EXPECT_NE(md.find("| fixture_results.json | fixture | time | 2026-01-01T00:00:00Z | Fixture CPU |"), std::string::npos);
+  // The results table: vlak's row in bold with its ratio, the missing library as not built.
+  EXPECT_NE(md.find("| **vlak** | avx512 | 250 ns | 2.0% | 32.8 | 4096 | 0.410 | 2.60x | 1.0e-06 | 1.0e-09 | 140.0 | ok ("),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| onednn | not built: install libdnnl-dev, reconfigure |"), std::string::npos);
+  // Where vlak loses: 1x4096, xnnpack at ratio 0.8 = 1.25x faster.
+  ASSERT_EQ(out.not_won.size(), 1u);
+  EXPECT_EQ(out.not_won[0], "softmax 1x4096, 1 thread: xnnpack is 1.25x faster than vlak");
+  EXPECT_NE(md.find("- softmax 1x4096, 1 thread: xnnpack is 1.25x faster than vlak"), std::string::npos);
+  // Charts: the size sweep, the speed-ups, accuracy vs speed, RISC-V LMUL panels and bars.
+  std::vector<std::string> names;
+  for (const auto& f : out.files) names.push_back(f.first);
+  for (const char* want : {"softmax-throughput-t1-1xN.svg", "softmax-speedup.svg", "exp-speedup.svg",
+                           "exp-accuracy-speed-1024.svg", "rvv-softmax-1x2048-lmul.svg", "rvv-softmax-1x2048-impls.svg"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+    EXPECT_NE(md.find(std::string("](") + want + ")"), std::string::npos) << want;
+  }
+  for (const auto& f : out.files) {
+    std::string why;
+    EXPECT_TRUE(testing::WellFormedSvg(f.second, &why)) << f.first << ": " << why;
+  }
+  // RISC-V table: a row per implementation with a column per VLEN.
+  EXPECT_NE(md.find("| impl | LMUL | VLEN 128 | VLEN 256 | vtype | max rel | SNR dB |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| vlak-accurate-m4 | 4 | 6.00 | 3.50 | e32m4 |"), std::string::npos) << md;
+  EXPECT_NE(out.rvv_table.find("vlak-accurate-m1"), std::string::npos);
+}
+
+TEST(LabReport, HeadlineImplementation) {
+  std::vector<Record> recs(2);
+  recs[0].op = "exp";
+  recs[0].impl = "vlak-accurate";
+  recs[1].op = "softmax";
+  recs[1].impl = "vlak";
+  EXPECT_EQ(HeadlineImpl(recs, "exp"), "vlak-accurate");
+  EXPECT_EQ(HeadlineImpl(recs, "softmax"), "vlak");
+  EXPECT_EQ(HeadlineImpl(recs, "rope"), "");
+}
+
+// ---- SVG ----------------------------------------------------------------------------------
+
+TEST(LabSvg, AxesTicksAndLabels) {
+  svg::Axis size{"n", true, 2};
+  const auto t = svg::Ticks(size, 256, 1 << 20);
+  ASSERT_FALSE(t.empty());
+  for (double v : t) EXPECT_EQ(std::exp2(std::round(std::log2(v))), v);
+  EXPECT_EQ(svg::TickLabel(size, 1024), "1K");
+  EXPECT_EQ(svg::TickLabel(size, 4 << 20), "4M");
+  EXPECT_EQ(svg::TickLabel(size, 256), "256");
+  svg::Axis err{"e", true, 10};
+  EXPECT_EQ(svg::TickLabel(err, 1e-7), "1e-7");
+  EXPECT_EQ(svg::TickLabel(err, 0.01), "0.01");
+  const auto lin = svg::Ticks(svg::Axis{"y"}, 0, 47);
+  EXPECT_EQ(lin.front(), 0);
+  EXPECT_GE(lin.size(), 4u);
+  EXPECT_EQ(svg::Escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+}
+
+TEST(LabSvg, ChartsAreWellFormed) {
+  svg::Chart c;
+  c.title = "t <&>";
+  c.x = {"x", true, 2};
+  c.y = {"y", true, 10};
+  c.series.push_back({"s1", {{256, 1, ""}, {4096, 10, ""}}, -1, true, true});
+  c.series.push_back({"s2", {{256, 0.5, "p"}, {4096, 0, "zero: skipped on a log axis"}}, -1, false, false});
+  c.point_labels = true;
+  std::string why;
+  EXPECT_TRUE(testing::WellFormedSvg(svg::Render(c), &why)) << why;
+  svg::BarChart b;
+  b.groups = {"g1", "g2"};
+  b.series = {"a", "b"};
+  b.values = {{2, 0.5}, {std::nan(""), 1}};
+  b.y = {"x", true, 10};
+  b.ref_lines_y = {1};
+  EXPECT_TRUE(testing::WellFormedSvg(svg::Render(b), &why)) << why;
+  EXPECT_TRUE(testing::WellFormedSvg(svg::RenderPanels("p", "s", {c, c}, 2), &why)) << why;
+  EXPECT_TRUE(testing::WellFormedSvg(svg::Render(svg::Chart{}), &why)) << why;  // empty: "no data"
+  EXPECT_FALSE(testing::WellFormedSvg("<svg><g></svg>", &why));
+  EXPECT_FALSE(testing::WellFormedSvg("<html></html>", &why));
+}
+
+}  // namespace
+}  // namespace vlak::lab

@@ -1,0 +1,388 @@
+// Comparisons, masks, selection, tail-kept accumulation and reductions against per-lane C++.
+// Masks are read back as 0/1 lanes through IfThenElseZero and cross-checked with CountTrue.
+#include "test_util.h"
+
+namespace vlak::VLAK_NS::test {
+namespace {
+
+// A compare as an element-wise op: 1 where the mask is set, 0 elsewhere.
+#define VLAK_CMP_TEST(Op, expr)                                                                   \
+  VLAK_SIMD_TEST(Compare, Op, AllTags) {                                                          \
+    using T = TFromD<D>;                                                                          \
+    TestElementwise<2>(D(), #Op, BinaryInputs<T>(__LINE__),                                       \
+                       [](auto d, auto a, auto b) {                                               \
+                         return IfThenElseZero(d, Op(d, a, b), Set(d, TFromD<decltype(d)>(1))); \
+                       },                                                                         \
+                       [](T a, T b) { return (expr) ? T(1) : T(0); });                            \
+  }
+
+// Floats: ordered (false with a NaN operand) except Ne; -0 == +0.
+VLAK_CMP_TEST(Eq, a == b)
+VLAK_CMP_TEST(Ne, !(a == b))
+VLAK_CMP_TEST(Lt, a < b)
+VLAK_CMP_TEST(Le, a <= b)
+VLAK_CMP_TEST(Gt, b < a)
+VLAK_CMP_TEST(Ge, b <= a)
+#undef VLAK_CMP_TEST
+
+VLAK_SIMD_TEST(Compare, IsNaN, FloatTags) {
+  using T = TFromD<D>;
+  TestElementwise<1>(D(), "IsNaN", UnaryInputs<T>(30),
+                     [](auto d, auto a) { return IfThenElseZero(d, IsNaN(d, a), Set(d, TFromD<decltype(d)>(1))); },
+                     [](T a) { return std::isnan(a) ? T(1) : T(0); });
+}
+
+// IfThenElse picks per lane; the mask comes from Lt, checked above.
+VLAK_SIMD_TEST(Compare, IfThenElse, AllTags) {
+  using T = TFromD<D>;
+  TestElementwise<3>(D(), "IfThenElse", TernaryInputs<T>(31),
+                     [](auto d, auto a, auto b, auto c) { return IfThenElse(d, Lt(d, a, b), b, c); },
+                     [](T a, T b, T c) { return a < b ? b : c; }, Accept::kBitExact);
+}
+
+VLAK_SIMD_TEST(Compare, IfThenElseZero, AllTags) {
+  using T = TFromD<D>;
+  TestElementwise<2>(D(), "IfThenElseZero", BinaryInputs<T>(32),
+                     [](auto d, auto a, auto b) { return IfThenElseZero(d, Lt(d, a, b), a); },
+                     [](T a, T b) { return a < b ? a : T(0); }, Accept::kBitExact);
+}
+
+// -------------------------------------------------------------------------------------- masks
+// Random masks of every density; for each, the mask ops' lanes and the counts over the whole
+// group and over strips (which look at lanes < n only).
+std::vector<bool> RandomBools(Rng& rng, size_t n, int density) {
+  std::vector<bool> b(n);
+  for (size_t i = 0; i < n; ++i) b[i] = density == 4 || (density > 0 && rng.Below(4) < uint64_t(density));
+  return b;
+}
+
+template <class D>
+void ExpectMask(const std::string& what, D d, MFromD<D> m, const std::vector<bool>& want) {
+  const std::vector<bool> got = BoolsFromMask(d, m);
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (got[i] != want[i]) {
+      ADD_FAILURE() << what << " " << TagString<D>() << ": lane " << i << " expected " << want[i];
+      return;
+    }
+  }
+}
+
+VLAK_SIMD_TEST(Compare, MaskOps, AllTags) {
+  const D d;
+  const size_t vl = Lanes(d);
+  Rng rng(33);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::vector<bool> a = RandomBools(rng, vl, trial % 5), b = RandomBools(rng, vl, (trial / 5) % 5);
+    std::vector<bool> w_and(vl), w_or(vl), w_xor(vl), w_andnot(vl), w_not(vl);
+    for (size_t i = 0; i < vl; ++i) {
+      w_and[i] = a[i] && b[i];
+      w_or[i] = a[i] || b[i];
+      w_xor[i] = a[i] != b[i];
+      w_andnot[i] = !a[i] && b[i];
+      w_not[i] = !a[i];
+    }
+    const auto ma = MaskFromBools(d, a);
+    const auto mb = MaskFromBools(d, b);
+    ExpectMask("MaskFromBools", d, ma, a);
+    ExpectMask("MaskAnd", d, MaskAnd(d, ma, mb), w_and);
+    ExpectMask("MaskOr", d, MaskOr(d, ma, mb), w_or);
+    ExpectMask("MaskXor", d, MaskXor(d, ma, mb), w_xor);
+    ExpectMask("MaskAndNot", d, MaskAndNot(d, ma, mb), w_andnot);
+    ExpectMask("MaskNot", d, MaskNot(d, ma), w_not);
+  }
+}
+
+VLAK_SIMD_TEST(Compare, FirstN, AllTags) {
+  const D d;
+  const size_t vl = Lanes(d);
+  // Counts past the group: every lane set. Large ones catch a count truncated to the lane width
+  // (RVV's vmsltu.vx compares SEW bits) or a shift by >= 64 when building a bit mask.
+  std::vector<size_t> counts = CountLengths(vl);
+  counts.insert(counts.end(), {size_t{64}, size_t{255}, size_t{256}, size_t{257}, size_t{65536},
+                               size_t{65537}, (size_t{1} << 32) + 1, ~size_t{0}});
+  for (size_t n : counts) {
+    std::vector<bool> want(vl);
+    for (size_t i = 0; i < vl; ++i) want[i] = i < n;
+    const auto m = FirstN(d, n);
+    ExpectMask("FirstN(" + std::to_string(n) + ")", d, m, want);
+    EXPECT_EQ(CountTrue(d, m), std::min(n, vl)) << "CountTrue(FirstN(" << n << ")) " << TagString<D>();
+  }
+}
+
+VLAK_SIMD_TEST(Compare, CountTrueAllTrueAllFalse, AllTags) {
+  const D d;
+  const size_t vl = Lanes(d);
+  Rng rng(34);
+  for (int trial = 0; trial < 30; ++trial) {
+    const std::vector<bool> b = RandomBools(rng, vl, trial % 5);
+    const auto m = MaskFromBools(d, b);
+    const size_t count = static_cast<size_t>(std::count(b.begin(), b.end(), true));
+    EXPECT_EQ(CountTrue(d, m), count) << TagString<D>();
+    EXPECT_EQ(AllTrue(d, m), count == vl) << TagString<D>();
+    EXPECT_EQ(AllFalse(d, m), count == 0) << TagString<D>();
+    // A strip counts lanes < n only, whatever the lanes above hold.
+    for (size_t n : StripLengths(vl)) {
+      const size_t cn = static_cast<size_t>(std::count(b.begin(), b.begin() + n, true));
+      const auto ds = Strip(d, n);
+      EXPECT_EQ(CountTrue(ds, m), cn) << TagString<D>() << " strip n=" << n;
+      EXPECT_EQ(AllTrue(ds, m), cn == n) << TagString<D>() << " strip n=" << n;
+      EXPECT_EQ(AllFalse(ds, m), cn == 0) << TagString<D>() << " strip n=" << n;
+    }
+  }
+  // The lanes above a strip set and cleared: they must not count either way.
+  for (size_t n : StripLengths(vl)) {
+    const auto ds = Strip(d, n);
+    const auto below = FirstN(d, n);
+    const auto above = MaskNot(d, below);
+    EXPECT_TRUE(AllTrue(ds, below)) << TagString<D>() << " n=" << n;
+    EXPECT_TRUE(AllFalse(ds, above)) << TagString<D>() << " n=" << n;
+    EXPECT_EQ(CountTrue(ds, above), 0u) << TagString<D>() << " n=" << n;
+    EXPECT_EQ(AllTrue(ds, above), n == 0) << TagString<D>() << " n=" << n;
+    EXPECT_EQ(AllFalse(ds, below), n == 0) << TagString<D>() << " n=" << n;
+  }
+}
+
+// ------------------------------------------------------------------- tail-kept accumulation
+// Lanes < n get the op; lanes >= n keep the accumulator's value bit for bit.
+VLAK_SIMD_TEST(Compare, TailUndisturbed, AllTags) {
+  using T = TFromD<D>;
+  const D d;
+  const size_t vl = Lanes(d);
+  Rng rng(35);
+  std::vector<T> acc(vl), a(vl), b(vl), out(MaxLanes(d));
+  for (int trial = 0; trial < 8; ++trial) {
+    for (size_t i = 0; i < vl; ++i) {
+      acc[i] = RandomValue<T>(rng);
+      a[i] = RandomValue<T>(rng);
+      b[i] = RandomValue<T>(rng);
+    }
+    for (size_t n : StripLengths(vl)) {
+      const auto ds = Strip(d, n);
+      const auto vacc = LoadU(d, acc.data());
+      const auto va = LoadU(d, a.data());
+      const auto vb = LoadU(d, b.data());
+      // Lanes < n: the op's result (Min/Max may pick either zero); lanes >= n: acc, bit for bit.
+      auto check = [&](const char* op, Accept how, auto oracle) {
+        for (size_t i = 0; i < vl; ++i) {
+          const T e = i < n ? oracle(i) : acc[i];
+          const bool ok = i < n ? AcceptLane(how, e, out[i], acc[i], a[i]) : BitsOf(e) == BitsOf(out[i]);
+          if (!ok) {
+            ADD_FAILURE() << op << " " << TagString<D>() << " n=" << n << ": lane " << i
+                          << (i < n ? "" : " (tail, must keep acc)") << " expected " << Str(e) << ", got "
+                          << Str(out[i]);
+            return;
+          }
+        }
+      };
+      StoreU(d, AddTU(ds, vacc, va), out.data());
+      check("AddTU", Accept::kExact, [&](size_t i) -> T {
+        if constexpr (kIsFloat<T>) return acc[i] + a[i];
+        else return static_cast<T>(static_cast<UInt<T>>(uint64_t{BitsOf(acc[i])} + BitsOf(a[i])));
+      });
+      StoreU(d, MinTU(ds, vacc, va), out.data());
+      check("MinTU", Accept::kMinMax, [&](size_t i) -> T {
+        if constexpr (kIsFloat<T>) {
+          if (std::isnan(acc[i])) return a[i];
+          if (std::isnan(a[i])) return acc[i];
+        }
+        return a[i] < acc[i] ? a[i] : acc[i];
+      });
+      StoreU(d, MaxTU(ds, vacc, va), out.data());
+      check("MaxTU", Accept::kMinMax, [&](size_t i) -> T {
+        if constexpr (kIsFloat<T>) {
+          if (std::isnan(acc[i])) return a[i];
+          if (std::isnan(a[i])) return acc[i];
+        }
+        return a[i] > acc[i] ? a[i] : acc[i];
+      });
+      StoreU(d, MulAddTU(ds, va, vb, vacc), out.data());
+      check("MulAddTU", Accept::kExact, [&](size_t i) -> T {
+        if constexpr (kIsFloat<T>) return std::fma(a[i], b[i], acc[i]);
+        else return static_cast<T>(static_cast<UInt<T>>(uint64_t{BitsOf(a[i])} * BitsOf(b[i]) + BitsOf(acc[i])));
+      });
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------- reductions
+// Lanes >= n of a strip hold values that would change every reduction if they were looked at.
+template <typename T>
+T Poison(int which) {
+  using L = std::numeric_limits<T>;
+  if constexpr (kIsFloat<T>) {
+    const T v[] = {L::quiet_NaN(), -L::infinity(), L::infinity(), L::max()};
+    return v[which % 4];
+  } else {
+    const T v[] = {L::min(), L::max(), T(1), static_cast<T>(L::max() / 3)};
+    return v[which % 4];
+  }
+}
+
+template <typename T>
+struct ReduceWant {
+  T sum_ordered, min, max;
+  long double sum_exact, sum_abs;
+  bool sum_nan, sum_inf, sum_pos_inf;
+  T sum_wrap;
+};
+
+// Plain C++ over the first n lanes: the sum in lane order from +0, minimum/maximum ignoring
+// NaN unless every lane is NaN, the empty reduction's identities.
+template <typename T>
+ReduceWant<T> Reduce(const std::vector<T>& v, size_t n) {
+  using L = std::numeric_limits<T>;
+  ReduceWant<T> w{};
+  w.sum_ordered = T(0);
+  w.min = kIsFloat<T> ? L::infinity() : L::max();
+  w.max = kIsFloat<T> ? -L::infinity() : L::lowest();
+  bool all_nan = n > 0, pos_inf = false, neg_inf = false;
+  uint64_t wrap = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const T x = v[i];
+    if constexpr (kIsFloat<T>) {
+      w.sum_ordered = w.sum_ordered + x;
+      if (std::isnan(x)) { w.sum_nan = true; continue; }
+      all_nan = false;
+      if (std::isinf(x)) {
+        (x > 0 ? pos_inf : neg_inf) = true;
+      } else {
+        w.sum_exact += static_cast<long double>(x);
+        w.sum_abs += std::fabs(static_cast<long double>(x));
+      }
+    } else {
+      wrap += static_cast<uint64_t>(x);
+    }
+    if (x < w.min) w.min = x;
+    if (x > w.max) w.max = x;
+  }
+  if constexpr (kIsFloat<T>) {
+    if (all_nan) w.min = w.max = L::quiet_NaN();
+    if (pos_inf && neg_inf) w.sum_nan = true;
+    w.sum_inf = pos_inf || neg_inf;
+    w.sum_pos_inf = pos_inf;
+  }
+  w.sum_wrap = static_cast<T>(static_cast<UInt<T>>(wrap));
+  return w;
+}
+
+// ReduceMin/Max: a zero result from lanes holding both zeros may be either zero.
+template <typename T>
+bool SameMinMax(T want, T got, const std::vector<T>& v, size_t n) {
+  if (SameLane(want, got)) return true;
+  if constexpr (kIsFloat<T>) {
+    if (want == 0 && got == 0) {
+      bool pos = false, neg = false;
+      for (size_t i = 0; i < n; ++i) {
+        if (v[i] == 0) (std::signbit(v[i]) ? neg : pos) = true;
+      }
+      return pos && neg;
+    }
+  }
+  return false;
+}
+
+template <class DS, typename T>
+void CheckReductions(DS ds, const std::vector<T>& v, const std::string& what) {
+  const size_t n = Lanes(ds);
+  const auto vec = LoadU(FullTag<DS>(), v.data());
+  const ReduceWant<T> w = Reduce(v, n);
+  const T sum = ReduceSum(ds, vec);
+  if constexpr (kIsFloat<T>) {
+    if (w.sum_nan) {
+      EXPECT_TRUE(std::isnan(sum)) << "ReduceSum " << what << " = " << Str(sum) << ", want NaN";
+    } else if (w.sum_abs > static_cast<long double>(std::numeric_limits<T>::max()) / 2) {
+      // Some association orders overflow and others do not: any result is allowed.
+    } else if (w.sum_inf) {
+      EXPECT_TRUE(std::isinf(sum) && (sum > 0) == w.sum_pos_inf) << "ReduceSum " << what << " = " << Str(sum);
+    } else {
+      // Any association order: each of the n - 1 additions errs by at most eps/2 of a partial sum
+      // bounded by sum |x|.
+      const long double tol = w.sum_abs * std::numeric_limits<T>::epsilon() * static_cast<long double>(n);
+      const long double err = std::fabs(static_cast<long double>(sum) - w.sum_exact);
+      EXPECT_LE(err, tol) << "ReduceSum " << what << " = " << Str(sum) << ", exact "
+                          << static_cast<double>(w.sum_exact) << " (" << UlpDistance(sum, static_cast<T>(w.sum_exact))
+                          << " ulp)";
+    }
+    const T ordered = ReduceSumOrdered(ds, vec);
+    EXPECT_TRUE(SameLane(w.sum_ordered, ordered))
+        << "ReduceSumOrdered " << what << " = " << Str(ordered) << ", want " << Str(w.sum_ordered);
+  } else {
+    EXPECT_EQ(sum, w.sum_wrap) << "ReduceSum " << what;
+  }
+  const T mn = ReduceMin(ds, vec), mx = ReduceMax(ds, vec);
+  EXPECT_TRUE(SameMinMax(w.min, mn, v, n)) << "ReduceMin " << what << " = " << Str(mn) << ", want " << Str(w.min);
+  EXPECT_TRUE(SameMinMax(w.max, mx, v, n)) << "ReduceMax " << what << " = " << Str(mx) << ", want " << Str(w.max);
+}
+
+template <class D>
+void TestReductions(D d, const std::vector<TFromD<D>>& v, const std::string& what) {
+  const size_t vl = Lanes(d);
+  CheckReductions(d, v, what + " " + TagString<D>());
+  for (size_t n : StripLengths(vl)) {
+    std::vector<TFromD<D>> p(v);
+    for (size_t i = n; i < vl; ++i) p[i] = Poison<TFromD<D>>(static_cast<int>(i));
+    CheckReductions(Strip(d, n), p, what + " " + TagString<D>() + " strip n=" + std::to_string(n));
+  }
+}
+
+VLAK_SIMD_TEST(Compare, Reductions, AllTags) {
+  using T = TFromD<D>;
+  using L = std::numeric_limits<T>;
+  const D d;
+  const size_t vl = Lanes(d);
+  Rng rng(36);
+  std::vector<T> v(MaxLanes(d));
+  // Finite values: the float sum is checked against its tolerance.
+  for (int trial = 0; trial < 8; ++trial) {
+    for (size_t i = 0; i < vl; ++i) v[i] = RandomFinite<T>(rng);
+    TestReductions(d, v, "random finite");
+  }
+  // Anything at all, special values included (integers: extremes wrap the sum).
+  for (int trial = 0; trial < 8; ++trial) {
+    for (size_t i = 0; i < vl; ++i) v[i] = RandomValue<T>(rng);
+    TestReductions(d, v, "random");
+  }
+  const std::vector<T> sp = Specials<T>();
+  for (size_t k = 0; k < sp.size(); k += vl) {
+    for (size_t i = 0; i < vl; ++i) v[i] = sp[(k + i) % sp.size()];
+    TestReductions(d, v, "specials");
+  }
+  for (T x : sp) {
+    std::fill(v.begin(), v.end(), x);
+    TestReductions(d, v, "all " + Str(x));
+  }
+  if constexpr (kIsFloat<T>) {
+    // One lane that is not NaN wins min and max wherever it is.
+    for (size_t j = 0; j < vl; ++j) {
+      std::fill(v.begin(), v.end(), L::quiet_NaN());
+      v[j] = T(-2.5);
+      TestReductions(d, v, "one non-NaN at " + std::to_string(j));
+    }
+    // Zeros of both signs: either zero from min/max; the ordered sum from +0 gives +0.
+    for (size_t i = 0; i < vl; ++i) v[i] = i % 2 ? T(0) : -T(0);
+    TestReductions(d, v, "mixed zeros");
+    std::fill(v.begin(), v.end(), -T(0));
+    TestReductions(d, v, "negative zeros");
+  }
+}
+
+// n = 0 gives the identities: 0 for sums, +inf/-inf (floats) or max/min (integers) for min/max.
+VLAK_SIMD_TEST(Compare, ReductionsEmpty, AllTags) {
+  using T = TFromD<D>;
+  using L = std::numeric_limits<T>;
+  const D d;
+  const auto ds = Strip(d, 0);
+  const auto v = Set(d, Poison<T>(0));
+  EXPECT_EQ(ReduceSum(ds, v), T(0));
+  if constexpr (kIsFloat<T>) {
+    EXPECT_TRUE(SameLane(ReduceSumOrdered(ds, v), T(0))) << "+0";
+    EXPECT_TRUE(SameLane(ReduceMin(ds, v), L::infinity()));
+    EXPECT_TRUE(SameLane(ReduceMax(ds, v), -L::infinity()));
+  } else {
+    EXPECT_EQ(ReduceMin(ds, v), L::max());
+    EXPECT_EQ(ReduceMax(ds, v), L::min());
+  }
+}
+
+}  // namespace
+}  // namespace vlak::VLAK_NS::test

@@ -1,0 +1,183 @@
+#include "lab/baselines.h"
+
+#include <cstdio>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+#include <oneapi/dnnl/dnnl.h>
+#endif
+#if defined(VLAK_LAB_HAVE_SLEEF)
+#include <sleef.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+// sleef.h declares its vector functions only when the including file is compiled for that ISA;
+// the lab is compiled for baseline x86-64 and calls them from functions with a target attribute.
+extern "C" __attribute__((target("avx512f"))) __m512 Sleef_expf16_u10(__m512);
+extern "C" __attribute__((target("avx2,fma"))) __m256 Sleef_expf8_u10(__m256);
+#endif
+#endif
+
+namespace vlak::lab {
+
+std::string XnnpackMissing() {
+#if defined(VLAK_LAB_HAVE_XNNPACK)
+  return "";
+#else
+#if defined(__riscv)
+  return "not built (no riscv64 build of it in the cross sysroot)";
+#else
+  return "not built (install libxnnpack-dev libpthreadpool-dev, reconfigure)";
+#endif
+#endif
+}
+
+std::string OnednnMissing() {
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+  return "";
+#else
+#if defined(__riscv)
+  return "not built (no riscv64 build of it in the cross sysroot)";
+#else
+  return "not built (install libdnnl-dev, reconfigure)";
+#endif
+#endif
+}
+
+std::string SleefMissing() {
+#if defined(VLAK_LAB_HAVE_SLEEF)
+  return "";
+#else
+#if defined(__riscv)
+  return "not built (no riscv64 build of it in the cross sysroot)";
+#else
+  return "not built (install libsleef-dev, reconfigure)";
+#endif
+#endif
+}
+
+std::string CrefMissing(const std::string& compiler) {
+#if defined(VLAK_LAB_HAVE_CREF_GCC)
+  if (compiler == "gcc") return "";
+#endif
+#if defined(VLAK_LAB_HAVE_CREF_CLANG)
+  if (compiler == "clang") return "";
+#endif
+#if defined(__riscv)
+  if (compiler == "gcc") return "not built (no riscv64-linux-gnu-gcc: install gcc-riscv64-linux-gnu, reconfigure)";
+#endif
+  return "not built (no " + compiler + " found at configure time)";
+}
+
+std::string CrefFlags(const std::string& compiler) {
+#if defined(VLAK_LAB_HAVE_CREF_GCC) && defined(VLAK_LAB_CREF_GCC_FLAGS)
+  if (compiler == "gcc") return VLAK_LAB_CREF_GCC_FLAGS;
+#endif
+#if defined(VLAK_LAB_HAVE_CREF_CLANG) && defined(VLAK_LAB_CREF_CLANG_FLAGS)
+  if (compiler == "clang") return VLAK_LAB_CREF_CLANG_FLAGS;
+#endif
+  (void)compiler;
+  return "";
+}
+
+std::string CrefCompilerVersion(const std::string& compiler) {
+#if defined(VLAK_LAB_HAVE_CREF_GCC)
+  if (compiler == "gcc") return std::string("gcc ") + vlak_ref_gcc_compiler();
+#endif
+#if defined(VLAK_LAB_HAVE_CREF_CLANG)
+  if (compiler == "clang") return vlak_ref_clang_compiler();
+#endif
+  (void)compiler;
+  return "";
+}
+
+std::string XnnpackVersion() {
+#if defined(VLAK_LAB_HAVE_XNNPACK) && defined(VLAK_LAB_XNNPACK_VERSION)
+  return VLAK_LAB_XNNPACK_VERSION;
+#elif defined(VLAK_LAB_HAVE_XNNPACK)
+  return "linked";
+#else
+  return "";
+#endif
+}
+
+std::string OnednnVersion() {
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+  const dnnl_version_t* v = dnnl_version();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%d.%d.%d", v->major, v->minor, v->patch);
+  return buf;
+#else
+  return "";
+#endif
+}
+
+std::string SleefVersion() {
+#if defined(VLAK_LAB_HAVE_SLEEF)
+  return std::to_string(SLEEF_VERSION_MAJOR) + "." + std::to_string(SLEEF_VERSION_MINOR) + "." +
+         std::to_string(SLEEF_VERSION_PATCHLEVEL);
+#else
+  return "";
+#endif
+}
+
+#if defined(VLAK_LAB_HAVE_SLEEF) && defined(__x86_64__)
+namespace {
+
+__attribute__((target("avx512f"))) void SleefExp16(const float* x, float* y, size_t n) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, Sleef_expf16_u10(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, m, Sleef_expf16_u10(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+__attribute__((target("avx2,fma"))) void SleefExp8(const float* x, float* y, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Sleef_expf8_u10(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    float buf[8] = {0};
+    for (size_t j = 0; j < n - i; ++j) buf[j] = x[i + j];
+    _mm256_storeu_ps(buf, Sleef_expf8_u10(_mm256_loadu_ps(buf)));
+    for (size_t j = 0; j < n - i; ++j) y[i + j] = buf[j];
+  }
+}
+
+}  // namespace
+#endif
+
+bool SleefIsaSupported(const std::string& isa) {
+#if defined(VLAK_LAB_HAVE_SLEEF)
+  if (isa == "scalar") return true;
+#if defined(__x86_64__)
+  if (isa == "avx512") return __builtin_cpu_supports("avx512f");
+  if (isa == "avx2") return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+#endif
+  (void)isa;
+  return false;
+}
+
+void SleefExpF32(const std::string& isa, const float* x, float* y, size_t n) {
+#if defined(VLAK_LAB_HAVE_SLEEF)
+#if defined(__x86_64__)
+  if (isa == "avx512") return SleefExp16(x, y, n);
+  if (isa == "avx2") return SleefExp8(x, y, n);
+#endif
+  for (size_t i = 0; i < n; ++i) y[i] = Sleef_expf_u10(x[i]);
+#else
+  (void)isa, (void)x, (void)y, (void)n;
+#endif
+}
+
+void SetOmpThreads(int threads) {
+#if defined(_OPENMP)
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
+}  // namespace vlak::lab

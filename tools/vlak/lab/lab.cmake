@@ -1,0 +1,109 @@
+# The lab behind `vlak bench` and `vlak report` (issue 4), included by tools/CMakeLists.txt:
+# a static library the CLI and tests/lab link, the built-in suites, the plain C reference kernels
+# compiled by gcc and by clang, and the optional library baselines.
+set(_lab ${CMAKE_CURRENT_SOURCE_DIR}/vlak/lab)
+set(_ref ${PROJECT_SOURCE_DIR}/bench/ref)
+
+# ---- built-in suites: bench/suites/*.txt compiled in -------------------------------------------
+file(GLOB _suite_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/bench/suites/*.txt)
+set(_suites_cc ${CMAKE_CURRENT_BINARY_DIR}/lab_suites.cc)
+add_custom_command(OUTPUT ${_suites_cc}
+  COMMAND ${CMAKE_COMMAND} -DDIR=${PROJECT_SOURCE_DIR}/bench/suites -DOUT=${_suites_cc} -P ${_lab}/embed_suites.cmake
+  DEPENDS ${_suite_files} ${_lab}/embed_suites.cmake
+  COMMENT "Embedding the lab's built-in suites" VERBATIM)
+
+add_library(vlak_lab STATIC
+  ${_lab}/baselines.cc ${_lab}/json.cc ${_lab}/machine.cc ${_lab}/op_exp.cc ${_lab}/op_softmax.cc
+  ${_lab}/ops.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
+  ${_lab}/svg.cc ${_suites_cc})
+target_include_directories(vlak_lab PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/vlak ${PROJECT_SOURCE_DIR}/src
+                                           ${CMAKE_CURRENT_SOURCE_DIR}/qemu-icount)
+target_link_libraries(vlak_lab PUBLIC vlak_static)
+if(OpenMP_CXX_FOUND)
+  target_link_libraries(vlak_lab PUBLIC OpenMP::OpenMP_CXX)
+endif()
+# seed 000's kernels (also linked into the CLI itself) for the seed-scalar / seed-rvv rows
+target_sources(vlak_lab PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/vlak/seed_softmax.cc)
+
+execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _git_rc)
+if(NOT _git_rc EQUAL 0)
+  set(_commit "unknown")
+endif()
+target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}" VLAK_LAB_GIT_COMMIT="${_commit}")
+
+# ---- the plain C reference, built by gcc and by clang with auto-vectorisation for the target ----
+# Called directly (not through CMake's C compiler settings) so each gets exactly the flags a
+# programmer would give it: -O3 for this ISA, and -fopenmp-simd for the loops' `omp simd`.
+if(CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_PROCESSOR MATCHES "riscv64")
+  set(_isa -march=${VLAK_RISCV_MARCH} -mabi=lp64d)
+  find_program(VLAK_LAB_GCC NAMES riscv64-linux-gnu-gcc riscv64-linux-gnu-gcc-12 NO_CMAKE_FIND_ROOT_PATH)
+  set(VLAK_LAB_CLANG ${CMAKE_C_COMPILER})
+  set(_clang_target --target=riscv64-linux-gnu)
+elseif(NOT CMAKE_CROSSCOMPILING)
+  set(_isa -march=native)
+  find_program(VLAK_LAB_GCC NAMES gcc gcc-12)
+  find_program(VLAK_LAB_CLANG NAMES clang-19 clang)
+  set(_clang_target "")
+endif()
+set(_cref_gcc_flags -O3 ${_isa} -fopenmp-simd)
+set(_cref_clang_flags ${_clang_target} -O3 ${_isa} -fopenmp-simd)
+foreach(cc gcc clang)
+  string(TOUPPER ${cc} CC)
+  if(NOT VLAK_LAB_${CC})
+    message(STATUS "vlak lab: no ${cc} for the C reference: c-${cc} will show as not built")
+    continue()
+  endif()
+  set(_objs "")
+  foreach(src softmax exp)
+    set(_o ${CMAKE_CURRENT_BINARY_DIR}/cref_${cc}_${src}.o)
+    set(_extra "")
+    if(cc STREQUAL "clang")
+      set(_extra -Wno-pass-failed)  # an `omp simd` loop it cannot vectorise is a result, not a build problem
+    endif()
+    add_custom_command(OUTPUT ${_o}
+      COMMAND ${VLAK_LAB_${CC}} ${_cref_${cc}_flags} -fPIC ${_extra} -DVLAK_REF_PREFIX=vlak_ref_${cc}_
+              -c ${_ref}/${src}_ref.c -o ${_o}
+      DEPENDS ${_ref}/${src}_ref.c ${_ref}/ref_common.h
+      COMMENT "C reference ${src}_ref.c by ${cc}" VERBATIM)
+    list(APPEND _objs ${_o})
+  endforeach()
+  set_source_files_properties(${_objs} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  target_sources(vlak_lab PRIVATE ${_objs})
+  string(REPLACE ";" " " _flags_text "${_cref_${cc}_flags}")
+  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_CREF_${CC}=1 "VLAK_LAB_CREF_${CC}_FLAGS=\"${_flags_text}\"")
+  message(STATUS "vlak lab: C reference by ${VLAK_LAB_${CC}} ${_flags_text}")
+endforeach()
+
+# ---- library baselines (optional: a missing one is reported as not built) ----------------------
+# Not find_package(dnnl): Debian's dnnl-config.cmake demands OpenCL, which the CPU API never uses.
+find_path(XNNPACK_INCLUDE_DIR xnnpack.h)
+find_library(XNNPACK_LIBRARY XNNPACK)
+find_library(PTHREADPOOL_LIBRARY pthreadpool)
+if(XNNPACK_INCLUDE_DIR AND XNNPACK_LIBRARY AND PTHREADPOOL_LIBRARY)
+  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_XNNPACK=1)
+  target_include_directories(vlak_lab SYSTEM PRIVATE ${XNNPACK_INCLUDE_DIR})
+  target_link_libraries(vlak_lab PUBLIC ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY})
+  execute_process(COMMAND dpkg-query -W -f=\${Version} libxnnpack-dev OUTPUT_VARIABLE _xv ERROR_QUIET)
+  if(_xv)
+    target_compile_definitions(vlak_lab PRIVATE "VLAK_LAB_XNNPACK_VERSION=\"Debian ${_xv}\"")
+  endif()
+endif()
+find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+find_library(DNNL_LIBRARY dnnl)
+if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
+  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_ONEDNN=1)
+  target_include_directories(vlak_lab SYSTEM PRIVATE ${DNNL_INCLUDE_DIR})
+  target_link_libraries(vlak_lab PUBLIC ${DNNL_LIBRARY})
+endif()
+find_path(SLEEF_INCLUDE_DIR sleef.h)
+find_library(SLEEF_LIBRARY sleef)
+if(SLEEF_INCLUDE_DIR AND SLEEF_LIBRARY)
+  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_SLEEF=1)
+  target_include_directories(vlak_lab SYSTEM PRIVATE ${SLEEF_INCLUDE_DIR})
+  target_link_libraries(vlak_lab PUBLIC ${SLEEF_LIBRARY})
+endif()
+message(STATUS "vlak lab baselines: xnnpack=${XNNPACK_LIBRARY} onednn=${DNNL_LIBRARY} sleef=${SLEEF_LIBRARY}")
+
+target_sources(vlak_cli PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/vlak/cmd_bench.cc ${CMAKE_CURRENT_SOURCE_DIR}/vlak/cmd_report.cc)
+target_link_libraries(vlak_cli PRIVATE vlak_lab)

@@ -1,0 +1,205 @@
+// exp f32 over n elements: the lab's view of it.
+//   bytes: 8 per element (read x, write y).
+//   input: uniform [-87.3, 88.7] (the domain the variants' bounds are stated on: no overflow,
+//          no denormal results); reference: exp in float64.
+//   bound: each vlak variant's relative bound (exp_bounds.h) where the reference is a normal
+//          float; libraries are measured, not judged.
+//   threads: the lab splits the array into equal blocks, one per OpenMP thread, for every
+//          implementation except oneDNN, which threads itself.
+#include <cfloat>
+#include <cmath>
+#include <random>
+
+#include "lab/baselines.h"
+#include "lab/exp_bounds.h"
+#include "lab/ops.h"
+#include "vlak/vlak.h"
+
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace vlak::lab {
+namespace {
+
+using ArrayFn = std::function<bool(const float* x, float* y, size_t n)>;
+
+std::string TargetMissing(vlak_target t) {
+  if (!vlak_target_compiled(t)) return std::string("not compiled in (") + vlak_target_name(t) + ")";
+  if (!vlak_target_supported(t)) return std::string("CPU lacks ") + vlak_target_name(t);
+  return "";
+}
+
+ImplDef ArrayImpl(const std::string& name, const std::string& kind, const std::string& what,
+                  std::function<std::string()> missing, int target, ArrayFn fn) {
+  ImplDef d;
+  d.name = name;
+  d.kind = kind;
+  d.description = what;
+  d.unavailable = std::move(missing);
+  d.prepare = [fn, target](const Problem& p, float* y, int threads, std::string*) {
+    Prepared pr;
+    if (target != -2) {  // -2: not vlak code
+      const auto t = static_cast<vlak_target>(target < 0 ? DefaultVlakTarget() : target);
+      pr.target = vlak_target_name(t);
+      pr.select = [t] { vlak_set_target(t); };
+    }
+    pr.run = [&p, y, threads, fn] {
+      bool ok = true;
+      ParallelBlocks(threads, p.x.size(), [&](size_t b, size_t e) {
+        if (e > b && !fn(p.x.data() + b, y + b, e - b)) ok = false;
+      });
+      return ok;
+    };
+    return pr;
+  };
+  return d;
+}
+
+ImplDef VlakExpImpl(vlak_exp_variant v, int target) {
+  const std::string vn = vlak_exp_variant_name(v);
+  const std::string tn = target < 0 ? "" : vlak_target_name(static_cast<vlak_target>(target));
+  const std::string name = "vlak-" + vn + (target < 0 ? "" : "@" + tn);
+  ImplDef d = ArrayImpl(
+      name, "vlak", "vlak_exp_f32 " + vn + (target < 0 ? " on the target the library picks" : " forced to " + tn),
+      [target] { return target < 0 ? std::string() : TargetMissing(static_cast<vlak_target>(target)); }, target,
+      [v](const float* x, float* y, size_t n) { return vlak_exp_f32(n, x, y, v) == VLAK_OK; });
+  d.bound = ExpVariantBound(v);
+  return d;
+}
+
+ImplDef OnednnExpImpl() {
+  ImplDef d;
+  d.name = "onednn";
+  d.kind = "library";
+  d.description = "oneDNN eltwise_forward eltwise_exp (its own ISA choice), OpenMP threads";
+  d.unavailable = OnednnMissing;
+  d.prepare = [](const Problem& p, float* y, int threads, std::string* err) {
+    Prepared pr;
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+    try {
+      struct State {
+        dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+        dnnl::stream s{eng};
+        dnnl::memory src, dst;
+        dnnl::eltwise_forward prim;
+      };
+      auto st = std::make_shared<State>();
+      const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(p.x.size())}, dnnl::memory::data_type::f32,
+                                  dnnl::memory::format_tag::a);
+      st->src = dnnl::memory(md, st->eng, const_cast<float*>(p.x.data()));
+      st->dst = dnnl::memory(md, st->eng, y);
+      const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_exp, md, 0.f, 0.f);
+      st->prim = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, st->eng));
+      pr.select = [threads] { SetOmpThreads(threads); };
+      pr.run = [st] {
+        st->prim.execute(st->s, {{DNNL_ARG_SRC, st->src}, {DNNL_ARG_DST, st->dst}});
+        st->s.wait();
+        return true;
+      };
+    } catch (const std::exception& e) {
+      *err = std::string("oneDNN: ") + e.what();
+      pr.run = nullptr;
+    }
+#else
+    (void)p, (void)y, (void)threads, (void)err;
+#endif
+    return pr;
+  };
+  return d;
+}
+
+ImplDef SleefImpl(const std::string& name, const std::string& isa) {
+  return ArrayImpl(
+      name, "library", "SLEEF expf u10 (" + (isa == "best" ? std::string("widest vector the CPU has") : isa) + ")",
+      [isa] {
+        const std::string m = SleefMissing();
+        if (!m.empty()) return m;
+#if !defined(__x86_64__)
+        if (isa != "best" && isa != "scalar") return isa + " is x86 only";
+#endif
+        if (isa != "best" && !SleefIsaSupported(isa)) return "CPU lacks " + isa;
+        return std::string();
+      },
+      -2, [isa](const float* x, float* y, size_t n) {
+        std::string use = isa;
+        if (use == "best") use = SleefIsaSupported("avx512") ? "avx512" : SleefIsaSupported("avx2") ? "avx2" : "scalar";
+        SleefExpF32(use, x, y, n);
+        return true;
+      });
+}
+
+}  // namespace
+
+OpDef MakeExpOp() {
+  OpDef op;
+  op.name = "exp";
+  op.shape_syntax = "N (elements, e.g. 4096, 1M)";
+  op.size_label = "n";
+  op.bytes_formula = "8 bytes/element (read x, write y)";
+  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
+    if (dims.size() == 1) return true;
+    *err = "exp shapes are one number of elements (e.g. 65536)";
+    return false;
+  };
+  op.bytes_per_run = [](const Shape& s) { return 8.0 * static_cast<double>(s.Elements()); };
+  op.make_problem = [](Problem* p) {
+    const size_t n = p->shape.Elements();
+    p->x.resize(n);
+    p->ref.resize(n);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-87.3f, 88.7f);
+    for (size_t i = 0; i < n; ++i) {
+      p->x[i] = u(rng);
+      p->ref[i] = std::exp(static_cast<double>(p->x[i]));
+    }
+  };
+  op.accuracy = [](const Problem& p, const float* y, double eps) {
+    Accuracy a = ElementwiseAccuracy(p.ref, y, FLT_MIN);
+    if (!std::isnan(eps)) a.bound_ok = a.nonfinite == 0 && a.max_rel <= eps ? 1 : 0;
+    return a;
+  };
+  op.bound_text = [](double eps) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "rel<=%.2g", eps);
+    return std::string(buf);
+  };
+  op.baselines = {"sleef", "onednn", "naive"};
+
+  for (int v = VLAK_EXP_SCHRAUDOLPH; v <= VLAK_EXP_PRECISE; ++v) op.impls.push_back(VlakExpImpl(static_cast<vlak_exp_variant>(v), -1));
+  for (int t = VLAK_TARGET_SCALAR; t <= VLAK_TARGET_RVV; ++t) {
+    if (!vlak_target_compiled(static_cast<vlak_target>(t))) continue;
+    for (int v = VLAK_EXP_SCHRAUDOLPH; v <= VLAK_EXP_PRECISE; ++v) op.impls.push_back(VlakExpImpl(static_cast<vlak_exp_variant>(v), t));
+  }
+  op.impls.push_back(ArrayImpl("naive", "libm", "a loop over libm expf, the project's compiler and flags",
+                               [] { return std::string(); }, -2, [](const float* x, float* y, size_t n) {
+                                 for (size_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+                                 return true;
+                               }));
+  op.impls.push_back(ArrayImpl("c-gcc", "compiler", "bench/ref/exp_ref.c built by gcc: " + CrefFlags("gcc"),
+                               [] { return CrefMissing("gcc"); }, -2, [](const float* x, float* y, size_t n) {
+#if defined(VLAK_LAB_HAVE_CREF_GCC)
+                                 vlak_ref_gcc_exp_f32(x, y, n);
+                                 return true;
+#else
+                                 (void)x, (void)y, (void)n;
+                                 return false;
+#endif
+                               }));
+  op.impls.push_back(ArrayImpl("c-clang", "compiler", "bench/ref/exp_ref.c built by clang: " + CrefFlags("clang"),
+                               [] { return CrefMissing("clang"); }, -2, [](const float* x, float* y, size_t n) {
+#if defined(VLAK_LAB_HAVE_CREF_CLANG)
+                                 vlak_ref_clang_exp_f32(x, y, n);
+                                 return true;
+#else
+                                 (void)x, (void)y, (void)n;
+                                 return false;
+#endif
+                               }));
+  op.impls.push_back(SleefImpl("sleef", "best"));
+  op.impls.push_back(SleefImpl("sleef@avx2", "avx2"));  // listed everywhere so suites stay portable
+  op.impls.push_back(OnednnExpImpl());
+  return op;
+}
+
+}  // namespace vlak::lab

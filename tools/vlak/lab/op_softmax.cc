@@ -1,0 +1,344 @@
+// softmax f32, rows x cols, row-wise: the lab's view of it.
+//   bytes: 8 per element (read x, write y), as bench_softmax and DESIGN.md count them, whatever
+//          the algorithm really re-reads (the three-pass kernel reads y back: that is its cost).
+//   input: uniform [-10, 10] (bench_softmax's data); reference: SoftmaxReferenceF64 per row.
+//   bound: issue 3's accurate-mode bar, rel <= B + 6e-8 |x - max(x)| where ref >= 1e-30 (else
+//          abs <= 1e-30), with B = max(1e-6, 2 eps) for an implementation whose exp is good to
+//          eps relative (y = e_i / sum e_j carries the error of the numerator and of the sum).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include "lab/baselines.h"
+#include "lab/exp_bounds.h"
+#include "lab/ops.h"
+#include "ops/softmax/softmax.h"
+#include "vlak/vlak.h"
+
+#include "seed_softmax.h"
+#if defined(VLAK_LAB_HAVE_XNNPACK)
+#include <pthreadpool.h>
+#include <xnnpack.h>
+#endif
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace vlak::lab {
+namespace {
+
+size_t Rows(const Problem& p) { return p.shape.dims[0]; }
+size_t Cols(const Problem& p) { return p.shape.dims[1]; }
+
+// Runs fn(x_row_block, y_row_block, rows_in_block) over the rows on `threads` threads.
+template <class Fn>
+bool ForRowBlocks(const Problem& p, float* y, int threads, Fn fn) {
+  const size_t cols = Cols(p);
+  bool ok = true;
+  ParallelBlocks(threads, Rows(p), [&](size_t r0, size_t r1) {
+    if (r1 > r0 && !fn(p.x.data() + r0 * cols, y + r0 * cols, r1 - r0)) ok = false;
+  });
+  return ok;
+}
+
+std::string TargetMissing(vlak_target t) {
+  if (!vlak_target_compiled(t)) return std::string("not compiled in (") + vlak_target_name(t) + ")";
+  if (!vlak_target_supported(t)) return std::string("CPU lacks ") + vlak_target_name(t);
+  return "";
+}
+
+// vlak's public kernel on one target (-1: the one the library picks), one algorithm and flags.
+ImplDef VlakImpl(const std::string& name, int target, SoftmaxAlgo algo, unsigned flags, double eps,
+                 const std::string& what) {
+  ImplDef d;
+  d.name = name;
+  d.kind = "vlak";
+  d.description = what;
+  d.bound = eps;
+  d.unavailable = [target] { return target < 0 ? std::string() : TargetMissing(static_cast<vlak_target>(target)); };
+  d.prepare = [target, algo, flags](const Problem& p, float* y, int threads, std::string* err) {
+    Prepared pr;
+    const auto t = static_cast<vlak_target>(target < 0 ? DefaultVlakTarget() : target);
+    pr.target = vlak_target_name(t);
+    pr.select = [t, threads] {
+      vlak_set_target(t);
+      vlak_set_num_threads(threads);
+    };
+    pr.run = [&p, y, algo, flags] {
+      const size_t cols = Cols(p);
+      return SoftmaxF32(Rows(p), cols, p.x.data(), cols, y, cols, flags, algo) == VLAK_OK;
+    };
+    (void)err;
+    return pr;
+  };
+  return d;
+}
+
+// The three-pass kernel with a chosen exp variant and LMUL (what `vlak hackathon` tabulates).
+ImplDef VariantImpl(vlak_exp_variant v, int pow2) {
+  ImplDef d;
+  d.name = std::string("vlak-") + vlak_exp_variant_name(v) + "-m" + std::to_string(1 << pow2);
+  d.kind = "vlak";
+  d.description = std::string("three-pass, exp ") + vlak_exp_variant_name(v) + ", LMUL " + std::to_string(1 << pow2) +
+                  ", rows split by the lab";
+  d.lmul = 1 << pow2;
+  d.bound = ExpVariantBound(v);
+  d.prepare = [v, pow2](const Problem& p, float* y, int threads, std::string*) {
+    Prepared pr;
+    const auto t = static_cast<vlak_target>(DefaultVlakTarget());
+    pr.target = vlak_target_name(t);
+    pr.select = [t] { vlak_set_target(t); };
+    pr.run = [&p, y, v, pow2, threads] {
+      const size_t cols = Cols(p);
+      return ForRowBlocks(p, y, threads, [&](const float* x, float* yy, size_t rows) {
+        for (size_t r = 0; r < rows; ++r) {
+          if (!SoftmaxVariantRow(v, pow2, x + r * cols, yy + r * cols, cols)) return false;
+        }
+        return true;
+      });
+    };
+    return pr;
+  };
+  return d;
+}
+
+// A per-row-block C function (the naive loop, the compilers' C, the seed's code).
+ImplDef RowFnImpl(const std::string& name, const std::string& kind, const std::string& what,
+                  std::function<std::string()> missing,
+                  std::function<bool(const float*, float*, size_t rows, size_t cols)> fn) {
+  ImplDef d;
+  d.name = name;
+  d.kind = kind;
+  d.description = what;
+  d.unavailable = std::move(missing);
+  d.prepare = [fn](const Problem& p, float* y, int threads, std::string*) {
+    Prepared pr;
+    pr.run = [&p, y, threads, fn] {
+      return ForRowBlocks(p, y, threads, [&](const float* x, float* yy, size_t rows) { return fn(x, yy, rows, Cols(p)); });
+    };
+    return pr;
+  };
+  return d;
+}
+
+// The loop everyone writes first: libm expf, three passes, compiled with the project's flags.
+bool NaiveRows(const float* x, float* y, size_t rows, size_t cols) {
+  for (size_t r = 0; r < rows; ++r, x += cols, y += cols) {
+    float m = x[0];
+    for (size_t i = 1; i < cols; ++i) m = std::max(m, x[i]);
+    float s = 0;
+    for (size_t i = 0; i < cols; ++i) s += (y[i] = std::exp(x[i] - m));
+    for (size_t i = 0; i < cols; ++i) y[i] /= s;
+  }
+  return true;
+}
+
+#if defined(VLAK_LAB_HAVE_XNNPACK)
+// One pthreadpool per thread count, kept for the whole run (creating one per call would time
+// thread creation, not softmax).
+pthreadpool_t XnnPool(int threads) {
+  static pthreadpool_t pools[256] = {};
+  if (threads <= 1) return nullptr;
+  const int i = std::min(threads, 255);
+  if (pools[i] == nullptr) pools[i] = pthreadpool_create(static_cast<size_t>(i));
+  return pools[i];
+}
+#endif
+
+ImplDef XnnpackImpl() {
+  ImplDef d;
+  d.name = "xnnpack";
+  d.kind = "library";
+  d.description = "XNNPACK xnn_create_softmax_nc_f32 (its own ISA choice), pthreadpool threads";
+  d.unavailable = XnnpackMissing;
+  d.prepare = [](const Problem& p, float* y, int threads, std::string* err) {
+    Prepared pr;
+#if defined(VLAK_LAB_HAVE_XNNPACK)
+    if (xnn_initialize(nullptr) != xnn_status_success) {
+      *err = "xnn_initialize failed";
+      return pr;
+    }
+    xnn_operator_t op = nullptr;
+    const size_t cols = Cols(p);
+    if (xnn_create_softmax_nc_f32(cols, cols, cols, 0, &op) != xnn_status_success) {
+      *err = "xnn_create_softmax_nc_f32 failed";
+      return pr;
+    }
+    std::shared_ptr<xnn_operator> holder(op, [](xnn_operator_t o) { xnn_delete_operator(o); });
+    pthreadpool_t pool = XnnPool(threads);
+    if (xnn_setup_softmax_nc_f32(op, Rows(p), p.x.data(), y, pool) != xnn_status_success) {
+      *err = "xnn_setup_softmax_nc_f32 failed";
+      return pr;
+    }
+    pr.run = [holder, pool] { return xnn_run_operator(holder.get(), pool) == xnn_status_success; };
+#else
+    (void)p, (void)y, (void)threads, (void)err;
+#endif
+    return pr;
+  };
+  return d;
+}
+
+ImplDef OnednnImpl() {
+  ImplDef d;
+  d.name = "onednn";
+  d.kind = "library";
+  d.description = "oneDNN softmax_forward (its own ISA choice), OpenMP threads";
+  d.unavailable = OnednnMissing;
+  d.prepare = [](const Problem& p, float* y, int threads, std::string* err) {
+    Prepared pr;
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+    try {
+      struct State {
+        dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+        dnnl::stream s{eng};
+        dnnl::memory src, dst;
+        dnnl::softmax_forward prim;
+      };
+      auto st = std::make_shared<State>();
+      const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(Rows(p)), static_cast<dnnl::memory::dim>(Cols(p))},
+                                  dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
+      st->src = dnnl::memory(md, st->eng, const_cast<float*>(p.x.data()));
+      st->dst = dnnl::memory(md, st->eng, y);
+      const dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1);
+      st->prim = dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(desc, st->eng));
+      pr.select = [threads] { SetOmpThreads(threads); };
+      pr.run = [st] {
+        st->prim.execute(st->s, {{DNNL_ARG_SRC, st->src}, {DNNL_ARG_DST, st->dst}});
+        st->s.wait();
+        return true;
+      };
+    } catch (const std::exception& e) {
+      *err = std::string("oneDNN: ") + e.what();
+      pr.run = nullptr;
+    }
+#else
+    (void)p, (void)y, (void)threads, (void)err;
+#endif
+    return pr;
+  };
+  return d;
+}
+
+Accuracy SoftmaxAccuracy(const Problem& p, const float* y, double eps) {
+  Accuracy a = ElementwiseAccuracy(p.ref, y, 1e-30);
+  if (std::isnan(eps)) return a;
+  const double base = std::max(1e-6, 2 * eps);
+  const size_t rows = Rows(p), cols = Cols(p);
+  bool ok = a.nonfinite == 0;
+  for (size_t r = 0; r < rows && ok; ++r) {
+    const float* x = p.x.data() + r * cols;
+    const double* ref = p.ref.data() + r * cols;
+    const float* yr = y + r * cols;
+    const float m = *std::max_element(x, x + cols);
+    for (size_t i = 0; i < cols; ++i) {
+      const double d = std::fabs(static_cast<double>(yr[i]) - ref[i]);
+      const bool fine = ref[i] >= 1e-30 ? d <= (base + 6e-8 * std::fabs(static_cast<double>(x[i]) - m)) * ref[i]
+                                        : d <= 1e-30;
+      if (!fine) {
+        ok = false;
+        break;
+      }
+    }
+  }
+  a.bound_ok = ok ? 1 : 0;
+  return a;
+}
+
+}  // namespace
+
+OpDef MakeSoftmaxOp() {
+  OpDef op;
+  op.name = "softmax";
+  op.shape_syntax = "ROWSxCOLS (e.g. 1x2048, 256x2048)";
+  op.size_label = "cols";
+  op.bytes_formula = "8 bytes/element (read x, write y)";
+  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
+    if (dims.size() == 2) return true;
+    *err = "softmax shapes are ROWSxCOLS (e.g. 1x2048)";
+    return false;
+  };
+  op.bytes_per_run = [](const Shape& s) { return 8.0 * static_cast<double>(s.Elements()); };
+  op.make_problem = [](Problem* p) {
+    const size_t rows = p->shape.dims[0], cols = p->shape.dims[1];
+    p->x.resize(rows * cols);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-10.0f, 10.0f);
+    for (auto& v : p->x) v = u(rng);
+    p->ref.resize(rows * cols);
+    for (size_t r = 0; r < rows; ++r) SoftmaxReferenceF64(p->x.data() + r * cols, cols, p->ref.data() + r * cols, 0);
+  };
+  op.accuracy = SoftmaxAccuracy;
+  op.bound_text = [](double eps) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "rel<=%.1e+6e-8|x-max|", std::max(1e-6, 2 * eps));
+    return std::string(buf);
+  };
+  op.baselines = {"xnnpack", "onednn", "naive"};
+
+  const double accurate = ExpVariantBound(VLAK_EXP_ACCURATE);
+  op.impls.push_back(VlakImpl("vlak", -1, SoftmaxAlgo::kAuto, 0, accurate,
+                              "vlak_softmax_f32 on the target the library picks (accurate exp)"));
+  for (int t = VLAK_TARGET_SCALAR; t <= VLAK_TARGET_RVV; ++t) {
+    const auto target = static_cast<vlak_target>(t);
+    if (!vlak_target_compiled(target)) continue;
+    op.impls.push_back(VlakImpl(std::string("vlak@") + vlak_target_name(target), t, SoftmaxAlgo::kAuto, 0, accurate,
+                                std::string("vlak_softmax_f32 forced to ") + vlak_target_name(target)));
+  }
+  op.impls.push_back(VlakImpl("vlak-3pass", -1, SoftmaxAlgo::kThreePass, 0, accurate, "three-pass kernel forced"));
+  op.impls.push_back(VlakImpl("vlak-2pass", -1, SoftmaxAlgo::kTwoPass, 0, accurate, "two-pass (Dukhan) kernel forced"));
+  op.impls.push_back(VlakImpl("vlak-fast", -1, SoftmaxAlgo::kAuto, VLAK_SOFTMAX_EXP_FAST,
+                              ExpVariantBound(VLAK_EXP_BITTRICK_P5), "VLAK_SOFTMAX_EXP_FAST (bit-trick exp)"));
+  op.impls.push_back(VlakImpl("vlak-precise", -1, SoftmaxAlgo::kAuto, VLAK_SOFTMAX_EXP_PRECISE,
+                              ExpVariantBound(VLAK_EXP_PRECISE), "VLAK_SOFTMAX_EXP_PRECISE (<= 1 ULP exp)"));
+  for (int v = VLAK_EXP_SCHRAUDOLPH; v <= VLAK_EXP_PRECISE; ++v) {
+    for (int k = 0; k <= 3; ++k) op.impls.push_back(VariantImpl(static_cast<vlak_exp_variant>(v), k));
+  }
+  op.impls.push_back(RowFnImpl("naive", "libm", "three loops with libm expf, the project's compiler and flags",
+                               [] { return std::string(); }, NaiveRows));
+  op.impls.push_back(RowFnImpl("c-gcc", "compiler", "bench/ref/softmax_ref.c built by gcc: " + CrefFlags("gcc"),
+                               [] { return CrefMissing("gcc"); },
+                               [](const float* x, float* y, size_t rows, size_t cols) {
+#if defined(VLAK_LAB_HAVE_CREF_GCC)
+                                 vlak_ref_gcc_softmax_f32(x, y, rows, cols);
+                                 return true;
+#else
+                                 (void)x, (void)y, (void)rows, (void)cols;
+                                 return false;
+#endif
+                               }));
+  op.impls.push_back(RowFnImpl("c-clang", "compiler", "bench/ref/softmax_ref.c built by clang: " + CrefFlags("clang"),
+                               [] { return CrefMissing("clang"); },
+                               [](const float* x, float* y, size_t rows, size_t cols) {
+#if defined(VLAK_LAB_HAVE_CREF_CLANG)
+                                 vlak_ref_clang_softmax_f32(x, y, rows, cols);
+                                 return true;
+#else
+                                 (void)x, (void)y, (void)rows, (void)cols;
+                                 return false;
+#endif
+                               }));
+  op.impls.push_back(XnnpackImpl());
+  op.impls.push_back(OnednnImpl());
+  op.impls.push_back(RowFnImpl("seed-scalar", "seed", "seed 000's scalar C (libm expf), not vectorised",
+                               [] { return std::string(); },
+                               [](const float* x, float* y, size_t rows, size_t cols) {
+                                 for (size_t r = 0; r < rows; ++r) cli::SeedScalarLibmSoftmax(x + r * cols, y + r * cols, cols);
+                                 return true;
+                               }));
+  op.impls.push_back(RowFnImpl("seed-rvv", "seed", "seed 000's RVV code (LMUL 8, bit-trick exp)",
+                               [] {
+                                 if (!vlak_target_compiled(VLAK_TARGET_RVV)) return std::string("RISC-V (rv64gcv build) only");
+                                 return vlak_target_supported(VLAK_TARGET_RVV) ? std::string() : std::string("CPU lacks V");
+                               },
+                               [](const float* x, float* y, size_t rows, size_t cols) {
+                                 for (size_t r = 0; r < rows; ++r) {
+                                   if (!cli::SeedRvvSoftmax(x + r * cols, y + r * cols, cols)) return false;
+                                 }
+                                 return true;
+                               }));
+  return op;
+}
+
+}  // namespace vlak::lab
