@@ -26,6 +26,20 @@
 
 namespace vlak::VLAK_NS {
 
+namespace exp_detail {
+// e^t - 1 = t + t^2 q(t) for t in [-ln2/2, ln2]: the polynomial alone, for callers that reduce
+// the argument themselves (softmax's two-pass keeps exp(x) as p * 2^n).
+template <class D>
+VFromD<D> ExpAccurateExpm1Reduced(D d, VFromD<D> t) {
+  const auto t2 = Mul(d, t, t);
+  auto q = MulAdd(d, Set(d, 0.0016222039703279734f), t, Set(d, 0.008325754664838314f));
+  q = MulAdd(d, q, t, Set(d, 0.041622526943683624f));
+  q = MulAdd(d, q, t, Set(d, 0.1666700541973114f));
+  q = MulAdd(d, q, t, Set(d, 0.5000020861625671f));
+  return MulAdd(d, t2, q, t);
+}
+}  // namespace exp_detail
+
 template <class D>
 VFromD<D> ExpAccurate(D d, VFromD<D> x) {
   static_assert(std::is_same_v<TFromD<D>, float>, "ExpAccurate takes f32 tags");
@@ -36,12 +50,7 @@ VFromD<D> ExpAccurate(D d, VFromD<D> x) {
   const auto n = Sub(d, b, Set(d, kMagic + 127.0f));
   auto t = NegMulAdd(d, n, Set(d, kLn2Hi), x);
   t = NegMulAdd(d, n, Set(d, kLn2Lo), t);
-  const auto t2 = Mul(d, t, t);
-  auto q = MulAdd(d, Set(d, 0.0016222039703279734f), t, Set(d, 0.008325754664838314f));
-  q = MulAdd(d, q, t, Set(d, 0.041622526943683624f));
-  q = MulAdd(d, q, t, Set(d, 0.1666700541973114f));
-  q = MulAdd(d, q, t, Set(d, 0.5000020861625671f));
-  const auto u = MulAdd(d, t2, q, t);
+  const auto u = ExpAccurateExpm1Reduced(d, t);
   const auto y = MulAdd(d, u, s, s);
   return IfThenElse(d, Lt(d, x, Set(d, -88.0f)), Zero(d), y);
 }

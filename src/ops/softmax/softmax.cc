@@ -16,10 +16,12 @@ namespace {
 
 constexpr unsigned kKnownFlags = VLAK_SOFTMAX_LOG | VLAK_SOFTMAX_SAFE | VLAK_SOFTMAX_EXP_MASK;
 
-// Rows at least this long use the two-pass kernel: below it the row (x and y, 8 bytes/element)
-// stays in L2 and three-pass's single exp per element wins; above it, bandwidth decides.
-// Measured crossover: see the softmax issue note (bench_softmax, two_pass vs three_pass).
-constexpr size_t kTwoPassMinCols = size_t{1} << 17;
+// Rows at least this long use the two-pass kernel. Measured on the 2-core AVX-512 machine, one
+// thread (bench_softmax, vlak_avx512_3pass vs _2pass): three-pass is faster at every size up to
+// 16M elements (28 vs 13 GB/s at 64K, 6.6 vs 6.0 at 16M): one core cannot compute the second exp
+// as fast as memory delivers the bytes two-pass saves. So auto stays three-pass through the
+// measured range; two-pass is kept for rows beyond it, where bandwidth per core only gets worse.
+constexpr size_t kTwoPassMinCols = size_t{1} << 26;
 
 // Parallelise only when each thread gets enough elements to pay for waking it.
 constexpr size_t kMinElementsPerThread = size_t{1} << 14;

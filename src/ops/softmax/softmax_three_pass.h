@@ -46,6 +46,16 @@ double ExpSum(D d, Exp exp, const float* x, float* y, size_t n, float m) {
   return total;
 }
 
+// y = exp(x - m) * factor: the second pass of the two-pass kernel.
+template <class D, class Exp>
+void ExpScale(D d, Exp exp, const float* x, float* y, size_t n, float m, float factor) {
+  const auto vm = Set(d, m);
+  const auto vf = Set(d, factor);
+  ForEachStrip(d, n, [&](auto ds, size_t i) {
+    StoreU(ds, Mul(ds, exp(ds, Sub(ds, LoadU(ds, x + i), vm)), vf), y + i);
+  });
+}
+
 template <class D>
 void Scale(D d, float* y, size_t n, float factor) {
   const auto vf = Set(d, factor);
