@@ -10,9 +10,14 @@
 
 #ifdef __cplusplus
 extern "C" {
+/* In C++ the enums get int as their fixed underlying type: the same ABI as in C, and any int a C
+ * caller passes is then a valid value that the checks can reject (not undefined behaviour). */
+#define VLAK_ENUM_BASE : int
+#else
+#define VLAK_ENUM_BASE
 #endif
 
-typedef enum vlak_status {
+typedef enum vlak_status VLAK_ENUM_BASE {
   VLAK_OK = 0,
   VLAK_ERROR_NULL_POINTER = 1,      /* a required pointer is NULL */
   VLAK_ERROR_INVALID_ARGUMENT = 2,  /* a size, stride, flag or enum value is out of range */
@@ -20,7 +25,7 @@ typedef enum vlak_status {
   VLAK_ERROR_TARGET_UNAVAILABLE = 4 /* the requested target is not compiled in or the CPU lacks it */
 } vlak_status;
 
-typedef enum vlak_target {
+typedef enum vlak_target VLAK_ENUM_BASE {
   VLAK_TARGET_SCALAR = 0,
   VLAK_TARGET_AVX2 = 1,   /* AVX2 + FMA */
   VLAK_TARGET_AVX512 = 2, /* AVX-512 F, BW, DQ, VL */
@@ -100,7 +105,7 @@ vlak_status vlak_softmax_f32(size_t rows, size_t cols, const float* x, size_t x_
  *   PRECISE      max 0.88 ULP (<= 1)         on every float, denormal results kept
  * Every variant gives exp(-inf) = +0, exp(NaN) = NaN, +inf on overflow and +0 on underflow (the
  * denormal for PRECISE). Results are bit-identical on every target. */
-typedef enum vlak_exp_variant {
+typedef enum vlak_exp_variant VLAK_ENUM_BASE {
   VLAK_EXP_SCHRAUDOLPH = 0,
   VLAK_EXP_BITTRICK_P3 = 1,
   VLAK_EXP_BITTRICK_P5 = 2,
