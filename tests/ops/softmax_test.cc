@@ -15,12 +15,17 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Runs fn once per supported target with that target forced; restores the default after.
+// On RISC-V with V the scalar target is left to the rv64gc build, which tests it once: its results
+// do not depend on VLEN, and emulating it at every VLEN would triple the qemu time for nothing.
 template <typename Fn>
 void ForEachTarget(Fn fn) {
   const vlak_target saved = vlak_active_target();
   for (int i = VLAK_TARGET_SCALAR; i <= VLAK_TARGET_RVV; ++i) {
     const auto t = static_cast<vlak_target>(i);
     if (!vlak_target_supported(t)) continue;
+#if defined(__riscv)
+    if (t == VLAK_TARGET_SCALAR && vlak_target_supported(VLAK_TARGET_RVV)) continue;
+#endif
     ASSERT_EQ(vlak_set_target(t), VLAK_OK);
     SCOPED_TRACE(std::string("target ") + vlak_target_name(t));
     fn();
@@ -51,10 +56,9 @@ std::vector<float> Row(size_t n, Dist dist, uint32_t seed) {
 
 // The bar for accurate mode: relative 1e-6 + 6e-8 * |x - max| where y_ref >= 1e-30,
 // absolute 1e-30 below.
-void ExpectSoftmaxAccurate(const std::vector<float>& x, const float* y, unsigned flags, const char* what) {
+void ExpectSoftmaxAccurate(const std::vector<float>& x, const float* y, const std::vector<double>& ref,
+                           const char* what) {
   const size_t n = x.size();
-  std::vector<double> ref(n);
-  vlak::SoftmaxReferenceF64(x.data(), n, ref.data(), flags);
   double m = -INFINITY;
   for (float v : x) m = std::max(m, static_cast<double>(v));
   size_t bad = 0;
@@ -72,6 +76,12 @@ void ExpectSoftmaxAccurate(const std::vector<float>& x, const float* y, unsigned
       ADD_FAILURE() << what << " n=" << n << " i=" << i << " y=" << y[i] << " ref=" << ref[i];
     }
   }
+}
+
+void ExpectSoftmaxAccurate(const std::vector<float>& x, const float* y, unsigned flags, const char* what) {
+  std::vector<double> ref(x.size());
+  vlak::SoftmaxReferenceF64(x.data(), x.size(), ref.data(), flags);
+  ExpectSoftmaxAccurate(x, y, ref, what);
 }
 
 void ExpectLogSoftmax(const std::vector<float>& x, const float* y, unsigned flags, const char* what) {
@@ -149,17 +159,25 @@ TEST(Softmax, LogSoftmax) {
 }
 
 TEST(Softmax, TenMillionElementRowKeepsSumAccurate) {
-  // Uniform [0, 1): every y is ~1e-7, so the sum's relative error shows directly in each y.
+  // Uniform [0, 1): every y is ~1/n, so the sum's relative error shows directly in each y. The
+  // blocked summation is generic code; under qemu (RISC-V) 2e6 elements keep the run to seconds,
+  // natively the full 1e7.
+#if defined(__riscv)
+  const size_t n = 2'000'000;
+#else
   const size_t n = 10'000'000;
+#endif
   std::vector<float> x(n);
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   for (auto& v : x) v = u(rng);
   std::vector<float> y(n);
+  std::vector<double> ref(n);
+  vlak::SoftmaxReferenceF64(x.data(), n, ref.data(), 0);
   ForEachTarget([&] {
     for (auto algo : {vlak::SoftmaxAlgo::kThreePass, vlak::SoftmaxAlgo::kTwoPass}) {
       ASSERT_EQ(vlak::SoftmaxF32(1, n, x.data(), n, y.data(), n, 0, algo), VLAK_OK);
-      ExpectSoftmaxAccurate(x, y.data(), 0, "1e7");
+      ExpectSoftmaxAccurate(x, y.data(), ref, "1e7");
     }
   });
 }
