@@ -223,6 +223,13 @@ TEST(Softmax, SpecialValues) {
           }
         }
       }
+      // A NaN inside a run of -inf longer than a two-pass block is still a NaN row.
+      std::vector<float> masked(9000, -kInf);
+      masked[8000] = 1.0f;
+      masked[100] = kNaN;
+      std::vector<float> my(masked.size());
+      ASSERT_EQ(vlak::SoftmaxF32(1, masked.size(), masked.data(), masked.size(), my.data(), my.size(), 0, algo), VLAK_OK);
+      for (float v : my) ASSERT_TRUE(std::isnan(v));
       // All -inf: NaN by default, zeros with SAFE, -inf for log + SAFE.
       const std::vector<float> minf(40, -kInf);
       std::vector<float> y(40, 7.0f);

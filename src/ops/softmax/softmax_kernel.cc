@@ -17,7 +17,9 @@
 namespace vlak::VLAK_NS {
 namespace {
 
-// LMUL per target: see bench_softmax for the measurement behind each choice.
+// LMUL per target. RVV: m8 retires the fewest instructions (scripts/rvv-hackathon-table: 10.2K
+// at VLEN 128 vs 17.1K at m4, despite spills). x86: 2 registers per group; LMUL 1/2/4 measured
+// within noise for the exp kernels on AVX-512, not re-measured for softmax.
 #if defined(VLAK_SIMD_RVV)
 constexpr int kPow2 = 3;
 #elif defined(VLAK_SIMD_SCALAR)
@@ -50,7 +52,7 @@ VFromD<D> ExpVariant(D d, VFromD<D> x) {
 // lost to it even at 16M elements (compute-bound on one core).
 constexpr size_t kTwoPassBlock = 4096;  // 16 KiB of x: stays in L1 between the two block reads
 
-// Returns false (nothing written) for rows with +inf or NaN: three-pass handles those.
+// Returns false (nothing written) for rows with +inf, NaN or an all -inf block.
 template <unsigned kExp>
 bool TwoPass(const float* x, float* y, size_t n) {
   const DF d;
@@ -59,8 +61,9 @@ bool TwoPass(const float* x, float* y, size_t n) {
   float row_max = -kInf;
   for (size_t b = 0; b < n; b += kTwoPassBlock) {
     const size_t len = n - b < kTwoPassBlock ? n - b : kTwoPassBlock;
+    // A block max of -inf may hide NaNs (Max skips them), +inf/NaN need the special rules:
+    // three-pass handles all of these rows.
     const float m = softmax_detail::RowMax(d, x + b, len);
-    if (m == -kInf) continue;  // a fully masked block adds nothing (or NaN, caught by the sum check)
     if (!std::isfinite(m)) return false;
     const double s = softmax_detail::ExpSum(d, exp, x + b, nullptr, len, m);
     if (m > row_max) {
@@ -70,7 +73,7 @@ bool TwoPass(const float* x, float* y, size_t n) {
       sum += s * std::exp(static_cast<double>(m) - row_max);
     }
   }
-  if (!std::isfinite(sum) || row_max == -kInf) return false;  // NaN inputs, or every entry -inf
+  if (!std::isfinite(sum)) return false;  // a NaN next to finite values
   softmax_detail::ExpScale(d, exp, x, y, n, row_max, static_cast<float>(1.0 / sum));
   return true;
 }
