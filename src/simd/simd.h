@@ -5,20 +5,6 @@
 // coexist in one binary and dispatch picks one at run time.
 #pragma once
 
-// Transitional: the old spelling VLAK_TARGET_<NAME> collided with the C API's enum constants.
-#if defined(VLAK_TARGET_SCALAR) && !defined(VLAK_SIMD_SCALAR) && !defined(VLAK_VLAK_H_)
-#define VLAK_SIMD_SCALAR 1
-#endif
-#if defined(VLAK_TARGET_AVX2) && !defined(VLAK_SIMD_AVX2) && !defined(VLAK_VLAK_H_)
-#define VLAK_SIMD_AVX2 1
-#endif
-#if defined(VLAK_TARGET_AVX512) && !defined(VLAK_SIMD_AVX512) && !defined(VLAK_VLAK_H_)
-#define VLAK_SIMD_AVX512 1
-#endif
-#if defined(VLAK_TARGET_RVV) && !defined(VLAK_SIMD_RVV) && !defined(VLAK_VLAK_H_)
-#define VLAK_SIMD_RVV 1
-#endif
-
 #if defined(VLAK_SIMD_SCALAR)
 #define VLAK_NS n_scalar
 #define VLAK_TARGET_ID ::vlak::Target::kScalar
