@@ -27,8 +27,8 @@
 namespace vlak::VLAK_NS {
 
 namespace exp_detail {
-// e^t - 1 = t + t^2 q(t) for t in [-ln2/2, ln2]: the polynomial alone, for callers that reduce
-// the argument themselves (softmax's two-pass keeps exp(x) as p * 2^n).
+// e^t - 1 = t + t^2 q(t) for t in [-ln2/2, ln2]: the polynomial alone, kept apart from the
+// range reduction so the two read separately.
 template <class D>
 VFromD<D> ExpAccurateExpm1Reduced(D d, VFromD<D> t) {
   const auto t2 = Mul(d, t, t);

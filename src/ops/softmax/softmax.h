@@ -11,7 +11,7 @@ namespace vlak {
 enum class SoftmaxAlgo : int {
   kAuto = 0,
   kThreePass = 1,  // max; exp + sum + store; scale: one exp per element, reads y back
-  kTwoPass = 2,    // running (sum, exponent) per lane, then exp * 1/sum: 12 bytes per element
+  kTwoPass = 2,    // online max + rescaled sum per L1 block, then exp * 1/sum: 12 bytes per element
 };
 
 // vlak_softmax_f32 with the algorithm forced (for tests and benchmarks).
