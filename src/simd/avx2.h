@@ -25,16 +25,9 @@ using namespace ::vlak::simd;
 inline constexpr size_t kRegisterBytes = 32;
 inline constexpr size_t kAlignment = 64;
 
-template <class D>
-constexpr size_t MaxLanes(D) {
-  return (kRegisterBytes / sizeof(TFromD<D>)) << Pow2FromD<D>;
-}
-
-// Active lanes: the whole group for Simd, n for a strip.
-template <typename T, int k>
-constexpr size_t Lanes(Simd<T, k> d) { return MaxLanes(d); }
-template <typename T, int k>
-constexpr size_t Lanes(SimdN<T, k> d) { return d.n; }
+}  // namespace vlak::VLAK_NS
+#include "simd/fixed_lanes.h"
+namespace vlak::VLAK_NS {
 
 namespace detail {
 template <typename T> struct RawT { using type = __m256i; };
@@ -1014,31 +1007,7 @@ VFromD<D> IfThenElseZero(D, const MFromD<D>& m, const VFromD<D>& yes) {
   return r;
 }
 
-// ------------------------------------------------------------------ accumulating (tail-kept)
-// Lanes [0, Lanes(d)) get the op, lanes beyond keep acc's value.
-namespace detail {
-template <class D>
-VFromD<D> KeepTail(D d, const VFromD<D>& acc, const VFromD<D>& full) {
-  if constexpr (D::kIsStrip) {
-    return IfThenElse(d, FirstN(d, d.n), full, acc);
-  } else {
-    (void)d;
-    (void)acc;
-    return full;
-  }
-}
-}  // namespace detail
-template <class D>
-VFromD<D> AddTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Add(d, acc, v)); }
-template <class D>
-VFromD<D> MinTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Min(d, acc, v)); }
-template <class D>
-VFromD<D> MaxTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Max(d, acc, v)); }
-// acc + a * b (fused for floats) on active lanes.
-template <class D>
-VFromD<D> MulAddTU(D d, const VFromD<D>& a, const VFromD<D>& b, const VFromD<D>& acc) {
-  return detail::KeepTail(d, acc, MulAdd(d, a, b, acc));
-}
+// Accumulating (*TU) ops and scalar-operand forms: fixed_generic.h.
 
 // -------------------------------------------------------------------------------- reductions
 // Over active lanes. ReduceSum: any association order (integers wrap, so exact); ReduceSumOrdered
@@ -1271,3 +1240,5 @@ VFromD<DTo> DemoteTo(DTo dto, DFrom dfrom, const VFromD<DFrom>& v) {
 }
 
 }  // namespace vlak::VLAK_NS
+
+#include "simd/fixed_generic.h"

@@ -30,14 +30,9 @@ using namespace ::vlak::simd;
 inline constexpr size_t kRegisterBytes = 64;
 inline constexpr size_t kAlignment = 64;
 
-template <class D>
-constexpr size_t MaxLanes(D) {
-  return (kRegisterBytes / sizeof(TFromD<D>)) << Pow2FromD<D>;
-}
-template <typename T, int k>
-constexpr size_t Lanes(Simd<T, k> d) { return MaxLanes(d); }
-template <typename T, int k>
-constexpr size_t Lanes(SimdN<T, k> d) { return d.n; }
+}  // namespace vlak::VLAK_NS
+#include "simd/fixed_lanes.h"
+namespace vlak::VLAK_NS {
 
 namespace detail {
 // Specializations rather than std::conditional_t: GCC drops the vector types' attributes when
@@ -936,33 +931,7 @@ VLAK_AVX512_API VFromD<D> IfThenElseZero(D, const MFromD<D>& m, const VFromD<D>&
   return r;
 }
 
-// ------------------------------------------------------------------ accumulating (tail-kept)
-// Whole groups: the plain op. Strips: lanes >= n keep acc (one blend per register).
-namespace detail {
-template <class D>
-VLAK_AVX512_API VFromD<D> KeepTail(D d, const VFromD<D>& acc, const VFromD<D>& full) {
-  if constexpr (!D::kIsStrip) {
-    (void)d;
-    (void)acc;
-    return full;
-  } else {
-    VFromD<D> r;
-    for (int j = 0; j < r.kRegs; ++j) r.raw[j] = RBlend<TFromD<D>>(Active(d, j), acc.raw[j], full.raw[j]);
-    return r;
-  }
-}
-}  // namespace detail
-template <class D>
-VLAK_AVX512_API VFromD<D> AddTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Add(d, acc, v)); }
-template <class D>
-VLAK_AVX512_API VFromD<D> MinTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Min(d, acc, v)); }
-template <class D>
-VLAK_AVX512_API VFromD<D> MaxTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Max(d, acc, v)); }
-// acc + a * b (fused for floats) on active lanes.
-template <class D>
-VLAK_AVX512_API VFromD<D> MulAddTU(D d, const VFromD<D>& a, const VFromD<D>& b, const VFromD<D>& acc) {
-  return detail::KeepTail(d, acc, MulAdd(d, a, b, acc));
-}
+// Accumulating (*TU) ops and scalar-operand forms: fixed_generic.h.
 
 // -------------------------------------------------------------------------------- reductions
 // Inactive lanes become the op's identity, the registers of the group are folded into one and
@@ -1225,4 +1194,7 @@ VLAK_AVX512_API VFromD<DTo> TruncateTo(DTo, DFrom, const VFromD<DFrom>& v) {
 }  // namespace vlak::VLAK_NS
 
 #undef VLAK_AVX512_LAMBDA
+#define VLAK_FIXED_API VLAK_AVX512_API
+#include "simd/fixed_generic.h"
 #undef VLAK_AVX512_API
+

@@ -615,6 +615,72 @@ VFromD<D> IfThenElse(D d, MFromD<D> m, VFromD<D> yes, VFromD<D> no) {
 template <class D>
 VFromD<D> IfThenElseZero(D d, MFromD<D> m, VFromD<D> yes) { return IfThenElse(d, m, yes, Zero(d)); }
 
+// --------------------------------------------------------------------------- scalar operands
+// The .vf/.vx instructions: the scalar stays in an f/x register, so a kernel's constants cost no
+// vector register group and no splat per strip. RVV has no multiply-add whose addend is a
+// scalar, so MulAdd/NegMulAdd(d, a, b, s) splat s (one vfmv.v.f/vmv.v.x) into the accumulator
+// operand; (d, a, s, c) are single vfmacc/vfnmsac.vf (.vx) instructions.
+namespace detail {
+template <class D, class FF, class FS, class FU>
+auto ScalarOp(D d, VFromD<D> a, TFromD<D> b, FF ff, FS fs, FU fu) {
+  using T = TFromD<D>;
+  if constexpr (IsFloat<T>) {
+    return ff(a, b, VL(d));
+  } else if constexpr (IsSigned<T>) {
+    return fs(a, b, VL(d));
+  } else {
+    return fu(a, b, VL(d));
+  }
+}
+}  // namespace detail
+#define VLAK_RVV_SCALAR_OP(Name, RetD, fop, sop, uop)                                            \
+  template <class D>                                                                             \
+  RetD Name(D d, VFromD<D> a, TFromD<D> b) {                                                     \
+    return detail::ScalarOp(                                                                     \
+        d, a, b, [](auto x, auto y, size_t vl) { return fop(x, y, vl); },                        \
+        [](auto x, auto y, size_t vl) { return sop(x, y, vl); },                                 \
+        [](auto x, auto y, size_t vl) { return uop(x, y, vl); });                                \
+  }
+VLAK_RVV_SCALAR_OP(Add, VFromD<D>, __riscv_vfadd, __riscv_vadd, __riscv_vadd)
+VLAK_RVV_SCALAR_OP(Sub, VFromD<D>, __riscv_vfsub, __riscv_vsub, __riscv_vsub)
+VLAK_RVV_SCALAR_OP(Mul, VFromD<D>, __riscv_vfmul, __riscv_vmul, __riscv_vmul)
+VLAK_RVV_SCALAR_OP(Min, VFromD<D>, __riscv_vfmin, __riscv_vmin, __riscv_vminu)
+VLAK_RVV_SCALAR_OP(Max, VFromD<D>, __riscv_vfmax, __riscv_vmax, __riscv_vmaxu)
+VLAK_RVV_SCALAR_OP(Eq, MFromD<D>, __riscv_vmfeq, __riscv_vmseq, __riscv_vmseq)
+VLAK_RVV_SCALAR_OP(Ne, MFromD<D>, __riscv_vmfne, __riscv_vmsne, __riscv_vmsne)
+VLAK_RVV_SCALAR_OP(Lt, MFromD<D>, __riscv_vmflt, __riscv_vmslt, __riscv_vmsltu)
+VLAK_RVV_SCALAR_OP(Le, MFromD<D>, __riscv_vmfle, __riscv_vmsle, __riscv_vmsleu)
+VLAK_RVV_SCALAR_OP(Gt, MFromD<D>, __riscv_vmfgt, __riscv_vmsgt, __riscv_vmsgtu)
+VLAK_RVV_SCALAR_OP(Ge, MFromD<D>, __riscv_vmfge, __riscv_vmsge, __riscv_vmsgeu)
+#undef VLAK_RVV_SCALAR_OP
+template <class D>
+VFromD<D> Div(D d, VFromD<D> a, TFromD<D> b) {
+  static_assert(detail::IsFloat<TFromD<D>>);
+  return __riscv_vfdiv(a, b, detail::VL(d));
+}
+// a * s + c
+template <class D>
+VFromD<D> MulAdd(D d, VFromD<D> a, TFromD<D> s, VFromD<D> c) {
+  if constexpr (detail::IsFloat<TFromD<D>>) {
+    return __riscv_vfmacc(c, s, a, detail::VL(d));
+  } else {
+    return __riscv_vmacc(c, s, a, detail::VL(d));
+  }
+}
+// c - a * s
+template <class D>
+VFromD<D> NegMulAdd(D d, VFromD<D> a, TFromD<D> s, VFromD<D> c) {
+  if constexpr (detail::IsFloat<TFromD<D>>) {
+    return __riscv_vfnmsac(c, s, a, detail::VL(d));
+  } else {
+    return __riscv_vnmsac(c, s, a, detail::VL(d));
+  }
+}
+template <class D>
+VFromD<D> MulAdd(D d, VFromD<D> a, VFromD<D> b, TFromD<D> s) { return MulAdd(d, a, b, Set(d, s)); }
+template <class D>
+VFromD<D> NegMulAdd(D d, VFromD<D> a, VFromD<D> b, TFromD<D> s) { return NegMulAdd(d, a, b, Set(d, s)); }
+
 // ------------------------------------------------------------------ accumulating (tail-kept)
 // Tail-undisturbed: lanes >= vl keep acc.
 template <class D>
@@ -690,6 +756,38 @@ TFromD<D> ReduceSum(D d, VFromD<D> v) {
     return detail::First(__riscv_vfredusum(v, detail::Start(T{0}), vl));
   } else {
     return detail::First(__riscv_vredsum(v, detail::Start(T{0}), vl));
+  }
+}
+// Into lane 0 of an LMUL-1 accumulator: vd = acc with the tail-undisturbed policy, so lanes 1..
+// keep acc and an empty strip (vl = 0, where the instruction writes nothing) returns acc.
+template <class D>
+VFromD<Simd<TFromD<D>, 0>> ReduceSumInto(D d, VFromD<D> v, VFromD<Simd<TFromD<D>, 0>> acc) {
+  if constexpr (detail::IsFloat<TFromD<D>>) {
+    return __riscv_vfredusum_tu(acc, v, acc, detail::VL(d));
+  } else {
+    return __riscv_vredsum_tu(acc, v, acc, detail::VL(d));
+  }
+}
+template <class D>
+VFromD<Simd<TFromD<D>, 0>> ReduceMinInto(D d, VFromD<D> v, VFromD<Simd<TFromD<D>, 0>> acc) {
+  using T = TFromD<D>;
+  if constexpr (detail::IsFloat<T>) {
+    return __riscv_vfredmin_tu(acc, v, acc, detail::VL(d));
+  } else if constexpr (detail::IsSigned<T>) {
+    return __riscv_vredmin_tu(acc, v, acc, detail::VL(d));
+  } else {
+    return __riscv_vredminu_tu(acc, v, acc, detail::VL(d));
+  }
+}
+template <class D>
+VFromD<Simd<TFromD<D>, 0>> ReduceMaxInto(D d, VFromD<D> v, VFromD<Simd<TFromD<D>, 0>> acc) {
+  using T = TFromD<D>;
+  if constexpr (detail::IsFloat<T>) {
+    return __riscv_vfredmax_tu(acc, v, acc, detail::VL(d));
+  } else if constexpr (detail::IsSigned<T>) {
+    return __riscv_vredmax_tu(acc, v, acc, detail::VL(d));
+  } else {
+    return __riscv_vredmaxu_tu(acc, v, acc, detail::VL(d));
   }
 }
 // Lane order, starting from +0.

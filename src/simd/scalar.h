@@ -17,18 +17,11 @@
 namespace vlak::VLAK_NS {
 using namespace ::vlak::simd;
 
-inline constexpr size_t kRegisterBytes = 16;
+inline constexpr size_t kRegisterBytes = 16;  // MaxLanes/Lanes: fixed_lanes.h
 
-template <class D>
-constexpr size_t MaxLanes(D) {
-  return (kRegisterBytes / sizeof(TFromD<D>)) << Pow2FromD<D>;
-}
-
-// Active lanes: the whole group for Simd, n for a strip.
-template <typename T, int k>
-constexpr size_t Lanes(Simd<T, k> d) { return MaxLanes(d); }
-template <typename T, int k>
-constexpr size_t Lanes(SimdN<T, k> d) { return d.n; }
+}  // namespace vlak::VLAK_NS
+#include "simd/fixed_lanes.h"
+namespace vlak::VLAK_NS {
 
 template <typename T, int kPow2>
 struct Vec {
@@ -431,28 +424,19 @@ VFromD<D> IfThenElse(D, const MFromD<D>& m, const VFromD<D>& yes, const VFromD<D
 template <class D>
 VFromD<D> IfThenElseZero(D d, const MFromD<D>& m, const VFromD<D>& yes) { return IfThenElse(d, m, yes, Zero(d)); }
 
+// --------------------------------------------------------------------------- scalar operands
+// Add/Sub/Mul/Div/Min/Max(d, v, s), MulAdd/NegMulAdd(d, v, s, c) and (d, a, b, s), and the
+// compares Eq/Ne/Lt/Le/Gt/Ge(d, v, s) take a scalar s of the lane type in one operand: the same
+// result as the vector form on Set(d, s), bit for bit. Why they exist: on RVV they are the
+// .vf/.vx instructions, so a kernel's constants live in f/x registers instead of occupying (or
+// being re-splatted into) vector register groups; at LMUL 8 there are only four groups. On the
+// fixed-width targets they are written once in fixed_generic.h as the vector form on a hoisted
+// broadcast.
+
 // ------------------------------------------------------------------ accumulating (tail-kept)
-// For strip-mined reductions: lanes [0, Lanes(d)) get the op, lanes beyond keep acc's value
+// For strip-mined reductions, in fixed_generic.h: AddTU, MinTU, MaxTU and MulAddTU(d, a, b, acc)
+// (acc + a * b, fused for floats) act on lanes [0, Lanes(d)); lanes beyond keep acc's value
 // (RVV's tail-undisturbed policy), so the last, short strip leaves the accumulator whole.
-namespace detail {
-template <class D>
-VFromD<D> KeepTail(D d, const VFromD<D>& acc, const VFromD<D>& full) {
-  VFromD<D> r = acc;
-  for (size_t i = 0; i < Lanes(d); ++i) r.raw[i] = full.raw[i];
-  return r;
-}
-}  // namespace detail
-template <class D>
-VFromD<D> AddTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Add(d, acc, v)); }
-template <class D>
-VFromD<D> MinTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Min(d, acc, v)); }
-template <class D>
-VFromD<D> MaxTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Max(d, acc, v)); }
-// acc + a * b (fused for floats) on active lanes.
-template <class D>
-VFromD<D> MulAddTU(D d, const VFromD<D>& a, const VFromD<D>& b, const VFromD<D>& acc) {
-  return detail::KeepTail(d, acc, MulAdd(d, a, b, acc));
-}
 
 // -------------------------------------------------------------------------------- reductions
 // Over active lanes. ReduceSum: any association order (integers wrap, so exact); ReduceSumOrdered
@@ -467,6 +451,13 @@ TFromD<D> ReduceSum(D d, const VFromD<D>& v) {
   }
   return s;
 }
+// Reductions chained into lane 0 of an LMUL-1 accumulator a (fixed_generic.h), for strip loops
+// that should not hold a whole accumulator group (RVV: vfredusum/vfredmax with vd = a, tail-
+// undisturbed, one instruction per strip):
+//   ReduceSumInto(d, v, a): lane 0 = a[0] + the active lanes of v, any association order;
+//   ReduceMinInto / ReduceMaxInto(d, v, a): lane 0 = min/max of a[0] and the active lanes, NaN
+//   ignored unless all of them are NaN.
+// Lanes 1.. of a are kept; with no active lanes (an empty strip) a is returned unchanged.
 template <class D>
 TFromD<D> ReduceSumOrdered(D d, const VFromD<D>& v) {
   static_assert(detail::IsFloat<TFromD<D>>);
@@ -589,3 +580,5 @@ VFromD<DTo> TruncateTo(DTo, DFrom, const VFromD<DFrom>& v) {
 }
 
 }  // namespace vlak::VLAK_NS
+
+#include "simd/fixed_generic.h"

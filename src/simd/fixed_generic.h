@@ -1,0 +1,115 @@
+// Ops of the fixed-width targets (scalar, AVX2, AVX-512) that are compositions of the target's
+// own ops, written once. Each target header includes this at its end, after defining
+// VLAK_FIXED_API (how its ops are declared: AVX-512 force-inlines). RVV has native forms of all
+// of these (rvv.h); scalar.h states the contract.
+//
+// - *TU: the op, then lanes >= n of a strip keep the accumulator (one blend per register; whole
+//   groups skip the blend).
+// - Scalar operands: the vector form on Set(d, s). Set of a loop-invariant scalar is hoisted out
+//   of strip loops by the compiler, so a kernel pays one broadcast per constant per call.
+// - ReduceSumInto/ReduceMinInto/ReduceMaxInto: the group reduced, then folded into lane 0 of an
+//   LMUL-1 accumulator.
+#pragma once
+
+#ifndef VLAK_FIXED_API
+#define VLAK_FIXED_API inline
+#endif
+
+namespace vlak::VLAK_NS {
+
+// ------------------------------------------------------------------ accumulating (tail-kept)
+namespace detail {
+template <class D>
+VLAK_FIXED_API VFromD<D> KeepTail(D d, const VFromD<D>& acc, const VFromD<D>& full) {
+  if constexpr (D::kIsStrip) {
+    return IfThenElse(d, FirstN(d, d.n), full, acc);
+  } else {
+    (void)d;
+    (void)acc;
+    return full;
+  }
+}
+}  // namespace detail
+template <class D>
+VLAK_FIXED_API VFromD<D> AddTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Add(d, acc, v)); }
+template <class D>
+VLAK_FIXED_API VFromD<D> MinTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Min(d, acc, v)); }
+template <class D>
+VLAK_FIXED_API VFromD<D> MaxTU(D d, const VFromD<D>& acc, const VFromD<D>& v) { return detail::KeepTail(d, acc, Max(d, acc, v)); }
+template <class D>
+VLAK_FIXED_API VFromD<D> MulAddTU(D d, const VFromD<D>& a, const VFromD<D>& b, const VFromD<D>& acc) {
+  return detail::KeepTail(d, acc, MulAdd(d, a, b, acc));
+}
+
+// ------------------------------------------------------------------------ scalar operands
+#define VLAK_FIXED_SCALAR_BINARY(Op)                                                    \
+  template <class D>                                                                    \
+  VLAK_FIXED_API VFromD<D> Op(D d, const VFromD<D>& a, TFromD<D> b) {                   \
+    return Op(d, a, Set(d, b));                                                         \
+  }
+VLAK_FIXED_SCALAR_BINARY(Add)
+VLAK_FIXED_SCALAR_BINARY(Sub)
+VLAK_FIXED_SCALAR_BINARY(Mul)
+VLAK_FIXED_SCALAR_BINARY(Div)
+VLAK_FIXED_SCALAR_BINARY(Min)
+VLAK_FIXED_SCALAR_BINARY(Max)
+#undef VLAK_FIXED_SCALAR_BINARY
+
+#define VLAK_FIXED_SCALAR_COMPARE(Op)                                                   \
+  template <class D>                                                                    \
+  VLAK_FIXED_API MFromD<D> Op(D d, const VFromD<D>& a, TFromD<D> b) {                   \
+    return Op(d, a, Set(d, b));                                                         \
+  }
+VLAK_FIXED_SCALAR_COMPARE(Eq)
+VLAK_FIXED_SCALAR_COMPARE(Ne)
+VLAK_FIXED_SCALAR_COMPARE(Lt)
+VLAK_FIXED_SCALAR_COMPARE(Le)
+VLAK_FIXED_SCALAR_COMPARE(Gt)
+VLAK_FIXED_SCALAR_COMPARE(Ge)
+#undef VLAK_FIXED_SCALAR_COMPARE
+
+template <class D>
+VLAK_FIXED_API VFromD<D> MulAdd(D d, const VFromD<D>& a, TFromD<D> b, const VFromD<D>& c) {
+  return MulAdd(d, a, Set(d, b), c);
+}
+template <class D>
+VLAK_FIXED_API VFromD<D> MulAdd(D d, const VFromD<D>& a, const VFromD<D>& b, TFromD<D> c) {
+  return MulAdd(d, a, b, Set(d, c));
+}
+template <class D>
+VLAK_FIXED_API VFromD<D> NegMulAdd(D d, const VFromD<D>& a, TFromD<D> b, const VFromD<D>& c) {
+  return NegMulAdd(d, a, Set(d, b), c);
+}
+template <class D>
+VLAK_FIXED_API VFromD<D> NegMulAdd(D d, const VFromD<D>& a, const VFromD<D>& b, TFromD<D> c) {
+  return NegMulAdd(d, a, b, Set(d, c));
+}
+
+// --------------------------------------------------------------- reductions into an m1 lane
+namespace detail {
+template <class D, class F>
+VLAK_FIXED_API VFromD<Simd<TFromD<D>, 0>> FoldIntoLane0(D d, const VFromD<Simd<TFromD<D>, 0>>& acc, F fold) {
+  const Simd<TFromD<D>, 0> d1;
+  if constexpr (D::kIsStrip) {
+    if (d.n == 0) return acc;
+  }
+  (void)d;
+  return IfThenElse(d1, FirstN(d1, 1), Set(d1, fold(GetLane(d1, acc))), acc);
+}
+}  // namespace detail
+template <class D>
+VLAK_FIXED_API VFromD<Simd<TFromD<D>, 0>> ReduceSumInto(D d, const VFromD<D>& v, const VFromD<Simd<TFromD<D>, 0>>& acc) {
+  return detail::FoldIntoLane0(d, acc, [&](TFromD<D> a) { return static_cast<TFromD<D>>(a + ReduceSum(d, v)); });
+}
+template <class D>
+VLAK_FIXED_API VFromD<Simd<TFromD<D>, 0>> ReduceMinInto(D d, const VFromD<D>& v, const VFromD<Simd<TFromD<D>, 0>>& acc) {
+  const Simd<TFromD<D>, 0> d1;
+  return detail::FoldIntoLane0(d, acc, [&](TFromD<D> a) { return ReduceMin(d1, Min(d1, Set(d1, a), Set(d1, ReduceMin(d, v)))); });
+}
+template <class D>
+VLAK_FIXED_API VFromD<Simd<TFromD<D>, 0>> ReduceMaxInto(D d, const VFromD<D>& v, const VFromD<Simd<TFromD<D>, 0>>& acc) {
+  const Simd<TFromD<D>, 0> d1;
+  return detail::FoldIntoLane0(d, acc, [&](TFromD<D> a) { return ReduceMax(d1, Max(d1, Set(d1, a), Set(d1, ReduceMax(d, v)))); });
+}
+
+}  // namespace vlak::VLAK_NS
