@@ -41,6 +41,12 @@ VLAK_FIXED_API VFromD<D> MulAddTU(D d, const VFromD<D>& a, const VFromD<D>& b, c
   return detail::KeepTail(d, acc, MulAdd(d, a, b, acc));
 }
 
+// ------------------------------------------------------------------------------ selection
+template <class D>
+VLAK_FIXED_API VFromD<D> IfThenZeroElse(D d, const MFromD<D>& m, const VFromD<D>& no) {
+  return IfThenElse(d, m, Zero(d), no);
+}
+
 // ------------------------------------------------------------------------ scalar operands
 #define VLAK_FIXED_SCALAR_BINARY(Op)                                                    \
   template <class D>                                                                    \
@@ -53,6 +59,9 @@ VLAK_FIXED_SCALAR_BINARY(Mul)
 VLAK_FIXED_SCALAR_BINARY(Div)
 VLAK_FIXED_SCALAR_BINARY(Min)
 VLAK_FIXED_SCALAR_BINARY(Max)
+VLAK_FIXED_SCALAR_BINARY(And)
+VLAK_FIXED_SCALAR_BINARY(Or)
+VLAK_FIXED_SCALAR_BINARY(Xor)
 #undef VLAK_FIXED_SCALAR_BINARY
 
 #define VLAK_FIXED_SCALAR_COMPARE(Op)                                                   \

@@ -614,6 +614,12 @@ VFromD<D> IfThenElse(D d, MFromD<D> m, VFromD<D> yes, VFromD<D> no) {
 }
 template <class D>
 VFromD<D> IfThenElseZero(D d, MFromD<D> m, VFromD<D> yes) { return IfThenElse(d, m, yes, Zero(d)); }
+// m ? 0 : no: vmerge.vxm with x0 on the bits, so no zero vector group is needed.
+template <class D>
+VFromD<D> IfThenZeroElse(D d, MFromD<D> m, VFromD<D> no) {
+  using U = detail::UnsignedOf<TFromD<D>>;
+  return detail::As<TFromD<D>>(__riscv_vmerge(detail::As<U>(no), U{0}, m, detail::VL(d)));
+}
 
 // --------------------------------------------------------------------------- scalar operands
 // The .vf/.vx instructions: the scalar stays in an f/x register, so a kernel's constants cost no
@@ -653,6 +659,17 @@ VLAK_RVV_SCALAR_OP(Le, MFromD<D>, __riscv_vmfle, __riscv_vmsle, __riscv_vmsleu)
 VLAK_RVV_SCALAR_OP(Gt, MFromD<D>, __riscv_vmfgt, __riscv_vmsgt, __riscv_vmsgtu)
 VLAK_RVV_SCALAR_OP(Ge, MFromD<D>, __riscv_vmfge, __riscv_vmsge, __riscv_vmsgeu)
 #undef VLAK_RVV_SCALAR_OP
+// Bitwise with an integer scalar (.vx).
+#define VLAK_RVV_SCALAR_BITOP(Name, op)                                           \
+  template <class D>                                                              \
+  VFromD<D> Name(D d, VFromD<D> a, TFromD<D> b) {                                 \
+    static_assert(std::is_integral_v<TFromD<D>>, #Name " with a scalar: integers"); \
+    return __riscv_##op(a, b, detail::VL(d));                                     \
+  }
+VLAK_RVV_SCALAR_BITOP(And, vand)
+VLAK_RVV_SCALAR_BITOP(Or, vor)
+VLAK_RVV_SCALAR_BITOP(Xor, vxor)
+#undef VLAK_RVV_SCALAR_BITOP
 template <class D>
 VFromD<D> Div(D d, VFromD<D> a, TFromD<D> b) {
   static_assert(detail::IsFloat<TFromD<D>>);
@@ -682,10 +699,14 @@ template <class D>
 VFromD<D> NegMulAdd(D d, VFromD<D> a, VFromD<D> b, TFromD<D> s) { return NegMulAdd(d, a, b, Set(d, s)); }
 
 // ------------------------------------------------------------------ accumulating (tail-kept)
-// Tail-undisturbed: lanes >= vl keep acc.
+// Strips use the tail-undisturbed intrinsics: lanes >= vl keep acc. A whole group has no lanes
+// beyond vl, so it takes the plain (tail-agnostic) op: then a strip loop's loads, arithmetic and
+// accumulation share one vtype and need no vsetvli between them.
 template <class D>
 VFromD<D> AddTU(D d, VFromD<D> acc, VFromD<D> v) {
-  if constexpr (detail::IsFloat<TFromD<D>>) {
+  if constexpr (!D::kIsStrip) {
+    return Add(d, acc, v);
+  } else if constexpr (detail::IsFloat<TFromD<D>>) {
     return __riscv_vfadd_tu(acc, acc, v, detail::VL(d));
   } else {
     return __riscv_vadd_tu(acc, acc, v, detail::VL(d));
@@ -694,7 +715,9 @@ VFromD<D> AddTU(D d, VFromD<D> acc, VFromD<D> v) {
 template <class D>
 VFromD<D> MinTU(D d, VFromD<D> acc, VFromD<D> v) {
   using T = TFromD<D>;
-  if constexpr (detail::IsFloat<T>) {
+  if constexpr (!D::kIsStrip) {
+    return Min(d, acc, v);
+  } else if constexpr (detail::IsFloat<T>) {
     return __riscv_vfmin_tu(acc, acc, v, detail::VL(d));
   } else if constexpr (detail::IsSigned<T>) {
     return __riscv_vmin_tu(acc, acc, v, detail::VL(d));
@@ -705,7 +728,9 @@ VFromD<D> MinTU(D d, VFromD<D> acc, VFromD<D> v) {
 template <class D>
 VFromD<D> MaxTU(D d, VFromD<D> acc, VFromD<D> v) {
   using T = TFromD<D>;
-  if constexpr (detail::IsFloat<T>) {
+  if constexpr (!D::kIsStrip) {
+    return Max(d, acc, v);
+  } else if constexpr (detail::IsFloat<T>) {
     return __riscv_vfmax_tu(acc, acc, v, detail::VL(d));
   } else if constexpr (detail::IsSigned<T>) {
     return __riscv_vmax_tu(acc, acc, v, detail::VL(d));
@@ -716,7 +741,9 @@ VFromD<D> MaxTU(D d, VFromD<D> acc, VFromD<D> v) {
 // acc + a * b (fused for floats).
 template <class D>
 VFromD<D> MulAddTU(D d, VFromD<D> a, VFromD<D> b, VFromD<D> acc) {
-  if constexpr (detail::IsFloat<TFromD<D>>) {
+  if constexpr (!D::kIsStrip) {
+    return MulAdd(d, a, b, acc);
+  } else if constexpr (detail::IsFloat<TFromD<D>>) {
     return __riscv_vfmacc_tu(acc, a, b, detail::VL(d));
   } else {
     return __riscv_vmacc_tu(acc, a, b, detail::VL(d));
@@ -758,38 +785,42 @@ TFromD<D> ReduceSum(D d, VFromD<D> v) {
     return detail::First(__riscv_vredsum(v, detail::Start(T{0}), vl));
   }
 }
-// Into lane 0 of an LMUL-1 accumulator: vd = acc with the tail-undisturbed policy, so lanes 1..
-// keep acc and an empty strip (vl = 0, where the instruction writes nothing) returns acc.
-template <class D>
-VFromD<Simd<TFromD<D>, 0>> ReduceSumInto(D d, VFromD<D> v, VFromD<Simd<TFromD<D>, 0>> acc) {
-  if constexpr (detail::IsFloat<TFromD<D>>) {
-    return __riscv_vfredusum_tu(acc, v, acc, detail::VL(d));
+// Into lane 0 of an LMUL-1 accumulator. A strip uses vd = acc with the tail-undisturbed policy:
+// an empty strip (vl = 0, where the instruction writes nothing) must return acc, and lanes 1..
+// stay acc's. A whole group (vl = VLMAX > 0) is tail-agnostic, like the loads beside it, so the
+// strip loop needs no vsetvli to switch policies: its lanes 1.. are unspecified (the contract).
+namespace detail {
+template <class D, class FA, class FT>
+VFromD<Simd<TFromD<D>, 0>> ReduceInto(D d, VFromD<D> v, VFromD<Simd<TFromD<D>, 0>> acc, FA agnostic, FT undisturbed) {
+  if constexpr (D::kIsStrip) {
+    return undisturbed(acc, v, acc, VL(d));
   } else {
-    return __riscv_vredsum_tu(acc, v, acc, detail::VL(d));
+    return agnostic(v, acc, VL(d));
   }
 }
-template <class D>
-VFromD<Simd<TFromD<D>, 0>> ReduceMinInto(D d, VFromD<D> v, VFromD<Simd<TFromD<D>, 0>> acc) {
-  using T = TFromD<D>;
-  if constexpr (detail::IsFloat<T>) {
-    return __riscv_vfredmin_tu(acc, v, acc, detail::VL(d));
-  } else if constexpr (detail::IsSigned<T>) {
-    return __riscv_vredmin_tu(acc, v, acc, detail::VL(d));
-  } else {
-    return __riscv_vredminu_tu(acc, v, acc, detail::VL(d));
+}  // namespace detail
+#define VLAK_RVV_REDUCE_INTO(Name, fop, sop, uop)                                                     \
+  template <class D>                                                                                 \
+  VFromD<Simd<TFromD<D>, 0>> Name(D d, VFromD<D> v, VFromD<Simd<TFromD<D>, 0>> acc) {                \
+    using T = TFromD<D>;                                                                             \
+    if constexpr (detail::IsFloat<T>) {                                                              \
+      return detail::ReduceInto(                                                                     \
+          d, v, acc, [](auto x, auto a, size_t vl) { return __riscv_##fop(x, a, vl); },              \
+          [](auto keep, auto x, auto a, size_t vl) { return __riscv_##fop##_tu(keep, x, a, vl); });  \
+    } else if constexpr (detail::IsSigned<T>) {                                                      \
+      return detail::ReduceInto(                                                                     \
+          d, v, acc, [](auto x, auto a, size_t vl) { return __riscv_##sop(x, a, vl); },              \
+          [](auto keep, auto x, auto a, size_t vl) { return __riscv_##sop##_tu(keep, x, a, vl); });  \
+    } else {                                                                                         \
+      return detail::ReduceInto(                                                                     \
+          d, v, acc, [](auto x, auto a, size_t vl) { return __riscv_##uop(x, a, vl); },              \
+          [](auto keep, auto x, auto a, size_t vl) { return __riscv_##uop##_tu(keep, x, a, vl); });  \
+    }                                                                                                \
   }
-}
-template <class D>
-VFromD<Simd<TFromD<D>, 0>> ReduceMaxInto(D d, VFromD<D> v, VFromD<Simd<TFromD<D>, 0>> acc) {
-  using T = TFromD<D>;
-  if constexpr (detail::IsFloat<T>) {
-    return __riscv_vfredmax_tu(acc, v, acc, detail::VL(d));
-  } else if constexpr (detail::IsSigned<T>) {
-    return __riscv_vredmax_tu(acc, v, acc, detail::VL(d));
-  } else {
-    return __riscv_vredmaxu_tu(acc, v, acc, detail::VL(d));
-  }
-}
+VLAK_RVV_REDUCE_INTO(ReduceSumInto, vfredusum, vredsum, vredsum)
+VLAK_RVV_REDUCE_INTO(ReduceMinInto, vfredmin, vredmin, vredminu)
+VLAK_RVV_REDUCE_INTO(ReduceMaxInto, vfredmax, vredmax, vredmaxu)
+#undef VLAK_RVV_REDUCE_INTO
 // Lane order, starting from +0.
 template <class D>
 TFromD<D> ReduceSumOrdered(D d, VFromD<D> v) {
@@ -868,9 +899,10 @@ VFromD<DTo> ConvertTo(DTo d, DFrom, VFromD<DFrom> v) {
 template <class D>
 VFromD<RebindD<D, int32_t>> NearestInt(D d, VFromD<D> v) {
   static_assert(std::is_same_v<TFromD<D>, float>);
+  // Convert every lane, then zero the NaN lanes with a merge from x0: no zero vector group.
   const size_t vl = detail::VL(d);
-  const auto zero = Zero(Rebind<int32_t>(d));
-  return __riscv_vfcvt_x_mu(__riscv_vmfeq(v, v, vl), zero, v, __RISCV_FRM_RNE, vl);
+  const auto i = __riscv_vfcvt_x(v, __RISCV_FRM_RNE, vl);
+  return __riscv_vmerge(i, 0, __riscv_vmfne(v, v, vl), vl);
 }
 
 // Widen keeping the lane count (LMUL grows with the ratio).

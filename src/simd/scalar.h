@@ -423,10 +423,12 @@ VFromD<D> IfThenElse(D, const MFromD<D>& m, const VFromD<D>& yes, const VFromD<D
 }
 template <class D>
 VFromD<D> IfThenElseZero(D d, const MFromD<D>& m, const VFromD<D>& yes) { return IfThenElse(d, m, yes, Zero(d)); }
+// m ? 0 : no. The form a kernel's "flush to zero where ..." wants: on RVV one vmerge with the
+// zero register, no zero vector group (fixed-width targets: fixed_generic.h).
 
 // --------------------------------------------------------------------------- scalar operands
-// Add/Sub/Mul/Div/Min/Max(d, v, s), MulAdd/NegMulAdd(d, v, s, c) and (d, a, b, s), and the
-// compares Eq/Ne/Lt/Le/Gt/Ge(d, v, s) take a scalar s of the lane type in one operand: the same
+// Add/Sub/Mul/Div/Min/Max(d, v, s), And/Or/Xor(d, v, s) (integer lanes), MulAdd/NegMulAdd(d, v, s,
+// c) and (d, a, b, s), and the compares Eq/Ne/Lt/Le/Gt/Ge(d, v, s) take a scalar s of the lane type in one operand: the same
 // result as the vector form on Set(d, s), bit for bit. Why they exist: on RVV they are the
 // .vf/.vx instructions, so a kernel's constants live in f/x registers instead of occupying (or
 // being re-splatted into) vector register groups; at LMUL 8 there are only four groups. On the
@@ -457,7 +459,8 @@ TFromD<D> ReduceSum(D d, const VFromD<D>& v) {
 //   ReduceSumInto(d, v, a): lane 0 = a[0] + the active lanes of v, any association order;
 //   ReduceMinInto / ReduceMaxInto(d, v, a): lane 0 = min/max of a[0] and the active lanes, NaN
 //   ignored unless all of them are NaN.
-// Lanes 1.. of a are kept; with no active lanes (an empty strip) a is returned unchanged.
+// Lanes 1.. of the result: a's for a strip tag, unspecified for a whole group (RVV then runs the
+// reduction tail-agnostic, like the loads beside it). An empty strip returns a unchanged.
 template <class D>
 TFromD<D> ReduceSumOrdered(D d, const VFromD<D>& v) {
   static_assert(detail::IsFloat<TFromD<D>>);

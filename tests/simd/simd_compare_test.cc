@@ -47,6 +47,13 @@ VLAK_SIMD_TEST(Compare, IfThenElseZero, AllTags) {
                      [](T a, T b) { return a < b ? a : T(0); }, Accept::kBitExact);
 }
 
+VLAK_SIMD_TEST(Compare, IfThenZeroElse, AllTags) {
+  using T = TFromD<D>;
+  TestElementwise<2>(D(), "IfThenZeroElse", BinaryInputs<T>(33),
+                     [](auto d, auto a, auto b) { return IfThenZeroElse(d, Lt(d, a, b), a); },
+                     [](T a, T b) { return a < b ? T(0) : a; }, Accept::kBitExact);
+}
+
 // -------------------------------------------------------------------------------------- masks
 // Random masks of every density; for each, the mask ops' lanes and the counts over the whole
 // group and over strips (which look at lanes < n only).

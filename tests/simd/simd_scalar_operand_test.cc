@@ -63,6 +63,9 @@ VLAK_SCALAR_BINARY_TEST(Mul, AllTags, Accept::kExact, ([](T a, T b) -> T {
 VLAK_SCALAR_BINARY_TEST(Div, FloatTags, Accept::kExact, ([](T a, T b) -> T { return a / b; }))
 VLAK_SCALAR_BINARY_TEST(Min, AllTags, Accept::kMinMax, ([](T a, T b) -> T { return MinNumber(a, b); }))
 VLAK_SCALAR_BINARY_TEST(Max, AllTags, Accept::kMinMax, ([](T a, T b) -> T { return MaxNumber(a, b); }))
+VLAK_SCALAR_BINARY_TEST(And, IntTags, Accept::kBitExact, ([](T a, T b) -> T { return static_cast<T>(a & b); }))
+VLAK_SCALAR_BINARY_TEST(Or, IntTags, Accept::kBitExact, ([](T a, T b) -> T { return static_cast<T>(a | b); }))
+VLAK_SCALAR_BINARY_TEST(Xor, IntTags, Accept::kBitExact, ([](T a, T b) -> T { return static_cast<T>(a ^ b); }))
 #undef VLAK_SCALAR_BINARY_TEST
 
 // Compares with a scalar, read back as 1/0 lanes.
@@ -129,8 +132,8 @@ VLAK_SCALAR_FMA_TEST(NegMulAdd, NegMulAddScalarAdd, 2, NegMulAdd(d, a, b, GetLan
 #undef VLAK_SCALAR_FMA_TEST
 
 // ------------------------------------------------------------ reductions into an m1 accumulator
-// Lane 0 of the result folds the accumulator's lane 0 with the strip's active lanes; lanes 1..
-// keep the accumulator bit for bit; an empty strip returns the accumulator unchanged.
+// Lane 0 of the result folds the accumulator's lane 0 with the active lanes; for strips, lanes 1..
+// keep the accumulator bit for bit and an empty strip returns the accumulator unchanged.
 VLAK_SIMD_TEST(ScalarOperand, ReduceInto, AllTags) {
   using T = TFromD<D>;
   const D d;
@@ -149,6 +152,13 @@ VLAK_SIMD_TEST(ScalarOperand, ReduceInto, AllTags) {
     }
     const auto vacc = LoadU(d1, acc.data());
     const auto vv = LoadU(d, v.data());
+    {  // The whole group: lane 0 only (lanes 1.. are unspecified for whole groups).
+      T want = acc[0];
+      for (size_t i = 0; i < vl; ++i) want = MaxNumber(want, v[i]);
+      StoreU(d1, ReduceMaxInto(d, vv, vacc), out.data());
+      EXPECT_TRUE(SameLane(want, out[0]) || (want == 0 && out[0] == 0))
+          << "ReduceMaxInto " << TagString<D>() << " whole group: want " << Str(want) << " got " << Str(out[0]);
+    }
     for (size_t n : StripLengths(vl)) {
       const auto ds = Strip(d, n);
       const std::string what = TagString<D>() + " n=" + std::to_string(n) + " trial " + std::to_string(trial);
