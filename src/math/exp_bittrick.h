@@ -17,11 +17,11 @@ namespace exp_detail {
 // x = +inf included); NaN passes through g. floor(y) = -127 gives +0; below, the caller masks.
 // Callers shift b only after their polynomial: keeping b rather than 2^floor(y) live avoids a
 // spill on RVV with clang 19 at LMUL 4.
-template <class D>
+template <ExpEval kEval, class D>
 void BitTrickSplit(D d, VFromD<D> x, VFromD<D>& g, VFromD<D>& b) {
-  const auto h = MulAdd(d, x, Set(d, kLog2e), Set(d, -0.5f));  // y - 1/2
-  b = Min(d, Add(d, h, Set(d, kMagic + 127.0f)), Set(d, kMagic + 255.0f));
-  g = Sub(d, h, Sub(d, b, Set(d, kMagic + 127.0f)));
+  const auto h = ScaleShift<kEval>(d, x, kLog2e, -0.5f);  // y - 1/2
+  b = Min(d, Add(d, h, kMagic + 127.0f), kMagic + 255.0f);
+  g = Sub(d, h, Sub(d, b, kMagic + 127.0f));
 }
 
 // Below this, floor(y) <= -128 and the exponent field would wrap: the result is +0 (from -87.34

@@ -19,24 +19,25 @@
 // Special values: all honoured: exp(-inf) = 0, exp(NaN) = NaN, overflow -> +inf, underflow -> 0
 //   (flushed from x < -87.34, where 2^y leaves the normal range).
 // Cost: 12 vector-layer ops: split 5 (MulAdd, Add, Min, Sub, Sub) + shift 1, 3 MulAdd, Mul,
-//   Lt, IfThenElse. AVX-512: 12 instructions (AVX2: 13); RVV: 12 + 10 splats (exp_common.h).
+//   Lt, IfThenZeroElse. AVX-512: 12 instructions (AVX2: 13); RVV: 12 + 3 splats (exp_common.h).
 #pragma once
 
 #include "math/exp_bittrick.h"
 
 namespace vlak::VLAK_NS {
 
-template <class D>
+template <ExpEval kEval = ExpEval::kFused, class D>
 VFromD<D> ExpBittrickP3(D d, VFromD<D> x) {
   static_assert(std::is_same_v<TFromD<D>, float>, "ExpBittrickP3 takes f32 tags");
   using namespace exp_detail;
+  const auto tiny = Lt(d, x, kBitTrickCutoff);  // first: x dies in the split
   VFromD<D> g, b;
-  BitTrickSplit(d, x, g, b);
+  BitTrickSplit<kEval>(d, x, g, b);
   // 1 + ln2 f + (3 - 4 ln2) f^2 + (3 ln2 - 2) f^3 at f = g + 1/2.
-  auto r = MulAdd(d, Set(d, 0.07944153994321823f), g, Set(d, 0.3465735912322998f));
-  r = MulAdd(d, r, g, Set(d, 0.9801396131515503f));
-  r = MulAdd(d, r, g, Set(d, 1.4133566617965698f));
-  return IfThenElse(d, Lt(d, x, Set(d, kBitTrickCutoff)), Zero(d), Mul(d, r, ExponentFromMagic(d, b)));
+  auto r = HornerFirst<kEval>(d, g, 0.07944153994321823f, 0.3465735912322998f);
+  r = HornerStep<kEval>(d, r, g, 0.9801396131515503f);
+  r = HornerStep<kEval>(d, r, g, 1.4133566617965698f);
+  return IfThenZeroElse(d, tiny, Mul(d, r, ExponentFromMagic(d, b)));
 }
 
 }  // namespace vlak::VLAK_NS

@@ -18,26 +18,27 @@
 // Special values: all honoured: exp(-inf) = 0, exp(NaN) = NaN, overflow -> +inf, underflow -> 0
 //   (flushed from x < -87.34, where 2^y leaves the normal range).
 // Cost: 14 vector-layer ops: split 5 (MulAdd, Add, Min, Sub, Sub) + shift 1, 5 MulAdd, Mul,
-//   Lt, IfThenElse. AVX-512: 14 instructions (AVX2: 15); RVV: 14 + 12 splats (exp_common.h).
+//   Lt, IfThenZeroElse. AVX-512: 14 instructions (AVX2: 15); RVV: 14 + 5 splats (exp_common.h).
 #pragma once
 
 #include "math/exp_bittrick.h"
 
 namespace vlak::VLAK_NS {
 
-template <class D>
+template <ExpEval kEval = ExpEval::kFused, class D>
 VFromD<D> ExpBittrickP5(D d, VFromD<D> x) {
   static_assert(std::is_same_v<TFromD<D>, float>, "ExpBittrickP5 takes f32 tags");
   using namespace exp_detail;
+  const auto tiny = Lt(d, x, kBitTrickCutoff);  // first: x dies in the split
   VFromD<D> g, b;
-  BitTrickSplit(d, x, g, b);
+  BitTrickSplit<kEval>(d, x, g, b);
   // 1 - s1 f - ... = 1 + (1 - s1) f - s2 f^2 - s3 f^3 - s4 f^4 - s5 f^5 at f = g + 1/2.
-  auto r = MulAdd(d, Set(d, 0.001901881885714829f), g, Set(d, 0.013766170479357243f));
-  r = MulAdd(d, r, g, Set(d, 0.07849059998989105f));
-  r = MulAdd(d, r, g, Set(d, 0.33969050645828247f));
-  r = MulAdd(d, r, g, Set(d, 0.9802584648132324f));
-  r = MulAdd(d, r, g, Set(d, 1.4142169952392578f));
-  return IfThenElse(d, Lt(d, x, Set(d, kBitTrickCutoff)), Zero(d), Mul(d, r, ExponentFromMagic(d, b)));
+  auto r = HornerFirst<kEval>(d, g, 0.001901881885714829f, 0.013766170479357243f);
+  r = HornerStep<kEval>(d, r, g, 0.07849059998989105f);
+  r = HornerStep<kEval>(d, r, g, 0.33969050645828247f);
+  r = HornerStep<kEval>(d, r, g, 0.9802584648132324f);
+  r = HornerStep<kEval>(d, r, g, 1.4142169952392578f);
+  return IfThenZeroElse(d, tiny, Mul(d, r, ExponentFromMagic(d, b)));
 }
 
 }  // namespace vlak::VLAK_NS

@@ -17,33 +17,37 @@
 //   underflow -> 0: n = -126 still gives denormal results (rounded once) down to x = -87.68,
 //   n = -127 gives 2^n = +0, and x < -88 is masked to 0 before the exponent field would wrap.
 // Cost: 16 vector-layer ops: MulAdd, Min, shift, Sub, 2 NegMulAdd, Mul, 5 MulAdd, MulAdd (u),
-//   MulAdd (2^n (1 + u)), Lt, IfThenElse. AVX-512: 16 instructions (the select folds into the
-//   last FMA; AVX2: 17); RVV: 16 + 13 splats (exp_common.h).
+//   MulAdd (2^n (1 + u)), Lt, IfThenZeroElse. AVX-512: 16 instructions (the select folds into
+//   the last FMA; AVX2: 17); RVV: 16 + 6 splats (exp_common.h). ExpEval::kLean: u = (p r) r + r.
 #pragma once
 
 #include "math/exp_common.h"
 
 namespace vlak::VLAK_NS {
 
-template <class D>
+template <ExpEval kEval = ExpEval::kFused, class D>
 VFromD<D> ExpCephes(D d, VFromD<D> x) {
   static_assert(std::is_same_v<TFromD<D>, float>, "ExpCephes takes f32 tags");
   using namespace exp_detail;
-  auto b = MulAdd(d, x, Set(d, kLog2e), Set(d, kMagic + 127.0f));
-  b = Min(d, b, Set(d, kMagic + 254.0f));
+  const auto tiny = Lt(d, x, -88.0f);  // first: x dies in r
+  auto b = ScaleShift<kEval>(d, x, kLog2e, kMagic + 127.0f);
+  b = Min(d, b, kMagic + 254.0f);
   const auto s = ExponentFromMagic(d, b);
-  const auto n = Sub(d, b, Set(d, kMagic + 127.0f));
-  auto r = NegMulAdd(d, n, Set(d, 0.693359375f), x);
-  r = NegMulAdd(d, n, Set(d, -2.12194440e-4f), r);
-  const auto z = Mul(d, r, r);
-  auto p = MulAdd(d, Set(d, 1.9875691500e-4f), r, Set(d, 1.3981999507e-3f));
-  p = MulAdd(d, p, r, Set(d, 8.3334519073e-3f));
-  p = MulAdd(d, p, r, Set(d, 4.1665795894e-2f));
-  p = MulAdd(d, p, r, Set(d, 1.6666665459e-1f));
-  p = MulAdd(d, p, r, Set(d, 5.0000001201e-1f));
-  const auto u = MulAdd(d, p, z, r);
-  const auto y = MulAdd(d, u, s, s);
-  return IfThenElse(d, Lt(d, x, Set(d, -88.0f)), Zero(d), y);
+  const auto n = Sub(d, b, kMagic + 127.0f);
+  auto r = NegMulAdd(d, n, 0.693359375f, x);
+  r = NegMulAdd(d, n, -2.12194440e-4f, r);
+  auto p = HornerFirst<kEval>(d, r, 1.9875691500e-4f, 1.3981999507e-3f);
+  p = HornerStep<kEval>(d, p, r, 8.3334519073e-3f);
+  p = HornerStep<kEval>(d, p, r, 4.1665795894e-2f);
+  p = HornerStep<kEval>(d, p, r, 1.6666665459e-1f);
+  p = HornerStep<kEval>(d, p, r, 5.0000001201e-1f);
+  VFromD<D> u;
+  if constexpr (kEval == ExpEval::kFused) {
+    u = MulAdd(d, p, Mul(d, r, r), r);
+  } else {
+    u = MulAdd(d, Mul(d, p, r), r, r);
+  }
+  return IfThenZeroElse(d, tiny, MulAdd(d, u, s, s));
 }
 
 }  // namespace vlak::VLAK_NS

@@ -20,8 +20,9 @@
 //   results down to the smallest denormal 2^-149 (x >= -103.97), 0 below; x < -104 is masked to
 //   0 (the exponents would wrap only below x = -174).
 // Cost: 21 vector-layer ops: MulAdd, Min, Sub, NegMulAdd, Mul, Add, Mul, 4 MulAdd, MulAdd, Add
-//   (u), ShiftRight, Sub, 2 ShiftLeft, MulAdd, Mul, Lt, IfThenElse. AVX-512: 20 instructions
-//   (the select folds into the last multiply; AVX2: 21); RVV: 21 + 12 splats (exp_common.h).
+//   (u), ShiftRight, Sub, 2 ShiftLeft, MulAdd, Mul, Lt, IfThenZeroElse. AVX-512: 20 instructions
+//   (the select folds into the last multiply; AVX2: 21); RVV: 21 + 5 splats (exp_common.h).
+//   ExpEval::kLean: Horner steps rounded twice; t^2 q is still formed (u needs th and m apart).
 //   Splitting t into th + m costs 2 of them and takes the max from 1.013 ULP to 0.876.
 #pragma once
 
@@ -29,26 +30,26 @@
 
 namespace vlak::VLAK_NS {
 
-template <class D>
+template <ExpEval kEval = ExpEval::kFused, class D>
 VFromD<D> ExpPrecise(D d, VFromD<D> x) {
   static_assert(std::is_same_v<TFromD<D>, float>, "ExpPrecise takes f32 tags");
   using namespace exp_detail;
   const auto di = Rebind<int32_t>(d);
   constexpr float kBias = kMagic + 254.0f;
-  auto b = MulAdd(d, x, Set(d, kLog2e), Set(d, kBias));
-  b = Min(d, b, Set(d, kBias + 128.0f));
-  const auto n = Sub(d, b, Set(d, kBias));
+  const auto tiny = Lt(d, x, -104.0f);  // first: x dies in th
+  auto b = ScaleShift<kEval>(d, x, kLog2e, kBias);
+  b = Min(d, b, kBias + 128.0f);
+  const auto n = Sub(d, b, kBias);
   // t = th + m exactly up to 1e-11: th is exact, m = -n ln2_lo is tiny. The polynomial takes t
   // rounded, but u adds th last, so t's rounding error (2^-26, ~0.2 ULP) never reaches u.
-  const auto th = NegMulAdd(d, n, Set(d, kLn2Hi), x);
-  const auto m = Mul(d, n, Set(d, -kLn2Lo));
+  const auto th = NegMulAdd(d, n, kLn2Hi, x);
+  const auto m = Mul(d, n, -kLn2Lo);
   const auto t = Add(d, th, m);
-  const auto t2 = Mul(d, t, t);
-  auto q = MulAdd(d, Set(d, 0.0013814542908221483f), t, Set(d, 0.00836870539933443f));
-  q = MulAdd(d, q, t, Set(d, 0.041668329387903214f));
-  q = MulAdd(d, q, t, Set(d, 0.1666652113199234f));
-  q = MulAdd(d, q, t, Set(d, 0.4999999403953552f));
-  const auto u = Add(d, th, MulAdd(d, t2, q, m));  // e^t - 1, rounded once
+  auto q = HornerFirst<kEval>(d, t, 0.0013814542908221483f, 0.00836870539933443f);
+  q = HornerStep<kEval>(d, q, t, 0.041668329387903214f);
+  q = HornerStep<kEval>(d, q, t, 0.1666652113199234f);
+  q = HornerStep<kEval>(d, q, t, 0.4999999403953552f);
+  const auto u = Add(d, th, MulAdd(d, Mul(d, t, t), q, m));  // e^t - 1, rounded once
   // bits(b) = bits(kMagic) + n + 254; bits(kMagic) is even and its bits vanish under << 23.
   const auto bits = BitCast(di, d, b);
   const auto k1 = ShiftRight<1>(di, bits);
@@ -56,7 +57,7 @@ VFromD<D> ExpPrecise(D d, VFromD<D> x) {
   const auto s1 = BitCast(d, di, ShiftLeft<23>(di, k1));
   const auto s2 = BitCast(d, di, ShiftLeft<23>(di, k2));
   const auto y = Mul(d, MulAdd(d, u, s1, s1), s2);
-  return IfThenElse(d, Lt(d, x, Set(d, -104.0f)), Zero(d), y);
+  return IfThenZeroElse(d, tiny, y);
 }
 
 }  // namespace vlak::VLAK_NS

@@ -23,21 +23,25 @@
 //   instructions, 2 rounding-mode writes and 4 constant splats (see exp_common.h).
 #pragma once
 
-#include "simd/simd.h"
+#include "math/exp_common.h"
 
 namespace vlak::VLAK_NS {
 
-template <class D>
+// kEval: kLean rounds x * kA before adding kB (exp_common.h).
+template <ExpEval kEval = ExpEval::kFused, class D>
 VFromD<D> ExpSchraudolph(D d, VFromD<D> x) {
   static_assert(std::is_same_v<TFromD<D>, float>, "ExpSchraudolph takes f32 tags");
   constexpr float kA = 12102203.0f;       // 2^23 / ln 2
   constexpr float kB = 1064986816.0f;     // 127 * 2^23 - 366393, rounded to float
   constexpr float kInfBits = 2139095040.0f;  // 0x7F800000 as a number
   const auto di = Rebind<int32_t>(d);
-  auto w = MulAdd(d, x, Set(d, kA), Set(d, kB));
-  w = Min(d, Max(d, w, Zero(d)), Set(d, kInfBits));
-  const auto y = BitCast(d, di, NearestInt(d, w));
-  return IfThenElse(d, IsNaN(d, x), x, y);
+  const auto nan = IsNaN(d, x);  // first: x dies in w
+  auto w = exp_detail::ScaleShift<kEval>(d, x, kA, kB);
+  w = Min(d, Max(d, w, 0.0f), kInfBits);
+  // NaN lanes get the quiet NaN's bits ORed in (w is 0 there: the clamp drops NaN), so x need
+  // not stay live to the end (at RVV's LMUL 8 it would not fit).
+  const auto bits = NearestInt(d, w);
+  return IfThenElse(d, nan, BitCast(d, di, Or(di, bits, 0x7FC00000)), BitCast(d, di, bits));
 }
 
 }  // namespace vlak::VLAK_NS

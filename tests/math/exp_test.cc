@@ -186,6 +186,84 @@ TEST(ExpAccuracy, Cephes) { SampledAccuracy(ExpVariant::kCephes, kSamples); }
 TEST(ExpAccuracy, Accurate) { SampledAccuracy(ExpVariant::kAccurate, kSamples); }
 TEST(ExpAccuracy, Precise) { SampledAccuracy(ExpVariant::kPrecise, kSamples); }
 
+// ------------------------------------------------------------- softmax's evaluations of the exps
+// ExpEval::kLean (two roundings per Horner step, exp_common.h) and ExpAccurateNonPositive, as
+// softmax runs them on RVV at LMUL 8: sampled over softmax's domain [-87.3, 0] (exp(x - max)),
+// the inputs passed through a subtraction as in the kernel (x - 0), against float64 exp. Bounds:
+// measured on 1M points (rounded up), and never looser than vlak.h's promise for the variant.
+struct LeanCase {
+  const char* name;
+  double max_ulp;
+};
+template <class D>
+VFromD<D> LeanExpOf(int which, D d, VFromD<D> x) {
+  switch (which) {
+    case 0: return ExpSchraudolph<ExpEval::kLean>(d, x);
+    case 1: return ExpBittrickP3<ExpEval::kLean>(d, x);
+    case 2: return ExpBittrickP5<ExpEval::kLean>(d, x);
+    case 3: return ExpCephes<ExpEval::kLean>(d, x);
+    case 4: return ExpAccurate<ExpEval::kLean>(d, x);
+    case 5: return ExpPrecise<ExpEval::kLean>(d, x);
+    case 6: return ExpAccurateNonPositive<ExpEval::kLean>(d, x);
+    default: return ExpAccurateNonPositive<ExpEval::kFused>(d, x);
+  }
+}
+constexpr LeanCase kLeanCases[] = {
+    {"schraudolph lean", 366463.0}, {"bittrick_p3 lean", 7239.0}, {"bittrick_p5 lean", 76.0},
+    {"cephes lean", 4.0735},        {"accurate lean", 2.0},       {"precise lean", 1.0},
+    {"accurate nonpositive lean", 2.0}, {"accurate nonpositive fused", 2.0},
+};
+
+TEST(ExpSoftmaxEvaluations, AccuracyOnNonPositive) {
+  const exp_test::FloatRange dom = {-87.3f, 0.0f};
+  const std::vector<float> x = Sample(dom, size_t{1} << 20, 0x5eed1000u);
+  std::vector<float> y(x.size());
+  for (int which = 0; which < static_cast<int>(std::size(kLeanCases)); ++which) {
+    const Simd<float, 1> d;
+    for (size_t i = 0; i < x.size(); i += Lanes(d)) {
+      const auto ds = Strip(d, std::min(Lanes(d), x.size() - i));
+      StoreU(ds, LeanExpOf(which, ds, Sub(ds, LoadU(ds, x.data() + i), 0.0f)), y.data() + i);
+    }
+    double max_ulp = 0;
+    float worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double e = exp_test::UlpError(y[i], std::exp(static_cast<double>(x[i])));
+      if (!(e <= max_ulp)) {
+        max_ulp = e;
+        worst = x[i];
+      }
+    }
+    std::printf("  %-28s max %.4f ULP (x = %.9g), bound %.4f\n", kLeanCases[which].name, max_ulp, worst,
+                kLeanCases[which].max_ulp);
+    EXPECT_LE(max_ulp, kLeanCases[which].max_ulp) << kLeanCases[which].name << " at x = " << worst;
+  }
+}
+
+// Special values through a subtraction, as softmax feeds them: -inf and below -88 give +0 (the
+// precise exp: denormals down to -104), NaN stays NaN, 0 gives 1.
+TEST(ExpSoftmaxEvaluations, SpecialValues) {
+  const float in[] = {-kInf, kNaN, -kNaN, -88.5f, -1000.0f, -3e38f, 0.0f, -0.0f, -87.0f, -1e-30f};
+  const Simd<float, 0> d;
+  for (int which = 0; which < static_cast<int>(std::size(kLeanCases)); ++which) {
+    for (float v : in) {
+      std::vector<float> buf(MaxLanes(d), v), out(MaxLanes(d));
+      StoreU(d, LeanExpOf(which, d, Sub(d, LoadU(d, buf.data()), 0.0f)), out.data());
+      SCOPED_TRACE(testing::Message() << kLeanCases[which].name << " v=" << v);
+      if (std::isnan(v)) {
+        EXPECT_TRUE(std::isnan(out[0]));
+      } else if (v < -104.0f || (v < -88.0f && which != 5)) {
+        EXPECT_EQ(Bits(out[0]), 0u);
+      } else if (v < -88.0f) {  // precise keeps denormal results
+        EXPECT_LE(std::fabs(out[0] - std::exp(static_cast<double>(v))), 0x1p-149);
+      } else if (v == 0.0f) {
+        EXPECT_NEAR(out[0], 1.0f, which <= 1 ? 0.04f : 1e-6f);
+      } else {
+        EXPECT_TRUE(out[0] >= 0.0f && out[0] <= 1.0f);
+      }
+    }
+  }
+}
+
 // --------------------------------------------------------------------------------- array kernel
 // `count` floats ending exactly at an inaccessible page: touching x[count] or y[count] faults.
 class Guarded {
