@@ -6,28 +6,48 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 
 #include "simd/targets.h"
 #include "vlak/vlak.h"
 
 namespace vlak {
 
-// The active target, chosen once (thread-safe) from the CPU and VLAK_TARGET.
-Target ActiveTarget();
 bool TargetCompiled(Target t);
 bool TargetSupported(Target t);
+
+namespace detail {
+// The selection, target and error packed into one word (target | error << 8), so that a kernel
+// call reads it with one load, no lock and no call: with a mutex and out-of-line accessors this
+// cost ~100 instructions per softmax call (qemu-icount). kUnsetSelection until the first use,
+// which computes it from the CPU and VLAK_TARGET (target_select.cc). A lone word needs no
+// ordering with other data: relaxed loads suffice.
+inline constexpr unsigned kUnsetSelection = ~0u;
+extern std::atomic<unsigned> g_selection;
+unsigned InitSelection();
+inline unsigned Selection() {
+  const unsigned s = g_selection.load(std::memory_order_relaxed);
+  return s != kUnsetSelection ? s : InitSelection();
+}
+}  // namespace detail
+
+// The active target, chosen once (thread-safe) from the CPU and VLAK_TARGET.
+inline Target ActiveTarget() { return static_cast<Target>(detail::Selection() & 0xFF); }
 // VLAK_OK unless VLAK_TARGET asked for something this process cannot run.
-vlak_status TargetError();
+inline vlak_status TargetError() { return static_cast<vlak_status>(detail::Selection() >> 8); }
 
 template <typename Fn>
 using PerTarget = std::array<Fn*, kNumTargets>;
 
-// Entry for the active target (never null: the scalar target is always compiled).
+// Entry for a target (never null: the scalar target is always compiled).
 template <typename Fn>
-Fn* Dispatch(const PerTarget<Fn>& table) {
-  Fn* f = table[static_cast<int>(ActiveTarget())];
+[[gnu::always_inline]] inline Fn* Dispatch(const PerTarget<Fn>& table, Target t) {
+  Fn* f = table[static_cast<int>(t)];
   return f != nullptr ? f : table[static_cast<int>(Target::kScalar)];
 }
+// Entry for the active target.
+template <typename Fn>
+[[gnu::always_inline]] inline Fn* Dispatch(const PerTarget<Fn>& table) { return Dispatch(table, ActiveTarget()); }
 
 }  // namespace vlak
 

@@ -1,7 +1,7 @@
 // Which targets this CPU can run, and which one kernels use.
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
+#include <atomic>
 
 #include "dispatch/dispatch.h"
 
@@ -36,11 +36,6 @@ bool CpuHas(Target t) {
   }
 }
 
-struct Selection {
-  Target target = Target::kScalar;
-  vlak_status error = VLAK_OK;
-};
-
 Target Best() {
   for (Target t : {Target::kAvx512, Target::kAvx2, Target::kRvv}) {
     if (TargetSupported(t)) return t;
@@ -48,28 +43,23 @@ Target Best() {
   return Target::kScalar;
 }
 
-std::mutex g_mutex;
-Selection* g_selection = nullptr;
+constexpr unsigned Pack(Target t, vlak_status e) { return static_cast<unsigned>(t) | (static_cast<unsigned>(e) << 8); }
 
-Selection& Get() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_selection == nullptr) {
-    static Selection s;
-    s.target = Best();
-    if (const char* env = std::getenv("VLAK_TARGET"); env != nullptr && *env != '\0') {
-      bool known = false;
-      for (int i = 0; i < kNumTargets; ++i) {
-        const Target t = static_cast<Target>(i);
-        if (std::strcmp(env, TargetName(t)) == 0) {
-          known = true;
-          if (TargetSupported(t)) s.target = t; else s.error = VLAK_ERROR_TARGET_UNAVAILABLE;
-        }
+unsigned FromEnvironment() {
+  Target target = Best();
+  vlak_status error = VLAK_OK;
+  if (const char* env = std::getenv("VLAK_TARGET"); env != nullptr && *env != '\0') {
+    bool known = false;
+    for (int i = 0; i < kNumTargets; ++i) {
+      const Target t = static_cast<Target>(i);
+      if (std::strcmp(env, TargetName(t)) == 0) {
+        known = true;
+        if (TargetSupported(t)) target = t; else error = VLAK_ERROR_TARGET_UNAVAILABLE;
       }
-      if (!known) s.error = VLAK_ERROR_INVALID_ARGUMENT;
     }
-    g_selection = &s;
+    if (!known) error = VLAK_ERROR_INVALID_ARGUMENT;
   }
-  return *g_selection;
+  return Pack(target, error);
 }
 
 }  // namespace
@@ -91,15 +81,22 @@ bool TargetCompiled(Target t) {
 }
 
 bool TargetSupported(Target t) { return TargetCompiled(t) && CpuHas(t); }
-Target ActiveTarget() { return Get().target; }
-vlak_status TargetError() { return Get().error; }
+
+namespace detail {
+std::atomic<unsigned> g_selection{kUnsetSelection};
+
+// First use, possibly on several threads at once: all compute the same value, the first store
+// wins, and a vlak_set_target() that came first is kept.
+unsigned InitSelection() {
+  unsigned expected = kUnsetSelection;
+  const unsigned computed = FromEnvironment();
+  return g_selection.compare_exchange_strong(expected, computed, std::memory_order_relaxed) ? computed : expected;
+}
+}  // namespace detail
 
 vlak_status SetTarget(Target t) {
-  Selection& s = Get();
   if (!TargetSupported(t)) return VLAK_ERROR_TARGET_UNAVAILABLE;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  s.target = t;
-  s.error = VLAK_OK;
+  detail::g_selection.store(Pack(t, VLAK_OK), std::memory_order_relaxed);
   return VLAK_OK;
 }
 

@@ -8,7 +8,8 @@
 #include "ops/softmax/softmax.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kSoftmaxRow, void, SoftmaxRowF32, (const float* x, float* y, size_t n, unsigned flags, int algo))
+// Returns VLAK_OK: a status, so that a one-row call ends in a tail call.
+VLAK_PER_TARGET(kSoftmaxRow, vlak_status, SoftmaxRowF32, (const float* x, float* y, size_t n, unsigned flags, int algo))
 VLAK_PER_TARGET(kSoftmaxVariantRow, bool, SoftmaxVariantRowF32,
                 (int exp_variant, int lmul_pow2, const float* x, float* y, size_t n))
 
@@ -26,6 +27,35 @@ constexpr size_t kTwoPassMinCols = size_t{1} << 26;
 // Parallelise only when each thread gets enough elements to pay for waking it.
 constexpr size_t kMinElementsPerThread = size_t{1} << 14;
 
+using RowFn = vlak_status(const float*, float*, size_t, unsigned, int);
+
+// Several rows, split over threads when each gets enough work. Out of line, so that a one-row
+// call (attention's common case) does not pay for this function's registers.
+[[gnu::noinline]] vlak_status Rows(RowFn* row, size_t rows, size_t cols, const float* x, size_t x_stride, float* y,
+                            size_t y_stride, unsigned flags, int algo_id) {
+  // NumThreads is an OpenMP call: only asked when there is work for two.
+  int threads = 1;
+  if (rows * cols >= 2 * kMinElementsPerThread) {
+    threads = NumThreads();
+    const size_t by_work = rows * cols / kMinElementsPerThread;
+    if (static_cast<size_t>(threads) > rows) threads = static_cast<int>(rows);
+    if (static_cast<size_t>(threads) > by_work) threads = static_cast<int>(by_work);
+  }
+  if (threads <= 1) {
+    for (size_t r = 0; r < rows; ++r) row(x + r * x_stride, y + r * y_stride, cols, flags, algo_id);
+    return VLAK_OK;
+  }
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (size_t r = 0; r < rows; ++r) row(x + r * x_stride, y + r * y_stride, cols, flags, algo_id);
+  return VLAK_OK;
+}
+
+[[gnu::noinline, gnu::cold]] vlak_status SoftmaxF32AfterInit(size_t rows, size_t cols, const float* x, size_t x_stride,
+                                                             float* y, size_t y_stride, unsigned flags, SoftmaxAlgo algo) {
+  detail::InitSelection();
+  return SoftmaxF32(rows, cols, x, x_stride, y, y_stride, flags, algo);
+}
+
 }  // namespace
 
 vlak_status SoftmaxF32(size_t rows, size_t cols, const float* x, size_t x_stride, float* y,
@@ -38,25 +68,23 @@ vlak_status SoftmaxF32(size_t rows, size_t cols, const float* x, size_t x_stride
   if (x_stride < cols || y_stride < cols) return VLAK_ERROR_INVALID_ARGUMENT;
   // The last row ends at (rows - 1) * stride + cols elements: that many bytes must be addressable.
   const size_t max_stride = x_stride > y_stride ? x_stride : y_stride;
-  if ((rows - 1) > (SIZE_MAX / sizeof(float) - cols) / max_stride) return VLAK_ERROR_OVERFLOW;
+  if (cols > SIZE_MAX / sizeof(float) ||
+      (rows > 1 && (rows - 1) > (SIZE_MAX / sizeof(float) - cols) / max_stride)) {
+    return VLAK_ERROR_OVERFLOW;
+  }
   if (x == y && x_stride != y_stride) return VLAK_ERROR_INVALID_ARGUMENT;
-  if (const vlak_status s = TargetError(); s != VLAK_OK) return s;
+  // The target selection: one load. Its one-time initialisation is a tail call to a function
+  // that initialises and comes back, so this path keeps no registers across a call and a
+  // one-row softmax ends in a tail call to the row kernel (~50 instructions less per call).
+  const unsigned selection = detail::g_selection.load(std::memory_order_relaxed);
+  if (selection == detail::kUnsetSelection) return SoftmaxF32AfterInit(rows, cols, x, x_stride, y, y_stride, flags, algo);
+  if (const auto error = static_cast<vlak_status>(selection >> 8); error != VLAK_OK) return error;
 
   if (algo == SoftmaxAlgo::kAuto) algo = cols >= kTwoPassMinCols ? SoftmaxAlgo::kTwoPass : SoftmaxAlgo::kThreePass;
-  auto* row = Dispatch(kSoftmaxRow);
+  auto* const row = Dispatch(kSoftmaxRow, static_cast<Target>(selection & 0xFF));
   const int algo_id = static_cast<int>(algo);
-
-  const size_t by_work = rows * cols / kMinElementsPerThread;
-  int threads = NumThreads();
-  if (static_cast<size_t>(threads) > rows) threads = static_cast<int>(rows);
-  if (static_cast<size_t>(threads) > by_work) threads = by_work > 0 ? static_cast<int>(by_work) : 1;
-  if (threads <= 1) {
-    for (size_t r = 0; r < rows; ++r) row(x + r * x_stride, y + r * y_stride, cols, flags, algo_id);
-    return VLAK_OK;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (size_t r = 0; r < rows; ++r) row(x + r * x_stride, y + r * y_stride, cols, flags, algo_id);
-  return VLAK_OK;
+  if (rows == 1) return row(x, y, cols, flags, algo_id);
+  return Rows(row, rows, cols, x, x_stride, y, y_stride, flags, algo_id);
 }
 
 bool SoftmaxVariantRow(vlak_exp_variant variant, int lmul_pow2, const float* x, float* y, size_t n) {

@@ -17,29 +17,36 @@
 namespace vlak::VLAK_NS {
 namespace {
 
-// LMUL per target. RVV: m8 retires the fewest instructions (scripts/rvv-hackathon-table: 10.2K
-// at VLEN 128 vs 17.1K at m4, despite spills). x86: 2 registers per group; LMUL 1/2/4 measured
-// within noise for the exp kernels on AVX-512, not re-measured for softmax.
+// LMUL per target and exp. RVV: LMUL 8, which retires the fewest instructions once spill-free
+// (scripts/rvv-hackathon-table, n = 2048, accurate: 2.5K at VLEN 128 vs 4.0K at LMUL 4); the
+// precise exp keeps four register groups live (th, m, t, q besides the exponent) and spills at
+// LMUL 8, so it runs at LMUL 4. x86: 2 registers per group; LMUL 1/2/4 measured within noise for
+// the exp kernels on AVX-512, not re-measured for softmax.
 #if defined(VLAK_SIMD_RVV)
 constexpr int kPow2 = 3;
+constexpr int kPrecisePow2 = 2;
 #elif defined(VLAK_SIMD_SCALAR)
 constexpr int kPow2 = 0;
+constexpr int kPrecisePow2 = 0;
 #else
 constexpr int kPow2 = 1;
+constexpr int kPrecisePow2 = 1;
 #endif
-using DF = Simd<float, kPow2>;
+template <unsigned kExp>
+using DF = Simd<float, kExp == VLAK_SOFTMAX_EXP_PRECISE ? kPrecisePow2 : kPow2>;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 using softmax_detail::ThreePass;
 
 template <unsigned kExp, class D>
 VFromD<D> ExpVariant(D d, VFromD<D> x) {
+  constexpr ExpEval kEval = softmax_detail::kExpEval<D>;
   if constexpr (kExp == VLAK_SOFTMAX_EXP_FAST) {
-    return ExpBittrickP5(d, x);
+    return ExpBittrickP5<kEval>(d, x);
   } else if constexpr (kExp == VLAK_SOFTMAX_EXP_PRECISE) {
-    return ExpPrecise(d, x);
+    return ExpPrecise<kEval>(d, x);
   } else {
-    return ExpAccurate(d, x);
+    return ExpAccurateNonPositive<kEval>(d, x);  // x is row - max: <= 0 or NaN
   }
 }
 
@@ -52,20 +59,30 @@ VFromD<D> ExpVariant(D d, VFromD<D> x) {
 // lost to it even at 16M elements (compute-bound on one core).
 constexpr size_t kTwoPassBlock = 4096;  // 16 KiB of x: stays in L1 between the two block reads
 
+// One block's max m and sum of exp(x - m); false if the max is not finite. Out of line: the
+// caller's block loop calls std::exp, across which no vector register survives, so the vector
+// constants of these passes live here, not across that call (RVV spilled them otherwise).
+template <unsigned kExp>
+[[gnu::noinline]] bool BlockMaxSum(const float* x, size_t len, float& m, double& s) {
+  const DF<kExp> d;
+  // A block max of -inf may hide NaNs (Max skips them), +inf/NaN need the special rules:
+  // three-pass handles all of these rows.
+  m = softmax_detail::RowMax(d, x, len);
+  if (!std::isfinite(m)) return false;
+  s = softmax_detail::ExpSum(d, [](auto dd, auto v) { return ExpVariant<kExp>(dd, v); }, x, nullptr, len, m);
+  return true;
+}
+
 // Returns false (nothing written) for rows with +inf, NaN or an all -inf block.
 template <unsigned kExp>
-bool TwoPass(const float* x, float* y, size_t n) {
-  const DF d;
-  const auto exp = [](auto dd, auto v) { return ExpVariant<kExp>(dd, v); };
+[[gnu::noinline]] bool TwoPass(const float* x, float* y, size_t n) {
   double sum = 0;
   float row_max = -kInf;
   for (size_t b = 0; b < n; b += kTwoPassBlock) {
     const size_t len = n - b < kTwoPassBlock ? n - b : kTwoPassBlock;
-    // A block max of -inf may hide NaNs (Max skips them), +inf/NaN need the special rules:
-    // three-pass handles all of these rows.
-    const float m = softmax_detail::RowMax(d, x + b, len);
-    if (!std::isfinite(m)) return false;
-    const double s = softmax_detail::ExpSum(d, exp, x + b, nullptr, len, m);
+    float m;
+    double s;
+    if (!BlockMaxSum<kExp>(x + b, len, m, s)) return false;
     if (m > row_max) {
       sum = sum * std::exp(static_cast<double>(row_max) - m) + s;
       row_max = m;
@@ -74,22 +91,33 @@ bool TwoPass(const float* x, float* y, size_t n) {
     }
   }
   if (!std::isfinite(sum)) return false;  // a NaN next to finite values
-  softmax_detail::ExpScale(d, exp, x, y, n, row_max, static_cast<float>(1.0 / sum));
+  softmax_detail::ExpScale(DF<kExp>(), [](auto dd, auto v) { return ExpVariant<kExp>(dd, v); }, x, y, n, row_max,
+                           static_cast<float>(1.0 / sum));
   return true;
 }
 
+// One function per exp variant (inlined into one, every call would save and load all three
+// variants' registers), and the three-pass row apart from the two-pass attempt: its only calls
+// are then tail calls to the rare paths, so it keeps no callee-saved registers (qemu-icount:
+// ~50 instructions per call less on RVV).
 template <unsigned kExp>
-void Row(const float* x, float* y, size_t n, unsigned flags, int algo) {
+[[gnu::noinline]] vlak_status ThreePassRow(const float* x, float* y, size_t n, unsigned flags) {
+  ThreePass(DF<kExp>(), [](auto d, auto v) { return ExpVariant<kExp>(d, v); }, x, y, n, flags);
+  return VLAK_OK;
+}
+
+template <unsigned kExp>
+vlak_status Row(const float* x, float* y, size_t n, unsigned flags, int algo) {
   // log-softmax reads x once more anyway (y = x - c), so it always takes the three-pass path.
   const bool two_pass_fits = (flags & VLAK_SOFTMAX_LOG) == 0;
-  if (algo == static_cast<int>(SoftmaxAlgo::kTwoPass) && two_pass_fits && TwoPass<kExp>(x, y, n)) return;
-  ThreePass(DF(), [](auto d, auto v) { return ExpVariant<kExp>(d, v); }, x, y, n, flags);
+  if (algo == static_cast<int>(SoftmaxAlgo::kTwoPass) && two_pass_fits && TwoPass<kExp>(x, y, n)) return VLAK_OK;
+  return ThreePassRow<kExp>(x, y, n, flags);
 }
 
 }  // namespace
 
-// One row; algo is a SoftmaxAlgo other than kAuto.
-void SoftmaxRowF32(const float* x, float* y, size_t n, unsigned flags, int algo) {
+// One row; algo is a SoftmaxAlgo other than kAuto. Returns VLAK_OK.
+vlak_status SoftmaxRowF32(const float* x, float* y, size_t n, unsigned flags, int algo) {
   switch (flags & VLAK_SOFTMAX_EXP_MASK) {
     case VLAK_SOFTMAX_EXP_FAST: return Row<VLAK_SOFTMAX_EXP_FAST>(x, y, n, flags, algo);
     case VLAK_SOFTMAX_EXP_PRECISE: return Row<VLAK_SOFTMAX_EXP_PRECISE>(x, y, n, flags, algo);
