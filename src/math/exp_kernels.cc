@@ -12,9 +12,9 @@
 namespace vlak::VLAK_NS {
 namespace {
 
-template <class Exp>
+template <ExpVariant kVariant, class Exp>
 void Run(Exp exp, const float* x, float* y, size_t n) {
-  const Simd<float, kExpF32Pow2> d;
+  const Simd<float, kExpF32Pow2<kVariant>> d;
   // Each strip is loaded before it is stored, so x == y is fine.
   ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, exp(ds, LoadU(ds, x + i)), y + i); });
 }
@@ -23,12 +23,12 @@ void Run(Exp exp, const float* x, float* y, size_t n) {
 
 void ExpF32(ExpVariant variant, const float* x, float* y, size_t n) {
   switch (variant) {
-    case ExpVariant::kSchraudolph: return Run([](auto d, auto v) { return ExpSchraudolph(d, v); }, x, y, n);
-    case ExpVariant::kBittrickP3: return Run([](auto d, auto v) { return ExpBittrickP3(d, v); }, x, y, n);
-    case ExpVariant::kBittrickP5: return Run([](auto d, auto v) { return ExpBittrickP5(d, v); }, x, y, n);
-    case ExpVariant::kCephes: return Run([](auto d, auto v) { return ExpCephes(d, v); }, x, y, n);
-    case ExpVariant::kAccurate: return Run([](auto d, auto v) { return ExpAccurate(d, v); }, x, y, n);
-    case ExpVariant::kPrecise: return Run([](auto d, auto v) { return ExpPrecise(d, v); }, x, y, n);
+    case ExpVariant::kSchraudolph: return Run<ExpVariant::kSchraudolph>([](auto d, auto v) { return ExpSchraudolph(d, v); }, x, y, n);
+    case ExpVariant::kBittrickP3: return Run<ExpVariant::kBittrickP3>([](auto d, auto v) { return ExpBittrickP3(d, v); }, x, y, n);
+    case ExpVariant::kBittrickP5: return Run<ExpVariant::kBittrickP5>([](auto d, auto v) { return ExpBittrickP5(d, v); }, x, y, n);
+    case ExpVariant::kCephes: return Run<ExpVariant::kCephes>([](auto d, auto v) { return ExpCephes(d, v); }, x, y, n);
+    case ExpVariant::kAccurate: return Run<ExpVariant::kAccurate>([](auto d, auto v) { return ExpAccurate(d, v); }, x, y, n);
+    case ExpVariant::kPrecise: return Run<ExpVariant::kPrecise>([](auto d, auto v) { return ExpPrecise(d, v); }, x, y, n);
   }
 }
 

@@ -29,22 +29,27 @@ namespace vlak::VLAK_NS {
 //   AVX-512: accurate 0.100 / 0.099 / 0.097, precise 0.131 / 0.129 / 0.120
 //   AVX2:    accurate 0.262 / 0.235 / 0.226, precise 0.278 / 0.263 / 0.269
 // so x86 takes LMUL 2 (LMUL 4 wins nothing clear and doubles register use).
-// RVV: LMUL 2, the largest without spills. vlak_exp_f32 promises the same bits on every target,
-// so it evaluates kFused (exp_common.h), whose Horner addends are splats; clang hoists those out
-// of the strip loop and at LMUL 4 (8 groups) runs out of registers and spills them every strip.
+// RVV: per variant, the largest LMUL without spills (scripts/rvv-spill-check): LMUL 4 for
+// schraudolph and bittrick_p3, LMUL 2 for the others. vlak_exp_f32 promises the same bits on
+// every target, so it evaluates kFused (exp_common.h), whose Horner addends are splats; clang
+// hoists those out of the strip loop and, at LMUL 4 with three or more of them, runs out of
+// registers and spills them every strip.
 // Retired instructions for 2048 floats (qemu-icount, VLEN 128 / 256 / 512), kFused:
-//   LMUL 2: schraudolph 4651 / 2347 / 1195, bittrick_p3 4919 / 2487 / 1271, bittrick_p5 5437 /
-//           2749 / 1405, cephes 6207 / 3135 / 1599, accurate 5949 / 3005 / 1533, precise 7485 /
-//           3773 / 1917 (no spills)
-//   LMUL 4: 2353 / 1201 / 625, 2493 / 1277 / 669, 4046 / 2062 / 1070, 4949 / 2517 / 1301,
-//           4174 / 2126 / 1102, 6357 / 3221 / 1653 (fewer, but spilling in the loop)
+//   schraudolph (LMUL 4) 2347 / 1195 / 619, bittrick_p3 (4) 2487 / 1271 / 663,
+//   bittrick_p5 (2) 5437 / 2749 / 1405, cephes (2) 6207 / 3135 / 1599,
+//   accurate (2) 5949 / 3005 / 1533, precise (2) 7485 / 3773 / 1917;
+//   at LMUL 4 the last four spill but retire fewer: 4046 / 2062 / 1070, 4949 / 2517 / 1301,
+//   4174 / 2126 / 1102, 6357 / 3221 / 1653.
 //   clang -O3 autovectorised plain C exp (bench/ref/exp_ref.c, LMUL 2): 9645 / 5037 / 2733.
 // Scalar: 1.
 #if defined(VLAK_SIMD_RVV)
-inline constexpr int kExpF32Pow2 = 1;
+template <ExpVariant kVariant>
+inline constexpr int kExpF32Pow2 = kVariant == ExpVariant::kSchraudolph || kVariant == ExpVariant::kBittrickP3 ? 2 : 1;
 #elif defined(VLAK_SIMD_SCALAR)
+template <ExpVariant kVariant>
 inline constexpr int kExpF32Pow2 = 0;
 #else
+template <ExpVariant kVariant>
 inline constexpr int kExpF32Pow2 = 1;
 #endif
 

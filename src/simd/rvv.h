@@ -158,8 +158,19 @@ using MFromD = typename detail::VecTraits<TFromD<D>, Pow2FromD<D>>::M;
     return __riscv_vluxei8_v_##S##m##LMUL(table, idx, vl);                                 \
   }
 
+// The first register of a group as an LMUL-1 vector.
+#define VLAK_RVV_TRUNC_1(S, LMUL, v) v
+#define VLAK_RVV_TRUNC_2(S, LMUL, v) __riscv_vlmul_trunc_v_##S##m##LMUL##_##S##m1(v)
+#define VLAK_RVV_TRUNC_4(S, LMUL, v) __riscv_vlmul_trunc_v_##S##m##LMUL##_##S##m1(v)
+#define VLAK_RVV_TRUNC_8(S, LMUL, v) __riscv_vlmul_trunc_v_##S##m##LMUL##_##S##m1(v)
+#define VLAK_RVV_LOW_REGISTER(S, L, T, SEW, LMUL, POW2, MLEN)                      \
+  inline VLAK_RVV_V(L, 1) LowRegister(VLAK_RVV_V(L, LMUL) v) {                     \
+    return VLAK_RVV_TRUNC_##LMUL(S, LMUL, v);                                      \
+  }
+
 namespace detail {
 VLAK_RVV_FOREACH(VLAK_RVV_COMMON)
+VLAK_RVV_FOREACH(VLAK_RVV_LOW_REGISTER)
 VLAK_RVV_FOREACH_U(VLAK_RVV_SPLAT_INT)
 VLAK_RVV_FOREACH_I(VLAK_RVV_SPLAT_INT)
 VLAK_RVV_FOREACH_F(VLAK_RVV_SPLAT_FLOAT)
@@ -171,6 +182,11 @@ VLAK_RVV_L8(VLAK_RVV_LUT8, u8, uint8, uint8_t)
 }  // namespace detail
 
 #undef VLAK_RVV_LUT8
+#undef VLAK_RVV_LOW_REGISTER
+#undef VLAK_RVV_TRUNC_1
+#undef VLAK_RVV_TRUNC_2
+#undef VLAK_RVV_TRUNC_4
+#undef VLAK_RVV_TRUNC_8
 #undef VLAK_RVV_GATHER32
 #undef VLAK_RVV_INDEX
 #undef VLAK_RVV_SPLAT_FLOAT
@@ -762,8 +778,19 @@ bool IsEmpty(D d) {
     return false;
   }
 }
-template <typename T>
-auto Start(T x) { return Splat(Simd<T, 0>{}, x, 1); }
+// The start value x in lane 0 of an LMUL-1 register, written into (the first register of) the
+// vector being reduced rather than splatted: a splat of a constant is loop-invariant, and clang
+// hoists it out of a loop that reduces once per block and then, short of registers, spills it
+// (scripts/rvv-spill-check); a lane-0 move into v depends on v and stays where it is. Same cost.
+template <class V, typename T>
+auto Start(V v, T x) {
+  auto r = LowRegister(v);
+  if constexpr (IsFloat<T>) {
+    return __riscv_vfmv_s_tu(r, x, 1);
+  } else {
+    return __riscv_vmv_s_tu(r, x, 1);
+  }
+}
 template <class V>
 auto First(V v) {
   if constexpr (IsFloat<LaneOf<V>>) {
@@ -780,9 +807,9 @@ TFromD<D> ReduceSum(D d, VFromD<D> v) {
   if (detail::IsEmpty(d)) return T{0};
   const size_t vl = detail::VL(d);
   if constexpr (detail::IsFloat<T>) {
-    return detail::First(__riscv_vfredusum(v, detail::Start(T{0}), vl));
+    return detail::First(__riscv_vfredusum(v, detail::Start(v, T{0}), vl));
   } else {
-    return detail::First(__riscv_vredsum(v, detail::Start(T{0}), vl));
+    return detail::First(__riscv_vredsum(v, detail::Start(v, T{0}), vl));
   }
 }
 // Into lane 0 of an LMUL-1 accumulator. A strip uses vd = acc with the tail-undisturbed policy:
@@ -827,7 +854,7 @@ TFromD<D> ReduceSumOrdered(D d, VFromD<D> v) {
   using T = TFromD<D>;
   static_assert(detail::IsFloat<T>);
   if (detail::IsEmpty(d)) return T{0};
-  return detail::First(__riscv_vfredosum(v, detail::Start(T{0}), detail::VL(d)));
+  return detail::First(__riscv_vfredosum(v, detail::Start(v, T{0}), detail::VL(d)));
 }
 // Floats start from NaN: vfredmin ignores NaNs unless all inputs (start included) are NaN, which
 // is exactly the contract's all-NaN case.
@@ -838,13 +865,13 @@ TFromD<D> ReduceMin(D d, VFromD<D> v) {
   const size_t vl = detail::VL(d);
   if constexpr (detail::IsFloat<T>) {
     if (detail::IsEmpty(d)) return L::infinity();
-    return detail::First(__riscv_vfredmin(v, detail::Start(L::quiet_NaN()), vl));
+    return detail::First(__riscv_vfredmin(v, detail::Start(v, L::quiet_NaN()), vl));
   } else {
     if (detail::IsEmpty(d)) return L::max();
     if constexpr (detail::IsSigned<T>) {
-      return detail::First(__riscv_vredmin(v, detail::Start(L::max()), vl));
+      return detail::First(__riscv_vredmin(v, detail::Start(v, L::max()), vl));
     } else {
-      return detail::First(__riscv_vredminu(v, detail::Start(L::max()), vl));
+      return detail::First(__riscv_vredminu(v, detail::Start(v, L::max()), vl));
     }
   }
 }
@@ -855,13 +882,13 @@ TFromD<D> ReduceMax(D d, VFromD<D> v) {
   const size_t vl = detail::VL(d);
   if constexpr (detail::IsFloat<T>) {
     if (detail::IsEmpty(d)) return -L::infinity();
-    return detail::First(__riscv_vfredmax(v, detail::Start(L::quiet_NaN()), vl));
+    return detail::First(__riscv_vfredmax(v, detail::Start(v, L::quiet_NaN()), vl));
   } else {
     if (detail::IsEmpty(d)) return L::lowest();
     if constexpr (detail::IsSigned<T>) {
-      return detail::First(__riscv_vredmax(v, detail::Start(L::lowest()), vl));
+      return detail::First(__riscv_vredmax(v, detail::Start(v, L::lowest()), vl));
     } else {
-      return detail::First(__riscv_vredmaxu(v, detail::Start(L::lowest()), vl));
+      return detail::First(__riscv_vredmaxu(v, detail::Start(v, L::lowest()), vl));
     }
   }
 }

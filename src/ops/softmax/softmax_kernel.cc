@@ -34,6 +34,9 @@ constexpr int kPrecisePow2 = 1;
 #endif
 template <unsigned kExp>
 using DF = Simd<float, kExp == VLAK_SOFTMAX_EXP_PRECISE ? kPrecisePow2 : kPow2>;
+// The accurate exp (ExpAccurateNonPositive) has no mask on RVV, so its sum keeps a whole group.
+template <unsigned kExp>
+constexpr bool kLaneSum = kExp != VLAK_SOFTMAX_EXP_ACCURATE && softmax_detail::kMaskedExpLaneSum<DF<kExp>>;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 using softmax_detail::ThreePass;
@@ -69,7 +72,7 @@ template <unsigned kExp>
   // three-pass handles all of these rows.
   m = softmax_detail::RowMax(d, x, len);
   if (!std::isfinite(m)) return false;
-  s = softmax_detail::ExpSum(d, [](auto dd, auto v) { return ExpVariant<kExp>(dd, v); }, x, nullptr, len, m);
+  s = softmax_detail::ExpSum<kLaneSum<kExp>>(d, [](auto dd, auto v) { return ExpVariant<kExp>(dd, v); }, x, nullptr, len, m);
   return true;
 }
 
@@ -102,7 +105,7 @@ template <unsigned kExp>
 // ~50 instructions per call less on RVV).
 template <unsigned kExp>
 [[gnu::noinline]] vlak_status ThreePassRow(const float* x, float* y, size_t n, unsigned flags) {
-  ThreePass(DF<kExp>(), [](auto d, auto v) { return ExpVariant<kExp>(d, v); }, x, y, n, flags);
+  ThreePass<kLaneSum<kExp>>(DF<kExp>(), [](auto d, auto v) { return ExpVariant<kExp>(d, v); }, x, y, n, flags);
   return VLAK_OK;
 }
 

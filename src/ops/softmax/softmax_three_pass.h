@@ -21,17 +21,29 @@ namespace softmax_detail {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr size_t kBlockStrips = 16;
 
-// RVV at LMUL 8 has four register groups, and the exp pass needs a mask (v0), the exp's values
-// and the running sum. There the sum goes into lane 0 of an LMUL-1 register (ReduceSumInto: one
-// vfredusum per strip, beside the mask) and the exp evaluates kLean (exp_common.h), which leaves
-// the exp three groups: spill-free (scripts/rvv-spill-check). LMUL 4 (eight groups) has room
-// for the values but not for the splatted Horner addends of kFused, which clang hoists out of
-// the loop and then spills: it takes the same path. Everywhere else the sum is a whole group (a
-// horizontal reduction per strip would cost ~10 instructions on x86) and the exp is fused.
+// RVV at LMUL 8 has four register groups; LMUL 4 eight. The exp evaluates kLean there
+// (exp_common.h), which needs three groups and no splats: kFused's splatted Horner addends are
+// hoisted out of the loop by clang and then spilled, at LMUL 4 as at 8.
+// The running sum is a whole group (AddTU) everywhere it fits. An exp with an underflow mask
+// (v0) at LMUL 8 leaves no fourth group for it: then the sum goes into lane 0 of an LMUL-1
+// register (ReduceSumInto: one vfredusum per strip, beside the mask), at some cost in accuracy:
+// each block's kBlockStrips x VLMAX terms then meet in one f32 lane (measured ~2e-6 relative at
+// VLEN 256, against ~1e-7 for per-lane sums), so the accurate softmax uses an exp without a mask
+// (ExpAccurateNonPositive) and a whole-group sum. On x86 a horizontal reduction per strip would
+// cost ~10 instructions: always a group there.
 template <class D>
 inline constexpr bool kTightRegisters = VLAK_TARGET_ID == ::vlak::Target::kRvv && Pow2FromD<D> >= 2;
 template <class D>
 inline constexpr ExpEval kExpEval = kTightRegisters<D> ? ExpEval::kLean : ExpEval::kFused;
+// RVV at LMUL 8 with a whole-group sum: the first strip of a block starts the sum. A zero splat
+// would be loop-invariant, and clang hoists it out of the block loop and, with all four groups
+// taken in the strip loop, spills it. (Elsewhere the peeled copy of the exp would only add code:
+// at LMUL 1-4 it made clang hoist and spill kFused's splats instead.)
+template <class D>
+inline constexpr bool kPeelFirstStrip = VLAK_TARGET_ID == ::vlak::Target::kRvv && Pow2FromD<D> == 3;
+// Sum in lane 0 for an exp that uses a mask register.
+template <class D>
+inline constexpr bool kMaskedExpLaneSum = VLAK_TARGET_ID == ::vlak::Target::kRvv && Pow2FromD<D> == 3;
 
 template <class D>
 float RowMax(D d, const float* x, size_t n) {
@@ -41,7 +53,7 @@ float RowMax(D d, const float* x, size_t n) {
 }
 
 // Sum of exp(x - m), storing the exps to y unless y is null (log-softmax needs only the sum).
-template <class D, class Exp>
+template <bool kLaneSum, class D, class Exp>
 double ExpSum(D d, Exp exp, const float* x, float* y, size_t n, float m) {
   const size_t block = kBlockStrips * Lanes(d);
   double total = 0;
@@ -52,11 +64,19 @@ double ExpSum(D d, Exp exp, const float* x, float* y, size_t n, float m) {
       if (y != nullptr) StoreU(ds, e, y + b + i);
       return e;
     };
-    if constexpr (kTightRegisters<D>) {
+    if constexpr (kLaneSum) {
       const Simd<float, 0> d1;
       auto acc = Zero(d1);
       ForEachStrip(d, len, [&](auto ds, size_t i) { acc = ReduceSumInto(ds, strip_exp(ds, i), acc); });
       total += GetLane(d1, acc);
+    } else if (kPeelFirstStrip<D> && len <= Lanes(d)) {
+      const auto ds = Strip(d, len);
+      total += ReduceSum(ds, strip_exp(ds, 0));
+    } else if (kPeelFirstStrip<D>) {
+      const size_t first = Lanes(d);
+      auto acc = strip_exp(d, 0);
+      ForEachStrip(d, len - first, [&](auto ds, size_t i) { acc = AddTU(ds, acc, strip_exp(ds, first + i)); });
+      total += ReduceSum(d, acc);
     } else {
       auto acc = Zero(d);
       ForEachStrip(d, len, [&](auto ds, size_t i) { acc = AddTU(ds, acc, strip_exp(ds, i)); });
@@ -114,20 +134,21 @@ void AddConstant(D d, const float* x, float* y, size_t n, float c) {
 
 // log-softmax after the max: y = x - m - log(sum). Out of line (it calls log), so that the
 // softmax path below makes no call but tail calls and keeps no callee-saved registers.
-template <class D, class Exp>
+template <bool kLaneSum, class D, class Exp>
 [[gnu::noinline]] void LogSoftmaxFromMax(D d, Exp exp, const float* x, float* y, size_t n, float m) {
-  const double s = ExpSum(d, exp, x, nullptr, n, m);  // s >= 1: the max contributes exp(0)
+  const double s = ExpSum<kLaneSum>(d, exp, x, nullptr, n, m);  // s >= 1: the max contributes exp(0)
   if (std::isnan(s)) return FillNaN(y, n);
   AddConstant(d, x, y, n, static_cast<float>(-(static_cast<double>(m) + std::log(s))));
 }
 
-template <class D, class Exp>
+// kLaneSum: where the exp pass sums (see kMaskedExpLaneSum).
+template <bool kLaneSum, class D, class Exp>
 void ThreePass(D d, Exp exp, const float* x, float* y, size_t n, unsigned flags) {
   const float m = RowMax(d, x, n);
   if (!std::isfinite(m)) return SpecialRow(x, y, n, m, flags);
   // With a finite max, a NaN sum can only come from a NaN input (RowMax skips NaN).
-  if (flags & VLAK_SOFTMAX_LOG) return LogSoftmaxFromMax(d, exp, x, y, n, m);
-  const double s = ExpSum(d, exp, x, y, n, m);
+  if (flags & VLAK_SOFTMAX_LOG) return LogSoftmaxFromMax<kLaneSum>(d, exp, x, y, n, m);
+  const double s = ExpSum<kLaneSum>(d, exp, x, y, n, m);
   if (std::isnan(s)) return FillNaN(y, n);
   Scale(d, y, n, static_cast<float>(1.0 / s));
 }

@@ -35,7 +35,8 @@ VLAK_SOFTMAX_EXP_FUNCTOR(PreciseExp, ExpPrecise)
 // the registers of all 24 kernels.
 template <int kPow2, class Exp>
 [[gnu::noinline]] void Run(Exp exp, const float* x, float* y, size_t n) {
-  softmax_detail::ThreePass(Simd<float, kPow2>(), exp, x, y, n, 0);
+  using D = Simd<float, kPow2>;
+  softmax_detail::ThreePass<softmax_detail::kMaskedExpLaneSum<D>>(D(), exp, x, y, n, 0);
 }
 
 template <class Exp>

@@ -1,0 +1,188 @@
+// Instruction budgets on RISC-V: retired instructions of one call, counted by the qemu-icount
+// plugin between vlak_icount_begin()/end() and read back from its live file (VLAK_ICOUNT_LIVE),
+// compared with a per-VLEN budget. Run under scripts/rvv-run (ctest: icount.budget.vlen<V>):
+//   scripts/rvv-run --vlen 256 build/rv64gcv/tests/vlak_icount_budget_test
+// Every count is printed, also where the VLEN has no budget, so the log is the measurement.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "icount_marker.h"
+#include "vlak/vlak.h"
+
+#if !defined(__riscv_vector)
+#error "icount_budget_test.cc is a riscv64 guest program for the rv64gcv build"
+#endif
+
+namespace {
+
+constexpr size_t kN = 2048;
+
+// Budgets in retired instructions for one call (n = 2048, after a warm-up call), per VLEN; 0 = no
+// budget at that VLEN (the count is only printed). Budgets only go down: when a change lowers a
+// count, lower its budget here in the same commit. Each budget is the count the code reached when
+// it was set, so a change that adds an instruction fails here.
+// softmax_f32: issue 7's goals are 2,500 / 1,300 / 700 (printed beside the count); at 8c6cf80
+// the kernel retired 10,207 / 5,353 / 2,926, and seed 000's own RVV algorithm 4,641 / 2,369 /
+// 1,233 on the same counter. The budgets are today's counts, still above the goals.
+// exp_f32: 8c6cf80 retired 2,717 / 8,022 / 9,703 / 10,992 / 10,605 / 11,763 at VLEN 128 (spilling
+// at LMUL 4); clang -O3's autovectorised plain C exp (bench/ref/exp_ref.c) 9,645 / 5,037 / 2,733.
+struct Budget {
+  const char* name;
+  unsigned long long vlen128, vlen256, vlen512;
+};
+constexpr Budget kBudgets[] = {
+    // case                       VLEN 128    256    512
+    {"softmax_f32/2048",              2524,  1350,   763},
+    {"exp_f32/schraudolph/2048",      2397,  1245,   669},
+    {"exp_f32/bittrick_p3/2048",      2537,  1321,   713},
+    {"exp_f32/bittrick_p5/2048",      5487,  2799,  1455},
+    {"exp_f32/cephes/2048",           6257,  3185,  1649},
+    {"exp_f32/accurate/2048",         5999,  3055,  1583},
+    {"exp_f32/precise/2048",          7535,  3823,  1967},
+};
+// Issue 7's goals where they are not yet met (printed, not asserted).
+constexpr Budget kGoals[] = {
+    {"softmax_f32/2048",              2500,  1300,   700},
+};
+
+int Vlen() {
+  unsigned long vlenb;
+  __asm__ volatile("csrr %0, vlenb" : "=r"(vlenb));
+  return static_cast<int>(vlenb * 8);
+}
+
+// The budget (or goal) of a case at a VLEN, 0 if none.
+template <size_t kN>
+unsigned long long FindBudget(const Budget (&table)[kN], const std::string& name, int vlen) {
+  for (const Budget& b : table) {
+    if (name != b.name) continue;
+    if (vlen == 128) return b.vlen128;
+    if (vlen == 256) return b.vlen256;
+    if (vlen == 512) return b.vlen512;
+  }
+  return 0;
+}
+
+// The plugin rewrites its live file at every end marker:
+//   vlak-icount-live last=<N> region=<N> regions=<K>
+struct Live {
+  unsigned long long last = 0;
+  unsigned long long regions = 0;
+};
+
+bool ReadLive(Live& live) {
+  const char* path = std::getenv("VLAK_ICOUNT_LIVE");
+  if (path == nullptr) return false;
+  FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return false;
+  const bool ok = std::fscanf(f, "vlak-icount-live last=%llu region=%*llu regions=%llu", &live.last, &live.regions) == 2;
+  std::fclose(f);
+  return ok;
+}
+
+// Retired instructions of call(), which must be observable through memory (see icount_marker.h).
+template <typename Call>
+unsigned long long Count(Call call) {
+  Live before;
+  if (!ReadLive(before)) before.regions = 0;  // no region closed yet: the file is still empty
+  vlak_icount_begin();
+  call();
+  vlak_icount_end();
+  Live after;
+  if (!ReadLive(after)) {
+    ADD_FAILURE() << "cannot read the plugin's live file " << std::getenv("VLAK_ICOUNT_LIVE");
+    return 0;
+  }
+  EXPECT_EQ(after.regions, before.regions + 1) << "the live file does not hold this region's count";
+  return after.last;
+}
+
+void CheckBudget(const std::string& name, unsigned long long count) {
+  const int vlen = Vlen();
+  const unsigned long long budget = FindBudget(kBudgets, name, vlen);
+  const unsigned long long goal = FindBudget(kGoals, name, vlen);
+  if (budget != 0) {
+    std::printf("[ icount   ] %-26s VLEN %4d: %llu instructions (budget %llu", name.c_str(), vlen, count, budget);
+    if (goal != 0) std::printf(", goal %llu: %+lld", goal, static_cast<long long>(count) - static_cast<long long>(goal));
+    std::printf(")\n");
+  } else {
+    std::printf("[ icount   ] %-26s VLEN %4d: %llu instructions (no budget at this VLEN)\n", name.c_str(), vlen, count);
+  }
+  std::fflush(stdout);
+  testing::Test::RecordProperty("instructions", std::to_string(count));
+  if (budget != 0) EXPECT_LE(count, budget) << name << " at VLEN " << vlen << " is over its instruction budget";
+}
+
+// Uniform [lo, hi) from the top 24 bits of mt19937: the same floats with every standard library.
+std::vector<float> Uniform(unsigned seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::vector<float> x(kN);
+  for (float& v : x) v = lo + (hi - lo) * (static_cast<float>(rng() >> 8) * 0x1p-24f);
+  return x;
+}
+
+class IcountBudget : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::getenv("VLAK_ICOUNT_LIVE") == nullptr) {
+      GTEST_SKIP() << "VLAK_ICOUNT_LIVE is not set: run under scripts/rvv-run (qemu with the qemu-icount plugin), "
+                      "e.g. ctest --preset rv64gcv -R icount.budget";
+    }
+    // The plugin counts a single guest thread.
+    ASSERT_EQ(vlak_set_num_threads(1), VLAK_OK);
+    ASSERT_EQ(vlak_active_target(), VLAK_TARGET_RVV) << "budgets are for the rvv target (is VLAK_TARGET set?)";
+  }
+};
+
+TEST_F(IcountBudget, Softmax2048) {
+  const std::vector<float> x = Uniform(2024, 0.0f, 1.0f);  // vlak gen-golden's data (seed 2024)
+  std::vector<float> y(kN);
+  ASSERT_EQ(vlak_softmax_f32(1, kN, x.data(), kN, y.data(), kN, 0), VLAK_OK);  // warm-up
+  vlak_status st = VLAK_OK;
+  const unsigned long long count = Count([&] { st = vlak_softmax_f32(1, kN, x.data(), kN, y.data(), kN, 0); });
+  ASSERT_EQ(st, VLAK_OK);
+
+  // Accuracy against a float64 softmax, the harness's SNR: 10 log10(sum g^2 / sum (g - o)^2).
+  double m = x[0];
+  for (float v : x) m = std::fmax(m, v);
+  std::vector<double> g(kN);
+  double sum = 0;
+  for (size_t i = 0; i < kN; ++i) sum += g[i] = std::exp(static_cast<double>(x[i]) - m);
+  double sg = 0, se = 0;
+  for (size_t i = 0; i < kN; ++i) {
+    g[i] /= sum;
+    sg += g[i] * g[i];
+    se += (g[i] - y[i]) * (g[i] - y[i]);
+  }
+  const double snr = 10.0 * std::log10(sg / se);  // +inf if exact
+  std::printf("[ icount   ] softmax_f32/2048 SNR %.1f dB\n", snr);
+  EXPECT_GE(snr, 100.0);
+
+  CheckBudget("softmax_f32/2048", count);
+}
+
+class IcountBudgetExp : public IcountBudget, public testing::WithParamInterface<int> {};
+
+TEST_P(IcountBudgetExp, Exp2048) {
+  const auto variant = static_cast<vlak_exp_variant>(GetParam());
+  const std::vector<float> x = Uniform(7, -87.0f, 0.0f);
+  std::vector<float> y(kN);
+  ASSERT_EQ(vlak_exp_f32(kN, x.data(), y.data(), variant), VLAK_OK);  // warm-up
+  vlak_status st = VLAK_OK;
+  const unsigned long long count = Count([&] { st = vlak_exp_f32(kN, x.data(), y.data(), variant); });
+  ASSERT_EQ(st, VLAK_OK);
+  CheckBudget(std::string("exp_f32/") + vlak_exp_variant_name(variant) + "/2048", count);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, IcountBudgetExp, testing::Range(static_cast<int>(VLAK_EXP_SCHRAUDOLPH), static_cast<int>(VLAK_EXP_PRECISE) + 1),
+                         [](const testing::TestParamInfo<int>& info) {
+                           return std::string(vlak_exp_variant_name(static_cast<vlak_exp_variant>(info.param)));
+                         });
+
+}  // namespace
