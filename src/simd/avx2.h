@@ -523,6 +523,23 @@ void Store(D d, const VFromD<D>& v, TFromD<D>* p) {
     for (int j = 0; j < VFromD<D>::kRegs; ++j) detail::StoreAR<TFromD<D>>(v.raw[j], p + j * detail::kLanesPerReg<TFromD<D>>);
   }
 }
+// Non-temporal (vmovntps/pd/dq) for whole groups; a strip is a masked store (there is no masked
+// non-temporal store).
+template <class D>
+void Stream(D d, const VFromD<D>& v, TFromD<D>* p) {
+  using T = TFromD<D>;
+  if constexpr (D::kIsStrip) {
+    StoreN(d, v, p, d.n);
+  } else {
+    for (int j = 0; j < VFromD<D>::kRegs; ++j) {
+      T* q = p + j * detail::kLanesPerReg<T>;
+      if constexpr (std::is_same_v<T, float>) _mm256_stream_ps(q, v.raw[j]);
+      else if constexpr (std::is_same_v<T, double>) _mm256_stream_pd(q, v.raw[j]);
+      else _mm256_stream_si256(reinterpret_cast<__m256i*>(q), v.raw[j]);
+    }
+  }
+}
+inline void StreamFence() { _mm_sfence(); }
 
 namespace detail {
 // Mask register j of m restricted to the active lanes of d.
@@ -656,10 +673,21 @@ VFromD<D> LoadStrided(D d, const TFromD<D>* p, ptrdiff_t stride) {
   for (int j = 0; j < VFromD<D>::kRegs; ++j) r.raw[j] = detail::LoadAR(buf + j * L);
   return r;
 }
+// Lanes are written in lane order, so with stride 0 the last active lane's value stays
+// (scalar.h); stride 0 stores that lane alone.
 template <class D>
 void StoreStrided(D d, const VFromD<D>& v, TFromD<D>* p, ptrdiff_t stride) {
   using T = TFromD<D>;
   constexpr size_t L = detail::kLanesPerReg<T>;
+  if (stride == 0) {
+    const size_t n = Lanes(d);
+    if (n != 0) {
+      alignas(32) T reg[L];
+      detail::StoreAR<T>(v.raw[(n - 1) / L], reg);
+      *p = reg[(n - 1) % L];
+    }
+    return;
+  }
   alignas(32) T buf[VFromD<D>::N];
   for (int j = 0; j < VFromD<D>::kRegs; ++j) detail::StoreAR<T>(v.raw[j], buf + j * L);
   for (size_t i = 0; i < Lanes(d); ++i) p[static_cast<ptrdiff_t>(i) * stride] = buf[i];
@@ -777,6 +805,22 @@ template <class D>
 VFromD<D> Max(D, const VFromD<D>& a, const VFromD<D>& b) {
   return detail::Map2(a, b, [](auto x, auto y) { return detail::MaxR<TFromD<D>>(x, y); });
 }
+// max(v, acc) for MaxAccumulate (fixed_generic.h): vmaxps(v, acc) returns acc whenever either is
+// NaN, so with acc never NaN it is maximumNumber without Max's compare and blend.
+#define VLAK_HAVE_MAX_UNFIXED 1
+namespace detail {
+template <class D>
+VFromD<D> MaxUnfixed(D d, const VFromD<D>& v, const VFromD<D>& acc) {
+  using T = TFromD<D>;
+  if constexpr (std::is_same_v<T, float>) {
+    return Map2(v, acc, [](auto x, auto y) { return _mm256_max_ps(x, y); });
+  } else if constexpr (std::is_same_v<T, double>) {
+    return Map2(v, acc, [](auto x, auto y) { return _mm256_max_pd(x, y); });
+  } else {
+    return Max(d, acc, v);
+  }
+}
+}  // namespace detail
 // Floats only: correctly rounded.
 template <class D>
 VFromD<D> Sqrt(D, const VFromD<D>& a) {
@@ -1210,15 +1254,16 @@ VFromD<DTo> TruncateTo(DTo, DFrom, const VFromD<DFrom>& v) {
   return r;
 }
 
-// Narrow with saturation to the destination's range; f64->f32 rounds to nearest (inf/NaN kept).
-// Integers: clamp in the source type, then truncate.
+// Narrow with saturation to the destination's range; f64->f32 rounds to nearest even under the
+// default MXCSR (vcvtpd2ps: denormal results kept, overflow to inf, NaN quietened). Other float
+// forms do not compile (scalar.h). Integers: clamp in the source type, then truncate.
 template <class DTo, class DFrom>
 VFromD<DTo> DemoteTo(DTo dto, DFrom dfrom, const VFromD<DFrom>& v) {
   using TT = TFromD<DTo>;
   using TF = TFromD<DFrom>;
   static_assert(sizeof(TT) < sizeof(TF) && VFromD<DTo>::N == VFromD<DFrom>::N);
+  static_assert(simd::detail::kDemoteFloatOk<TT, TF>, VLAK_DEMOTE_FLOAT_MESSAGE);
   if constexpr (std::is_floating_point_v<TF>) {
-    static_assert(std::is_same_v<TF, double> && std::is_same_v<TT, float>);
     VFromD<DTo> r;
     for (int t = 0; t < VFromD<DTo>::kRegs; ++t) {
       r.raw[t] = _mm256_set_m128(_mm256_cvtpd_ps(v.raw[2 * t + 1]), _mm256_cvtpd_ps(v.raw[2 * t]));

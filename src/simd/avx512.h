@@ -105,7 +105,8 @@ VLAK_AVX512_API Raw<T> FromBits(__m512i v) {
 template <typename T>
 constexpr RawMask<T> kAllLanes = static_cast<RawMask<T>>(~0ull);
 
-// Lanes [0, n) of the group, restricted to register j.
+// Lanes [0, n) of the group, restricted to register j; any size_t n. A full register returns
+// before the shift: 1ull << 64 (64 byte lanes) would be undefined.
 template <typename T>
 VLAK_AVX512_API RawMask<T> FirstNRaw(size_t n, int j) {
   constexpr size_t L = kRegLanes<T>;
@@ -450,6 +451,23 @@ VLAK_AVX512_API void StoreU(D d, const VFromD<D>& v, TFromD<D>* p) {
 }
 template <class D>
 VLAK_AVX512_API void Store(D d, const VFromD<D>& v, TFromD<D>* p) { StoreU(d, v, p); }
+// Non-temporal (vmovntps/pd/dq) for whole groups; a strip is a masked store (there is no masked
+// non-temporal store).
+template <class D>
+VLAK_AVX512_API void Stream(D d, const VFromD<D>& v, TFromD<D>* p) {
+  using T = TFromD<D>;
+  if constexpr (D::kIsStrip) {
+    StoreU(d, v, p);
+  } else {
+    for (int j = 0; j < v.kRegs; ++j) {
+      T* q = p + j * detail::kRegLanes<T>;
+      if constexpr (std::is_same_v<T, float>) _mm512_stream_ps(q, v.raw[j]);
+      else if constexpr (std::is_same_v<T, double>) _mm512_stream_pd(q, v.raw[j]);
+      else _mm512_stream_si512(reinterpret_cast<__m512i*>(q), v.raw[j]);
+    }
+  }
+}
+inline void StreamFence() { _mm_sfence(); }
 
 // First min(n, Lanes(d)) lanes from p, the rest zero; nothing beyond them is read.
 template <class D>
@@ -550,11 +568,21 @@ VLAK_AVX512_API VFromD<D> LoadStrided(D d, const TFromD<D>* p, ptrdiff_t stride)
   return r;
 }
 // Lanes that land on the same address are written in lane order (the last one wins), as in
-// scalar.h: scatters order overlapping writes from the lowest lane up.
+// scalar.h. Stride 0 stores the last active lane alone (rather than scattering every lane to one
+// address, which the ordering rule of scatters would also get right, one write per lane).
 template <class D>
 VLAK_AVX512_API void StoreStrided(D d, const VFromD<D>& v, TFromD<D>* p, ptrdiff_t stride) {
   using T = TFromD<D>;
   constexpr size_t L = detail::kRegLanes<T>;
+  if (stride == 0) {
+    const size_t n = Lanes(d);
+    if (n != 0) {
+      alignas(64) T reg[L];
+      detail::RStoreU<T>(v.raw[(n - 1) / L], reg);
+      *p = reg[(n - 1) % L];
+    }
+    return;
+  }
   if constexpr (sizeof(T) >= 4) {
     if (detail::StrideFitsGather<T>(stride)) {
       const __m512i idx = detail::StrideOffsets<T>(stride);
@@ -720,6 +748,22 @@ template <class D>
 VLAK_AVX512_API VFromD<D> Max(D, const VFromD<D>& a, const VFromD<D>& b) {
   return detail::Map2<D>(a, b, [](auto x, auto y) VLAK_AVX512_LAMBDA { return detail::RMax<TFromD<D>>(x, y); });
 }
+// max(v, acc) for MaxAccumulate (fixed_generic.h): vmaxps(v, acc) returns acc whenever either is
+// NaN, so with acc never NaN it is maximumNumber without Max's fix-up (one instruction).
+#define VLAK_HAVE_MAX_UNFIXED 1
+namespace detail {
+template <class D>
+VLAK_AVX512_API VFromD<D> MaxUnfixed(D d, const VFromD<D>& v, const VFromD<D>& acc) {
+  using T = TFromD<D>;
+  if constexpr (std::is_same_v<T, float>) {
+    return Map2<D>(v, acc, [](auto x, auto y) VLAK_AVX512_LAMBDA { return _mm512_max_ps(x, y); });
+  } else if constexpr (std::is_same_v<T, double>) {
+    return Map2<D>(v, acc, [](auto x, auto y) VLAK_AVX512_LAMBDA { return _mm512_max_pd(x, y); });
+  } else {
+    return Max(d, acc, v);
+  }
+}
+}  // namespace detail
 template <class D>
 VLAK_AVX512_API VFromD<D> Sqrt(D, const VFromD<D>& a) {
   using T = TFromD<D>;
@@ -1161,15 +1205,17 @@ VLAK_AVX512_API VFromD<DTo> PromoteTo(DTo, DFrom, const VFromD<DFrom>& v) {
   });
   return r;
 }
-// Narrow with saturation to the destination's range; f64->f32 rounds to nearest (inf/NaN kept).
+// Narrow with saturation to the destination's range; f64->f32 rounds to nearest even under the
+// default MXCSR (vcvtpd2ps: denormal results kept, overflow to inf, NaN quietened). Other float
+// forms do not compile (scalar.h).
 template <class DTo, class DFrom>
 VLAK_AVX512_API VFromD<DTo> DemoteTo(DTo, DFrom, const VFromD<DFrom>& v) {
   using TT = TFromD<DTo>;
   using TF = TFromD<DFrom>;
   static_assert(sizeof(TT) < sizeof(TF) && VFromD<DTo>::N == VFromD<DFrom>::N);
+  static_assert(simd::detail::kDemoteFloatOk<TT, TF>, VLAK_DEMOTE_FLOAT_MESSAGE);
   VFromD<DTo> r;
   if constexpr (std::is_floating_point_v<TF>) {
-    static_assert(std::is_same_v<TF, double> && std::is_same_v<TT, float>, "DemoteTo: floats go f64 -> f32");
     for (int j = 0; j < r.kRegs; ++j) {
       r.raw[j] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(v.raw[2 * j])),
                                     _mm512_cvtpd_ps(v.raw[2 * j + 1]), 1);

@@ -40,6 +40,16 @@ template <class D>
 VLAK_FIXED_API VFromD<D> MulAddTU(D d, const VFromD<D>& a, const VFromD<D>& b, const VFromD<D>& acc) {
   return detail::KeepTail(d, acc, MulAdd(d, a, b, acc));
 }
+// MaxTU for an accumulator that is never NaN; targets whose max needs a NaN fix-up provide
+// detail::MaxUnfixed(d, v, acc), correct when acc is not NaN.
+template <class D>
+VLAK_FIXED_API VFromD<D> MaxAccumulate(D d, const VFromD<D>& acc, const VFromD<D>& v) {
+#if defined(VLAK_HAVE_MAX_UNFIXED)
+  return detail::KeepTail(d, acc, detail::MaxUnfixed(d, v, acc));
+#else
+  return MaxTU(d, acc, v);
+#endif
+}
 
 // ------------------------------------------------------------------------------ selection
 template <class D>

@@ -265,6 +265,10 @@ template <class D>
 void StoreU(D d, VFromD<D> v, TFromD<D>* p) { detail::StoreU(v, p, detail::VL(d)); }
 template <class D>
 void Store(D d, VFromD<D> v, TFromD<D>* p) { StoreU(d, v, p); }
+// No non-temporal hint in RVV 1.0: a plain store.
+template <class D>
+void Stream(D d, VFromD<D> v, TFromD<D>* p) { StoreU(d, v, p); }
+inline void StreamFence() {}
 
 // Lanes >= n are zero in the whole group (also beyond a strip's n), like the scalar target.
 template <class D>
@@ -293,11 +297,19 @@ VFromD<D> LoadStrided(D d, const TFromD<D>* p, ptrdiff_t stride) {
   const ptrdiff_t bytes = stride * static_cast<ptrdiff_t>(sizeof(TFromD<D>));
   return detail::LoadStrided(FullTag<D>{}, p, bytes, detail::VL(d));
 }
-// With stride 0 every lane hits one address; RVV leaves the order of such writes unspecified.
+// With stride 0 every lane hits one address, and vsse leaves the order of such writes (and
+// their number) unspecified; the contract wants the last active lane's value there (scalar.h).
+// So stride 0 slides lane vl - 1 down to lane 0 and stores that one lane: both at vl = 1, since
+// vslidedown reads its source up to VLMAX whatever vl is.
 template <class D>
 void StoreStrided(D d, VFromD<D> v, TFromD<D>* p, ptrdiff_t stride) {
+  const size_t vl = detail::VL(d);
+  if (stride == 0) {
+    if (vl != 0) detail::StoreU(__riscv_vslidedown(v, vl - 1, 1), p, 1);
+    return;
+  }
   const ptrdiff_t bytes = stride * static_cast<ptrdiff_t>(sizeof(TFromD<D>));
-  detail::StoreStrided(v, p, bytes, detail::VL(d));
+  detail::StoreStrided(v, p, bytes, vl);
 }
 
 // Byte offsets are idx * 4 in 32 bits (vluxei32 zero-extends them): indices below 2^30.
@@ -587,8 +599,10 @@ MFromD<D> IsNaN(D d, VFromD<D> a) {
 }
 
 // -------------------------------------------------------------------------------------- masks
-// vid < n. An 8-bit vid wraps once a group has more than 256 lanes (VLEN >= 512 at LMUL 8), so
-// 8-bit types instead set the first min(n, vl) lanes of a zero vector (tail-undisturbed) and test.
+// vid < k with k = min(n, vl): clamped first, so any size_t n (SIZE_MAX too) works and the SEW-bit
+// scalar of vmsltu.vx never sees a truncated n (u16 lanes, n = 65536 + 3 would give 3 lanes).
+// An 8-bit vid wraps once a group has more than 256 lanes (VLEN >= 512 at LMUL 8), so 8-bit types
+// instead set the first k lanes of a zero vector (tail-undisturbed) and test.
 template <class D>
 MFromD<D> FirstN(D d, size_t n) {
   using U = detail::UnsignedOf<TFromD<D>>;
@@ -754,6 +768,9 @@ VFromD<D> MaxTU(D d, VFromD<D> acc, VFromD<D> v) {
     return __riscv_vmaxu_tu(acc, acc, v, detail::VL(d));
   }
 }
+// vfmax is maximumNumber already: MaxAccumulate is MaxTU.
+template <class D>
+VFromD<D> MaxAccumulate(D d, VFromD<D> acc, VFromD<D> v) { return MaxTU(d, acc, v); }
 // acc + a * b (fused for floats).
 template <class D>
 VFromD<D> MulAddTU(D d, VFromD<D> a, VFromD<D> b, VFromD<D> acc) {
@@ -978,18 +995,19 @@ auto NarrowTruncate(V v, size_t vl) {
 }
 }  // namespace detail
 
-// Narrow with saturation to the destination's range; f64 -> f32 rounds to nearest (dynamic
-// rounding mode) keeping inf/NaN. Mixed signedness clamps in the source type first, so that the
-// narrowing steps run in one signedness.
+// Narrow with saturation to the destination's range; f64 -> f32 is vfncvt.f.f.w in the dynamic
+// rounding mode (frm: round to nearest even unless a caller changed it), denormal results kept,
+// overflow to inf, NaN canonical. Other float forms do not compile (scalar.h). Mixed signedness
+// clamps in the source type first, so that the narrowing steps run in one signedness.
 template <class DTo, class DFrom>
 VFromD<DTo> DemoteTo(DTo d, DFrom, VFromD<DFrom> v) {
   using TT = TFromD<DTo>;
   using TF = TFromD<DFrom>;
   static_assert(sizeof(TT) < sizeof(TF) &&
                 Pow2FromD<DTo> + simd::detail::Log2(sizeof(TF) / sizeof(TT)) == Pow2FromD<DFrom>);
+  static_assert(simd::detail::kDemoteFloatOk<TT, TF>, VLAK_DEMOTE_FLOAT_MESSAGE);
   const size_t vl = detail::VL(d);
   if constexpr (detail::IsFloat<TF>) {
-    static_assert(std::is_same_v<TF, double> && std::is_same_v<TT, float>, "DemoteTo f64 -> f32");
     return __riscv_vfncvt_f(v, vl);
   } else {
     static_assert(std::is_integral_v<TT>);

@@ -99,6 +99,14 @@ void StoreU(D d, const VFromD<D>& v, TFromD<D>* p) {
 template <class D>
 void Store(D d, const VFromD<D>& v, TFromD<D>* p) { StoreU(d, v, p); }
 
+// Stream: Store (p aligned to kAlignment; a strip writes its first n lanes) with the hint that
+// the data will not be read again soon, for outputs larger than the caches: x86 writes whole
+// registers with non-temporal stores (no read-for-ownership of the line, no cache pollution),
+// other targets store as usual. Before another thread reads streamed data, StreamFence().
+template <class D>
+void Stream(D d, const VFromD<D>& v, TFromD<D>* p) { Store(d, v, p); }
+inline void StreamFence() {}
+
 // First min(n, Lanes(d)) lanes from p, the rest zero; nothing beyond them is read.
 template <class D>
 VFromD<D> LoadN(D d, const TFromD<D>* p, size_t n) {
@@ -130,6 +138,9 @@ void MaskedStore(D d, const MFromD<D>& m, const VFromD<D>& v, TFromD<D>* p) {
 }
 
 // Lane i = p[i * stride]; stride in elements, may be zero or negative.
+// StoreStrided writes the active lanes in lane order, so where lanes share an address the
+// highest one's value stays: with stride 0, p[0] = lane Lanes(d) - 1 (nothing written when
+// Lanes(d) == 0). Other strides never repeat an address.
 template <class D>
 VFromD<D> LoadStrided(D d, const TFromD<D>* p, ptrdiff_t stride) {
   VFromD<D> r{};
@@ -465,6 +476,10 @@ template <class D> MFromD<D> Ge(D, const VFromD<D>& a, const VFromD<D>& b) { ret
 template <class D> MFromD<D> IsNaN(D, const VFromD<D>& a) { return detail::Cmp<D>(a, a, [](auto x, auto y) { return x != y; }); }
 
 // -------------------------------------------------------------------------------------- masks
+// FirstN(d, n): lane i is active iff i < n, for any size_t n (SIZE_MAX included): n >= Lanes(d)
+// gives every lane of the tag, n is never truncated to the lane type. A strip tag's active lanes
+// are [0, min(n, d.n)); lanes at and above d.n are unspecified like any strip result (on the
+// fixed-width targets they are i < n too, which KeepTail's FirstN(d, d.n) relies on).
 template <class D>
 MFromD<D> FirstN(D, size_t n) {
   MFromD<D> m;
@@ -508,6 +523,10 @@ VFromD<D> IfThenElseZero(D d, const MFromD<D>& m, const VFromD<D>& yes) { return
 // For strip-mined reductions, in fixed_generic.h: AddTU, MinTU, MaxTU and MulAddTU(d, a, b, acc)
 // (acc + a * b, fused for floats) act on lanes [0, Lanes(d)); lanes beyond keep acc's value
 // (RVV's tail-undisturbed policy), so the last, short strip leaves the accumulator whole.
+// MaxAccumulate(d, acc, v): MaxTU for an accumulator that never holds NaN (a running maximum
+// started from -inf): a NaN in v is ignored; a NaN in acc gives an unspecified lane. That
+// weaker contract lets x86 use one vmaxps(v, acc), which returns acc whenever either is NaN,
+// instead of Max's NaN fix-up (a compare and a blend per register).
 
 // -------------------------------------------------------------------------------- reductions
 // Over active lanes. ReduceSum: any association order (integers wrap, so exact); ReduceSumOrdered
@@ -623,12 +642,21 @@ VFromD<DTo> PromoteTo(DTo, DFrom, const VFromD<DFrom>& v) {
   for (size_t i = 0; i < r.N; ++i) r.raw[i] = static_cast<TT>(v.raw[i]);
   return r;
 }
-// Narrow with saturation to the destination's range; f64->f32 rounds to nearest (inf/NaN kept).
+// Narrow to a smaller lane type, same lane count. Integers saturate to the destination's range
+// (signed -> unsigned: negatives give 0). The only float form is f64 -> f32, one IEEE rounding:
+// to nearest, ties to even, also into f32's denormals (kept, not flushed; |x| <= 2^-150, half
+// the smallest, gives a zero of the sign); |x| from FLT_MAX + half an ulp (0x1.ffffffp127, a
+// tie that goes to even, i.e. up) gives inf of the sign, anything below rounds to at most
+// FLT_MAX; +-inf and +-0 are kept; NaN gives a NaN (payload unspecified). Any other float
+// source or destination (f32 -> i16/u8, f64 -> i32, i64 -> f32) does not compile (static_assert,
+// the check shared by every target in tags.h): float -> integer is ConvertTo (toward zero) or
+// NearestInt (nearest even) to i32, then DemoteTo of the i32 lanes.
 template <class DTo, class DFrom>
 VFromD<DTo> DemoteTo(DTo, DFrom, const VFromD<DFrom>& v) {
   using TT = TFromD<DTo>;
   using TF = TFromD<DFrom>;
   static_assert(sizeof(TT) < sizeof(TF) && VFromD<DTo>::N == VFromD<DFrom>::N);
+  static_assert(simd::detail::kDemoteFloatOk<TT, TF>, VLAK_DEMOTE_FLOAT_MESSAGE);
   VFromD<DTo> r;
   for (size_t i = 0; i < r.N; ++i) {
     if constexpr (std::is_floating_point_v<TF>) {

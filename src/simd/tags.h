@@ -53,7 +53,15 @@ using FullTag = Simd<TFromD<D>, Pow2FromD<D>>;
 
 namespace detail {
 constexpr int Log2(size_t x) { return x <= 1 ? 0 : 1 + Log2(x / 2); }
+
+// DemoteTo's one float form is f64 -> f32 (scalar.h); every target rejects the others with this.
+template <typename TT, typename TF>
+inline constexpr bool kDemoteFloatOk = !(std::is_floating_point_v<TT> || std::is_floating_point_v<TF>) ||
+                                       (std::is_same_v<TF, double> && std::is_same_v<TT, float>);
 }  // namespace detail
+#define VLAK_DEMOTE_FLOAT_MESSAGE                                                                   \
+  "DemoteTo: the only float form is f64 -> f32; for float -> integer use ConvertTo (f32 -> i32, " \
+  "toward zero) or NearestInt (f32 -> i32, nearest even), then DemoteTo the i32 lanes"
 
 // Same lane count, element type U: kPow2 moves by log2(sizeof(U) / sizeof(T)).
 template <typename U, class D>

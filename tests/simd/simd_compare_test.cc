@@ -99,20 +99,60 @@ VLAK_SIMD_TEST(Compare, MaskOps, AllTags) {
   }
 }
 
+// FirstN(d, n) for any size_t n: lanes [0, min(n, Lanes(d))) set, for a whole group and for
+// strips (whose lanes at and above d.n are unspecified, so only lanes < d.n are looked at).
 VLAK_SIMD_TEST(Compare, FirstN, AllTags) {
+  using T = TFromD<D>;
   const D d;
   const size_t vl = Lanes(d);
   // Counts past the group: every lane set. Large ones catch a count truncated to the lane width
-  // (RVV's vmsltu.vx compares SEW bits) or a shift by >= 64 when building a bit mask.
+  // (RVV's vmsltu.vx compares SEW bits: u8 and 256 + 3 gives 3, u16 and 65536 + 3 gives 3) or a
+  // shift by >= 64 when building a bit mask (64 byte lanes in one AVX-512 register).
   std::vector<size_t> counts = CountLengths(vl);
-  counts.insert(counts.end(), {size_t{64}, size_t{255}, size_t{256}, size_t{257}, size_t{65536},
-                               size_t{65537}, (size_t{1} << 32) + 1, ~size_t{0}});
+  counts.insert(counts.end(), {size_t{64}, size_t{255}, size_t{256}, size_t{257}, size_t{256 + 3}, size_t{65536},
+                               size_t{65536 + 3}, (size_t{1} << 32) + 1, ~size_t{0}});
+  std::vector<T> out(MaxLanes(d) + 1);
   for (size_t n : counts) {
+    const std::string what = "FirstN(" + std::to_string(n) + ")";
     std::vector<bool> want(vl);
     for (size_t i = 0; i < vl; ++i) want[i] = i < n;
     const auto m = FirstN(d, n);
-    ExpectMask("FirstN(" + std::to_string(n) + ")", d, m, want);
-    EXPECT_EQ(CountTrue(d, m), std::min(n, vl)) << "CountTrue(FirstN(" << n << ")) " << TagString<D>();
+    ExpectMask(what, d, m, want);
+    EXPECT_EQ(CountTrue(d, m), std::min(n, vl)) << "CountTrue(" << what << ") " << TagString<D>();
+    EXPECT_EQ(AllTrue(d, m), n >= vl) << "AllTrue(" << what << ") " << TagString<D>();
+    EXPECT_EQ(AllFalse(d, m), n == 0) << "AllFalse(" << what << ") " << TagString<D>();
+
+    // Strips: the mask made and used under the strip tag. Lanes < s read back 1/0 through a strip
+    // store (which must not write lane s), counts see min(n, s) lanes, a masked store writes them.
+    for (size_t s : StripLengths(vl)) {
+      const auto ds = Strip(d, s);
+      const auto ms = FirstN(ds, n);
+      const size_t k = std::min(n, s);
+      const std::string ws = what + " " + TagString<D>() + " strip n=" + std::to_string(s);
+      std::fill(out.begin(), out.end(), T(2));
+      StoreU(ds, IfThenElseZero(ds, ms, Set(ds, T(1))), out.data());
+      for (size_t i = 0; i <= s; ++i) {
+        const T e = i < s ? (i < k ? T(1) : T(0)) : T(2);
+        if (out[i] != e) {
+          ADD_FAILURE() << ws << ": lane " << i << (i < s ? "" : " (past the strip)") << " expected " << Str(e)
+                        << ", got " << Str(out[i]);
+          break;
+        }
+      }
+      EXPECT_EQ(CountTrue(ds, ms), k) << "CountTrue " << ws;
+      EXPECT_EQ(AllTrue(ds, ms), k == s) << "AllTrue " << ws;
+      EXPECT_EQ(AllFalse(ds, ms), k == 0) << "AllFalse " << ws;
+      std::fill(out.begin(), out.end(), T(2));
+      MaskedStore(ds, ms, Set(ds, T(1)), out.data());
+      for (size_t i = 0; i < out.size(); ++i) {
+        const T e = i < k ? T(1) : T(2);
+        if (out[i] != e) {
+          ADD_FAILURE() << "MaskedStore " << ws << ": element " << i << " expected " << Str(e) << ", got "
+                        << Str(out[i]);
+          break;
+        }
+      }
+    }
   }
 }
 

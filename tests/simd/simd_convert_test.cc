@@ -128,7 +128,110 @@ VLAK_SIMD_TEST(Convert, PromoteTo, PromoteCases) {
       VLAK_D4(int32_t, int8_t), VLAK_D4(int32_t, uint8_t), VLAK_D4(uint32_t, int8_t), VLAK_D4(uint32_t, uint8_t), \
       VLAK_D2(int16_t, int8_t), VLAK_D2(int16_t, uint8_t), VLAK_D2(uint16_t, int8_t), VLAK_D2(uint16_t, uint8_t)
 using DemoteCases = CaseList<VLAK_INT_NARROWING, VLAK_D2(double, float)>;
+using DemoteF64Cases = CaseList<VLAK_D2(double, float)>;
 using TruncateCases = CaseList<VLAK_INT_NARROWING>;
+
+// f64 -> f32 rounded to nearest, ties to even, on the bit patterns: integer arithmetic only, so
+// neither the host's conversion nor its rounding mode is the oracle. NaN gives a NaN (SameLane
+// accepts any), overflow gives inf, results below FLT_MIN are denormals or zero.
+inline float DemoteF64Bits(double x) {
+  const uint64_t u = BitsOf(x);
+  const uint32_t sign = static_cast<uint32_t>(u >> 63) << 31;
+  const int exp = static_cast<int>((u >> 52) & 0x7FF);
+  const uint64_t mant = u & ((uint64_t{1} << 52) - 1);
+  if (exp == 0x7FF) return FromBits<float>(mant != 0 ? 0x7FC00000u : sign | 0x7F800000u);
+  // Round q + rem / 2^shift to an integer, ties to even.
+  auto round = [](uint64_t q, uint64_t rem, int shift) {
+    const uint64_t half = uint64_t{1} << (shift - 1);
+    return q + (rem > half || (rem == half && (q & 1)) ? 1 : 0);
+  };
+  const int e32 = exp - 1023 + 127;  // f32's biased exponent of the same value (exp > 0)
+  uint64_t bits;
+  if (exp == 0) {
+    bits = 0;  // an f64 denormal is below 2^-1022: far under half of f32's 2^-149
+  } else if (e32 >= 255) {
+    bits = 0x7F800000u;
+  } else if (e32 >= 1) {
+    // Normal: keep 23 of the 52 fraction bits. A carry out of the fraction steps the exponent,
+    // up to 0x7F800000 (inf) from FLT_MAX: the encoding does it.
+    bits = round((static_cast<uint64_t>(e32) << 23) | (mant >> 29), mant & ((uint64_t{1} << 29) - 1), 29);
+  } else {
+    // Denormal or zero: the value in units of 2^-149 is sig / 2^shift, shift = 926 - exp >= 30.
+    // From shift 54 on it is below half a unit (sig < 2^53): zero.
+    const uint64_t sig = mant | (uint64_t{1} << 52);
+    const int shift = 926 - exp;
+    bits = shift >= 54 ? 0 : round(sig >> shift, sig & ((uint64_t{1} << shift) - 1), shift);
+  }
+  return FromBits<float>(sign | static_cast<uint32_t>(bits));
+}
+
+// f64 -> f32 cases whose result is written down, not computed: ties (to even), values beside
+// them, overflow to inf, denormal results (including ties between denormals and into FLT_MIN),
+// underflow to zero of either sign, +-0, +-inf, NaN.
+struct DemoteF64Case {
+  double in;
+  float out;
+};
+inline const std::vector<DemoteF64Case>& DemoteF64Table() {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  static const std::vector<DemoteF64Case> table = {
+      {0.0, 0.0f}, {-0.0, -0.0f}, {1.0, 1.0f}, {-2.5, -2.5f}, {0.1, 0x1.99999ap-4f},
+      // Ties between two floats: to the even one.
+      {1.0 + 0x1p-24, 1.0f}, {1.0 + 3 * 0x1p-24, 0x1.000004p0f}, {-(1.0 + 3 * 0x1p-24), -0x1.000004p0f},
+      {1.0 + 5 * 0x1p-24, 0x1.000004p0f}, {0x1.0000018p0, 0x1.000002p0f}, {16777217.0, 16777216.0f},
+      {16777219.0, 16777220.0f}, {-16777217.0, -16777216.0f},
+      // One f64 ulp beside a tie: no longer a tie.
+      {1.0 + 0x1p-24 + 0x1p-52, 0x1.000002p0f}, {1.0 + 3 * 0x1p-24 - 0x1p-52, 0x1.000002p0f},
+      // Around FLT_MAX: the tie with 2^128 goes up (FLT_MAX's last bit is odd), below it stays.
+      {0x1.fffffep127, 0x1.fffffep127f}, {0x1.fffffefffffffp127, 0x1.fffffep127f}, {0x1.ffffffp127, kInf},
+      {-0x1.ffffffp127, -kInf}, {0x1p128, kInf}, {1e300, kInf}, {-1e300, -kInf},
+      {std::numeric_limits<double>::max(), kInf},
+      // Denormal results and underflow.
+      {0x1p-126, 0x1p-126f}, {0x1.fffffcp-127, 0x1.fffffcp-127f},
+      {0x1.fffffep-127, 0x1p-126f},  // tie between the largest denormal (odd) and FLT_MIN: up
+      {0x1.fffffdp-127, 0x1.fffffcp-127f}, {0x1p-149, 0x1p-149f}, {-0x1p-149, -0x1p-149f},
+      {0x1p-150, 0.0f},                  // tie between 0 and 2^-149: to 0
+      {-0x1p-150, -0.0f}, {0x1.0000000000001p-150, 0x1p-149f}, {0x1.8p-150, 0x1p-149f},
+      {0x1.8p-149, 0x1p-148f},           // 1.5 units: tie, to 2
+      {0x1.4p-148, 0x1p-148f},           // 2.5 units: tie, to 2
+      {0x1.cp-148, 0x1p-147f},           // 3.5 units: tie, to 4
+      {0x1.3p-140, 0x1.3p-140f},         // exact denormal
+      {1e-300, 0.0f}, {-1e-300, -0.0f}, {std::numeric_limits<double>::denorm_min(), 0.0f},
+      {-std::numeric_limits<double>::denorm_min(), -0.0f},
+      {std::numeric_limits<double>::infinity(), kInf}, {-std::numeric_limits<double>::infinity(), -kInf},
+      {std::numeric_limits<double>::quiet_NaN(), kNaN}, {-std::numeric_limits<double>::quiet_NaN(), kNaN},
+      {std::numeric_limits<double>::signaling_NaN(), kNaN}, {FromBits<double>(0x7FF0000000000001ull), kNaN},
+  };
+  return table;
+}
+
+// The written-down cases first, then the bit-level oracle against them (so that it can be trusted
+// for the rest), then every LMUL with the cases, the specials and random bit patterns.
+VLAK_SIMD_TEST(Convert, DemoteF64ToF32, DemoteF64Cases) {
+  Inputs<double> in;
+  for (const DemoteF64Case& c : DemoteF64Table()) {
+    in.Push(c.in);
+    EXPECT_TRUE(SameLane(c.out, DemoteF64Bits(c.in))) << "oracle(" << Str(c.in) << ") = " << Str(DemoteF64Bits(c.in))
+                                                      << ", table says " << Str(c.out);
+  }
+  const Inputs<double> more = ConvertInputs<double>(47);
+  for (double x : more.a) in.Push(x);
+  // Doubles next to f32's rounding points: a float plus a quarter, a half and three quarters of
+  // its ulp, and one f64 ulp either side of the half, over the whole exponent range.
+  Rng rng(48);
+  for (int i = 0; i < 512; ++i) {
+    const float f = FromBits<float>(rng.Next() & 0x7F7FFFFFu);  // finite and non-negative
+    const double ulp = static_cast<double>(std::nextafter(f, std::numeric_limits<float>::infinity())) - f;
+    const double half = static_cast<double>(f) + ulp / 2;
+    for (double x : {static_cast<double>(f) + ulp / 4, half, static_cast<double>(f) + 3 * ulp / 4,
+                     std::nextafter(half, 0.0), std::nextafter(half, 1e308)}) {
+      in.Push(rng.Below(2) ? -x : x);
+    }
+  }
+  TestConvert<D>("DemoteTo f64->f32", in, [](auto dt, auto df, auto v) { return DemoteTo(dt, df, v); },
+                 DemoteF64Bits);
+}
 
 VLAK_SIMD_TEST(Convert, DemoteTo, DemoteCases) {
   using TF = TFromD<typename D::From>;
@@ -136,7 +239,7 @@ VLAK_SIMD_TEST(Convert, DemoteTo, DemoteCases) {
   TestConvert<D>("DemoteTo", ConvertInputs<TF>(45), [](auto dt, auto df, auto v) { return DemoteTo(dt, df, v); },
                  [](TF x) -> TT {
                    if constexpr (kIsFloat<TF>) {
-                     return static_cast<TT>(x);  // f64 -> f32: nearest even, overflow to inf
+                     return DemoteF64Bits(x);  // f64 -> f32: nearest even, overflow to inf
                    } else {
                      using L = std::numeric_limits<TT>;
                      const int64_t v = static_cast<int64_t>(x);

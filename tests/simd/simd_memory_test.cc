@@ -301,7 +301,7 @@ VLAK_SIMD_TEST(Memory, StoreStrided, AllTags) {
   const size_t vl = Lanes(d);
   std::vector<T> src = RandomArray<T>(vl, 8);
   AvoidCanary(src);
-  // Stride 0 is left out: which lane wins a repeated address is not specified.
+  // Stride 0 (every lane on one address): StoreStridedZero below.
   for (ptrdiff_t stride : {ptrdiff_t{1}, ptrdiff_t{2}, ptrdiff_t{3}, ptrdiff_t{-1}, ptrdiff_t{-4}}) {
     const size_t step = static_cast<size_t>(stride < 0 ? -stride : stride);
     const size_t size = (vl - 1) * step + 1;
@@ -332,6 +332,51 @@ VLAK_SIMD_TEST(Memory, StoreStrided, AllTags) {
     StoreStrided(Strip(d, n), LoadU(d, src.data()), p, 3);
     for (size_t i = 0; i < n; ++i) {
       EXPECT_EQ(BitsOf(p[3 * i]), BitsOf(src[i])) << "StoreStrided strip stride 3 at page end, lane " << i;
+    }
+  }
+}
+
+// Stride 0: every active lane writes p[0] and the last one's value stays (scalar.h's lane
+// order), nothing else is written, and an empty strip writes nothing. The lanes hold distinct
+// values wherever the type has room, and the last active lane always holds one no other lane
+// has, so a store of any other lane shows.
+template <typename T>
+T StrideZeroLane(size_t i, size_t n) {
+  if constexpr (kIsFloat<T>) {
+    return i + 1 == n ? T(-1.5) : FromBits<T>(i + 1);  // denormals 1, 2, 3, ...: none is -1.5
+  } else {
+    constexpr uint64_t kTop = static_cast<UInt<T>>(~uint64_t{0});  // all ones: the last lane only
+    return FromBits<T>(i + 1 == n ? kTop : i % kTop);
+  }
+}
+
+VLAK_SIMD_TEST(Memory, StoreStridedZero, AllTags) {
+  using T = TFromD<D>;
+  const D d;
+  const size_t vl = Lanes(d);
+  std::vector<T> src(MaxLanes(d));
+  // p[0] is the last element before the upper guard page: a write beyond it faults; elements
+  // below it hold canaries.
+  GuardedBuffer guard(4 * sizeof(T));
+  T* const p = guard.AtEnd<T>(1);
+  for (size_t n : StripLengths(vl)) {
+    for (size_t i = 0; i < vl; ++i) src[i] = StrideZeroLane<T>(i, n);
+    const std::string what = "StoreStrided " + TagString<D>() + " stride 0 n=" + std::to_string(n);
+    for (int whole = 0; whole < 2; ++whole) {
+      if (whole && n != vl) continue;
+      std::fill(p - 3, p + 1, Canary<T>());
+      if (whole) {
+        StoreStrided(d, LoadU(d, src.data()), p, 0);
+      } else {
+        StoreStrided(Strip(d, n), LoadU(d, src.data()), p, 0);
+      }
+      const T e = n == 0 ? Canary<T>() : src[n - 1];
+      EXPECT_EQ(BitsOf(*p), BitsOf(e)) << what << (whole ? "" : " strip") << ": expected "
+                                       << (n == 0 ? "no write" : "lane " + std::to_string(n - 1)) << " " << Str(e)
+                                       << ", got " << Str(*p);
+      for (int i = 1; i <= 3; ++i) {
+        EXPECT_EQ(BitsOf(p[-i]), BitsOf(Canary<T>())) << what << ": wrote p[" << -i << "]";
+      }
     }
   }
 }

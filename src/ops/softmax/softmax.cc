@@ -1,5 +1,7 @@
 // vlak_softmax_f32: argument checks, the algorithm choice, rows over threads.
 
+#include <unistd.h>
+
 #include <cstdint>
 
 
@@ -17,12 +19,26 @@ namespace {
 
 constexpr unsigned kKnownFlags = VLAK_SOFTMAX_LOG | VLAK_SOFTMAX_SAFE | VLAK_SOFTMAX_EXP_MASK;
 
-// Rows at least this long use the two-pass kernel. Measured on the 2-core AVX-512 machine, one
-// thread (bench_softmax, vlak_avx512_3pass vs _2pass): three-pass is faster at every size up to
-// 16M elements (28 vs 13 GB/s at 64K, 6.6 vs 6.0 at 16M): one core cannot compute the second exp
-// as fast as memory delivers the bytes two-pass saves. So auto stays three-pass through the
-// measured range; two-pass is kept for rows beyond it, where bandwidth per core only gets worse.
-constexpr size_t kTwoPassMinCols = size_t{1} << 26;
+// Three-pass or two-pass (softmax_kernel.cc). Three-pass computes one exp per element and reads
+// y back; two-pass computes two but moves 12 bytes per element (y streamed) instead of 24. So
+// two-pass wins once x and y no longer fit the per-core L2. Measured (Xeon, AVX-512, 2 MB L2, one
+// thread, `vlak bench --op softmax --impls vlak-2pass,vlak-3pass`), two-pass time / three-pass:
+//   cols 64K 1.38, 256K 1.21 (x + y = 2 MB), 512K 0.83, 1M 0.93, 4M 0.92, 16M 0.73
+// (at 16M two-pass runs at 95% of its bound: 1.5 x the time of memcpy in the same run). The
+// rule: two-pass when 8 * cols bytes exceed the L2 cache (sysconf; 1 MB where unknown). Rows
+// below 64K elements never ask (every such row fits any L2 this targets).
+constexpr size_t kTwoPassNeverBelow = size_t{1} << 16;
+size_t TwoPassMinCols() {
+  static const size_t cols = [] {
+    long l2 = -1;
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    const size_t bytes = l2 > 0 ? static_cast<size_t>(l2) : size_t{1} << 20;
+    return bytes / (2 * sizeof(float)) + 1;
+  }();
+  return cols;
+}
 
 // Parallelise only when each thread gets enough elements to pay for waking it.
 constexpr size_t kMinElementsPerThread = size_t{1} << 14;
@@ -48,6 +64,12 @@ using RowFn = vlak_status(const float*, float*, size_t, unsigned, int);
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (size_t r = 0; r < rows; ++r) row(x + r * x_stride, y + r * y_stride, cols, flags, algo_id);
   return VLAK_OK;
+}
+
+[[gnu::noinline]] vlak_status SoftmaxF32LongRows(size_t rows, size_t cols, const float* x, size_t x_stride, float* y,
+                                                 size_t y_stride, unsigned flags) {
+  const SoftmaxAlgo algo = cols >= TwoPassMinCols() ? SoftmaxAlgo::kTwoPass : SoftmaxAlgo::kThreePass;
+  return SoftmaxF32(rows, cols, x, x_stride, y, y_stride, flags, algo);
 }
 
 [[gnu::noinline, gnu::cold]] vlak_status SoftmaxF32AfterInit(size_t rows, size_t cols, const float* x, size_t x_stride,
@@ -80,7 +102,11 @@ vlak_status SoftmaxF32(size_t rows, size_t cols, const float* x, size_t x_stride
   if (selection == detail::kUnsetSelection) return SoftmaxF32AfterInit(rows, cols, x, x_stride, y, y_stride, flags, algo);
   if (const auto error = static_cast<vlak_status>(selection >> 8); error != VLAK_OK) return error;
 
-  if (algo == SoftmaxAlgo::kAuto) algo = cols >= kTwoPassMinCols ? SoftmaxAlgo::kTwoPass : SoftmaxAlgo::kThreePass;
+  if (algo == SoftmaxAlgo::kAuto) {
+    // Long rows ask the cache size in a function of their own (a tail call: see above).
+    if (cols >= kTwoPassNeverBelow) return SoftmaxF32LongRows(rows, cols, x, x_stride, y, y_stride, flags);
+    algo = SoftmaxAlgo::kThreePass;
+  }
   auto* const row = Dispatch(kSoftmaxRow, static_cast<Target>(selection & 0xFF));
   const int algo_id = static_cast<int>(algo);
   if (rows == 1) return row(x, y, cols, flags, algo_id);

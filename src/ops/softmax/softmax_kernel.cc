@@ -20,8 +20,11 @@ namespace {
 // LMUL per target and exp. RVV: LMUL 8, which retires the fewest instructions once spill-free
 // (scripts/rvv-hackathon-table, n = 2048, accurate: 2.5K at VLEN 128 vs 4.0K at LMUL 4); the
 // precise exp keeps four register groups live (th, m, t, q besides the exponent) and spills at
-// LMUL 8, so it runs at LMUL 4. x86: 2 registers per group; LMUL 1/2/4 measured within noise for
-// the exp kernels on AVX-512, not re-measured for softmax.
+// LMUL 8, so it runs at LMUL 4. x86: LMUL 4 (4 registers per group), measured against LMUL 1 / 2
+// / 8 on the Xeon (AVX-512), rows of 1K / 4K / 16K / 64K, ratio to oneDNN in the same run:
+//   LMUL 1: 2.54 / 1.86 / 1.55 / 1.44x   LMUL 2: 3.01 / 2.30 / 1.75 / 1.81x
+//   LMUL 4: 3.12 / 2.58 / 1.78 / 1.92x   LMUL 8: 3.05 / 2.45 / 1.68 / 1.84x
+// AVX2 at 1K / 4K / 16K: LMUL 2 2.06 / 1.56 / 1.37x, LMUL 4 2.23 / 1.63 / 1.33x. Scalar: 1.
 #if defined(VLAK_SIMD_RVV)
 constexpr int kPow2 = 3;
 constexpr int kPrecisePow2 = 2;
@@ -29,8 +32,8 @@ constexpr int kPrecisePow2 = 2;
 constexpr int kPow2 = 0;
 constexpr int kPrecisePow2 = 0;
 #else
-constexpr int kPow2 = 1;
-constexpr int kPrecisePow2 = 1;
+constexpr int kPow2 = 2;
+constexpr int kPrecisePow2 = 2;
 #endif
 template <unsigned kExp>
 using DF = Simd<float, kExp == VLAK_SOFTMAX_EXP_PRECISE ? kPrecisePow2 : kPow2>;
@@ -66,13 +69,13 @@ constexpr size_t kTwoPassBlock = 4096;  // 16 KiB of x: stays in L1 between the 
 // caller's block loop calls std::exp, across which no vector register survives, so the vector
 // constants of these passes live here, not across that call (RVV spilled them otherwise).
 template <unsigned kExp>
-[[gnu::noinline]] bool BlockMaxSum(const float* x, size_t len, float& m, double& s) {
+[[gnu::noinline]] bool BlockMaxSum(const float* x, size_t len, float& m, double& s, const float* next) {
   const DF<kExp> d;
   // A block max of -inf may hide NaNs (Max skips them), +inf/NaN need the special rules:
   // three-pass handles all of these rows.
   m = softmax_detail::RowMax(d, x, len);
   if (!std::isfinite(m)) return false;
-  s = softmax_detail::ExpSum<kLaneSum<kExp>>(d, [](auto dd, auto v) { return ExpVariant<kExp>(dd, v); }, x, nullptr, len, m);
+  s = softmax_detail::ExpSum<kLaneSum<kExp>>(d, [](auto dd, auto v) { return ExpVariant<kExp>(dd, v); }, x, nullptr, len, m, next);
   return true;
 }
 
@@ -85,7 +88,10 @@ template <unsigned kExp>
     const size_t len = n - b < kTwoPassBlock ? n - b : kTwoPassBlock;
     float m;
     double s;
-    if (!BlockMaxSum<kExp>(x + b, len, m, s)) return false;
+    // While this block's exps run from L1, the next block is prefetched: its max pass then
+    // reads from cache instead of waiting for memory with nothing to compute.
+    const float* next = n - b - len >= kTwoPassBlock ? x + b + len : nullptr;
+    if (!BlockMaxSum<kExp>(x + b, len, m, s, next)) return false;
     if (m > row_max) {
       sum = sum * std::exp(static_cast<double>(row_max) - m) + s;
       row_max = m;
@@ -109,11 +115,18 @@ template <unsigned kExp>
   return VLAK_OK;
 }
 
+// Two-pass, or three-pass for the rows two-pass hands back (special values).
+template <unsigned kExp>
+[[gnu::noinline]] vlak_status TwoPassRow(const float* x, float* y, size_t n, unsigned flags) {
+  return TwoPass<kExp>(x, y, n) ? VLAK_OK : ThreePassRow<kExp>(x, y, n, flags);
+}
+
+// Only tail calls, so the dispatch costs no registers.
 template <unsigned kExp>
 vlak_status Row(const float* x, float* y, size_t n, unsigned flags, int algo) {
   // log-softmax reads x once more anyway (y = x - c), so it always takes the three-pass path.
   const bool two_pass_fits = (flags & VLAK_SOFTMAX_LOG) == 0;
-  if (algo == static_cast<int>(SoftmaxAlgo::kTwoPass) && two_pass_fits && TwoPass<kExp>(x, y, n)) return VLAK_OK;
+  if (algo == static_cast<int>(SoftmaxAlgo::kTwoPass) && two_pass_fits) return TwoPassRow<kExp>(x, y, n, flags);
   return ThreePassRow<kExp>(x, y, n, flags);
 }
 

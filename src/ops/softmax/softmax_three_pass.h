@@ -48,18 +48,21 @@ inline constexpr bool kMaskedExpLaneSum = VLAK_TARGET_ID == ::vlak::Target::kRvv
 template <class D>
 float RowMax(D d, const float* x, size_t n) {
   auto m = Set(d, -kInf);
-  ForEachStrip<2>(d, n, [&](auto ds, size_t i) { m = MaxTU(ds, m, LoadU(ds, x + i)); });
+  ForEachStrip<2>(d, n, [&](auto ds, size_t i) { m = MaxAccumulate(ds, m, LoadU(ds, x + i)); });
   return ReduceMax(d, m);  // NaN lanes are ignored here; they poison the sum instead
 }
 
 // Sum of exp(x - m), storing the exps to y unless y is null (log-softmax needs only the sum).
 template <bool kLaneSum, class D, class Exp>
-double ExpSum(D d, Exp exp, const float* x, float* y, size_t n, float m) {
+double ExpSum(D d, Exp exp, const float* x, float* y, size_t n, float m, const float* prefetch = nullptr) {
   const size_t block = kBlockStrips * Lanes(d);
   double total = 0;
   for (size_t b = 0; b < n; b += block) {
     const size_t len = n - b < block ? n - b : block;
     const auto strip_exp = [&](auto ds, size_t i) {
+      if (prefetch != nullptr) {
+        for (size_t k = 0; k < Lanes(ds); k += 64 / sizeof(float)) __builtin_prefetch(prefetch + b + i + k);
+      }
       const auto e = exp(ds, Sub(ds, LoadU(ds, x + b + i), m));
       if (y != nullptr) StoreU(ds, e, y + b + i);
       return e;
@@ -86,12 +89,31 @@ double ExpSum(D d, Exp exp, const float* x, float* y, size_t n, float m) {
   return total;
 }
 
-// y = exp(x - m) * factor: the second pass of the two-pass kernel.
+// y = exp(x - m) * factor: the second pass of the two-pass kernel, for rows beyond the caches.
+// y is streamed (Stream: non-temporal stores on x86, so no read-for-ownership of y's lines: the
+// two passes move 12 bytes per element instead of 16); its head up to the first kAlignment
+// boundary and its last, short strip are ordinary stores.
+inline constexpr size_t kPrefetchAhead = 512;  // elements
 template <class D, class Exp>
 void ExpScale(D d, Exp exp, const float* x, float* y, size_t n, float m, float factor) {
-  ForEachStrip(d, n, [&](auto ds, size_t i) {
-    StoreU(ds, Mul(ds, exp(ds, Sub(ds, LoadU(ds, x + i), m)), factor), y + i);
+  const auto scaled = [&](auto ds, size_t i) { return Mul(ds, exp(ds, Sub(ds, LoadU(ds, x + i), m)), factor); };
+  const uintptr_t address = reinterpret_cast<uintptr_t>(y);
+  size_t head = n;  // a y that is not even float-aligned is not streamed
+  if (address % sizeof(float) == 0) head = (kAlignment - address % kAlignment) % kAlignment / sizeof(float);
+  if (head > n) head = n;
+  ForEachStrip(d, head, [&](auto ds, size_t i) { StoreU(ds, scaled(ds, i), y + i); });
+  float* const ya = y + head;
+  const float* const xa = x + head;
+  ForEachStrip(d, n - head, [&](auto ds, size_t i) {
+    for (size_t k = 0; k < Lanes(ds); k += 64 / sizeof(float)) __builtin_prefetch(xa + i + k + kPrefetchAhead);
+    const auto v = Mul(ds, exp(ds, Sub(ds, LoadU(ds, xa + i), m)), factor);
+    if constexpr (decltype(ds)::kIsStrip) {
+      StoreU(ds, v, ya + i);
+    } else {
+      Stream(ds, v, ya + i);
+    }
   });
+  StreamFence();
 }
 
 template <class D>

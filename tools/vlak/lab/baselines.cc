@@ -6,7 +6,10 @@
 #include <omp.h>
 #endif
 #if defined(VLAK_LAB_HAVE_ONEDNN)
-#include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <exception>
+#include <memory>
 #endif
 #if defined(VLAK_LAB_HAVE_SLEEF)
 #include <sleef.h>
@@ -170,6 +173,52 @@ void SleefExpF32(const std::string& isa, const float* x, float* y, size_t n) {
 #else
   (void)isa, (void)x, (void)y, (void)n;
 #endif
+}
+
+Prepared OnednnPrepared(OnednnOp op, std::vector<long> dims, const float* x, float* y, int threads,
+                        std::string* err) {
+  Prepared pr;
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+  const size_t rank = op == OnednnOp::kExp ? 1 : 2;
+  if (dims.size() != rank) {
+    *err = "oneDNN: " + std::to_string(dims.size()) + "-D shape, this operator takes " + std::to_string(rank) + "-D";
+    return pr;
+  }
+  try {
+    struct State {
+      dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+      dnnl::stream s{eng};
+      dnnl::memory src, dst;
+      dnnl::primitive prim;
+    };
+    auto st = std::make_shared<State>();
+    const dnnl::memory::desc md(dnnl::memory::dims(dims.begin(), dims.end()), dnnl::memory::data_type::f32,
+                                op == OnednnOp::kExp ? dnnl::memory::format_tag::a : dnnl::memory::format_tag::ab);
+    st->src = dnnl::memory(md, st->eng, const_cast<float*>(x));
+    st->dst = dnnl::memory(md, st->eng, y);
+    if (op == OnednnOp::kExp) {
+      const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_exp, md, 0.f,
+                                             0.f);
+      st->prim = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, st->eng));
+    } else {
+      const dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1);
+      st->prim = dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(desc, st->eng));
+    }
+    pr.select = [threads] { SetOmpThreads(threads); };
+    pr.run = [st] {
+      st->prim.execute(st->s, {{DNNL_ARG_SRC, st->src}, {DNNL_ARG_DST, st->dst}});
+      st->s.wait();
+      return true;
+    };
+  } catch (const std::exception& e) {
+    *err = std::string("oneDNN: ") + e.what();
+    pr.run = nullptr;
+  }
+#else
+  (void)op, (void)dims, (void)x, (void)y, (void)threads;
+  *err = OnednnMissing();
+#endif
+  return pr;
 }
 
 void SetOmpThreads(int threads) {

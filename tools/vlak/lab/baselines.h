@@ -4,6 +4,9 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "lab/ops.h"
 
 extern "C" {
 #if defined(VLAK_LAB_HAVE_CREF_GCC)
@@ -38,6 +41,18 @@ std::string SleefVersion();
 // Sets the OpenMP thread count for libraries that follow it (oneDNN) and for the lab's own
 // row splitting.
 void SetOmpThreads(int threads);
+
+// oneDNN set up once for the lab's operators: a CPU engine and stream, f32 source and
+// destination memories over x and y (dense, row-major), the operator's primitive, and a run
+// that executes it and waits. select() sets the OpenMP thread count (oneDNN threads itself).
+//   kExp: eltwise_forward, forward_inference, eltwise_exp (alpha = beta = 0), dims {n}, tag a.
+//   kSoftmaxLastAxis: softmax_forward, forward_inference, axis 1, dims {rows, cols}, tag ab.
+// A oneDNN exception, or dims of the wrong rank, leave run empty and *err saying why. Built
+// without oneDNN (VLAK_LAB_HAVE_ONEDNN unset) it always fails that way, with OnednnMissing();
+// the lab does not get there, as the implementations report "not built" first.
+enum class OnednnOp { kExp, kSoftmaxLastAxis };
+Prepared OnednnPrepared(OnednnOp op, std::vector<long> dims, const float* x, float* y, int threads,
+                        std::string* err);
 
 // SLEEF expf u10 over n floats. isa: "avx512", "avx2" or "scalar" (Sleef_expf16_u10,
 // Sleef_expf8_u10, Sleef_expf_u10); SleefIsaSupported says whether this build and CPU have it.

@@ -15,10 +15,6 @@
 #include "lab/ops.h"
 #include "vlak/vlak.h"
 
-#if defined(VLAK_LAB_HAVE_ONEDNN)
-#include <oneapi/dnnl/dnnl.hpp>
-#endif
-
 namespace vlak::lab {
 namespace {
 
@@ -75,36 +71,7 @@ ImplDef OnednnExpImpl() {
   d.description = "oneDNN eltwise_forward eltwise_exp (its own ISA choice), OpenMP threads";
   d.unavailable = OnednnMissing;
   d.prepare = [](const Problem& p, float* y, int threads, std::string* err) {
-    Prepared pr;
-#if defined(VLAK_LAB_HAVE_ONEDNN)
-    try {
-      struct State {
-        dnnl::engine eng{dnnl::engine::kind::cpu, 0};
-        dnnl::stream s{eng};
-        dnnl::memory src, dst;
-        dnnl::eltwise_forward prim;
-      };
-      auto st = std::make_shared<State>();
-      const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(p.x.size())}, dnnl::memory::data_type::f32,
-                                  dnnl::memory::format_tag::a);
-      st->src = dnnl::memory(md, st->eng, const_cast<float*>(p.x.data()));
-      st->dst = dnnl::memory(md, st->eng, y);
-      const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_exp, md, 0.f, 0.f);
-      st->prim = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, st->eng));
-      pr.select = [threads] { SetOmpThreads(threads); };
-      pr.run = [st] {
-        st->prim.execute(st->s, {{DNNL_ARG_SRC, st->src}, {DNNL_ARG_DST, st->dst}});
-        st->s.wait();
-        return true;
-      };
-    } catch (const std::exception& e) {
-      *err = std::string("oneDNN: ") + e.what();
-      pr.run = nullptr;
-    }
-#else
-    (void)p, (void)y, (void)threads, (void)err;
-#endif
-    return pr;
+    return OnednnPrepared(OnednnOp::kExp, {static_cast<long>(p.x.size())}, p.x.data(), y, threads, err);
   };
   return d;
 }
