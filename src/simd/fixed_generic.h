@@ -58,34 +58,27 @@ VLAK_FIXED_API VFromD<D> IfThenZeroElse(D d, const MFromD<D>& m, const VFromD<D>
 }
 
 // ------------------------------------------------------------------------ scalar operands
-#define VLAK_FIXED_SCALAR_BINARY(Op)                                                    \
+#define VLAK_FIXED_SCALAR_OP(Ret, Op)                                                   \
   template <class D>                                                                    \
-  VLAK_FIXED_API VFromD<D> Op(D d, const VFromD<D>& a, TFromD<D> b) {                   \
+  VLAK_FIXED_API Ret Op(D d, const VFromD<D>& a, TFromD<D> b) {                         \
     return Op(d, a, Set(d, b));                                                         \
   }
-VLAK_FIXED_SCALAR_BINARY(Add)
-VLAK_FIXED_SCALAR_BINARY(Sub)
-VLAK_FIXED_SCALAR_BINARY(Mul)
-VLAK_FIXED_SCALAR_BINARY(Div)
-VLAK_FIXED_SCALAR_BINARY(Min)
-VLAK_FIXED_SCALAR_BINARY(Max)
-VLAK_FIXED_SCALAR_BINARY(And)
-VLAK_FIXED_SCALAR_BINARY(Or)
-VLAK_FIXED_SCALAR_BINARY(Xor)
-#undef VLAK_FIXED_SCALAR_BINARY
-
-#define VLAK_FIXED_SCALAR_COMPARE(Op)                                                   \
-  template <class D>                                                                    \
-  VLAK_FIXED_API MFromD<D> Op(D d, const VFromD<D>& a, TFromD<D> b) {                   \
-    return Op(d, a, Set(d, b));                                                         \
-  }
-VLAK_FIXED_SCALAR_COMPARE(Eq)
-VLAK_FIXED_SCALAR_COMPARE(Ne)
-VLAK_FIXED_SCALAR_COMPARE(Lt)
-VLAK_FIXED_SCALAR_COMPARE(Le)
-VLAK_FIXED_SCALAR_COMPARE(Gt)
-VLAK_FIXED_SCALAR_COMPARE(Ge)
-#undef VLAK_FIXED_SCALAR_COMPARE
+VLAK_FIXED_SCALAR_OP(VFromD<D>, Add)
+VLAK_FIXED_SCALAR_OP(VFromD<D>, Sub)
+VLAK_FIXED_SCALAR_OP(VFromD<D>, Mul)
+VLAK_FIXED_SCALAR_OP(VFromD<D>, Div)
+VLAK_FIXED_SCALAR_OP(VFromD<D>, Min)
+VLAK_FIXED_SCALAR_OP(VFromD<D>, Max)
+VLAK_FIXED_SCALAR_OP(VFromD<D>, And)
+VLAK_FIXED_SCALAR_OP(VFromD<D>, Or)
+VLAK_FIXED_SCALAR_OP(VFromD<D>, Xor)
+VLAK_FIXED_SCALAR_OP(MFromD<D>, Eq)
+VLAK_FIXED_SCALAR_OP(MFromD<D>, Ne)
+VLAK_FIXED_SCALAR_OP(MFromD<D>, Lt)
+VLAK_FIXED_SCALAR_OP(MFromD<D>, Le)
+VLAK_FIXED_SCALAR_OP(MFromD<D>, Gt)
+VLAK_FIXED_SCALAR_OP(MFromD<D>, Ge)
+#undef VLAK_FIXED_SCALAR_OP
 
 template <class D>
 VLAK_FIXED_API VFromD<D> MulAdd(D d, const VFromD<D>& a, TFromD<D> b, const VFromD<D>& c) {
