@@ -111,7 +111,15 @@ VLAK_FIXED_API VFromD<Simd<TFromD<D>, 0>> FoldIntoLane0(D d, const VFromD<Simd<T
 }  // namespace detail
 template <class D>
 VLAK_FIXED_API VFromD<Simd<TFromD<D>, 0>> ReduceSumInto(D d, const VFromD<D>& v, const VFromD<Simd<TFromD<D>, 0>>& acc) {
-  return detail::FoldIntoLane0(d, acc, [&](TFromD<D> a) { return static_cast<TFromD<D>>(a + ReduceSum(d, v)); });
+  using T = TFromD<D>;
+  return detail::FoldIntoLane0(d, acc, [&](T a) -> T {
+    if constexpr (std::is_integral_v<T>) {  // wraps, like ReduceSum (in unsigned: no overflow UB)
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(ReduceSum(d, v))));
+    } else {
+      return a + ReduceSum(d, v);
+    }
+  });
 }
 template <class D>
 VLAK_FIXED_API VFromD<Simd<TFromD<D>, 0>> ReduceMinInto(D d, const VFromD<D>& v, const VFromD<Simd<TFromD<D>, 0>>& acc) {

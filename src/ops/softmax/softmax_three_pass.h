@@ -53,6 +53,9 @@ float RowMax(D d, const float* x, size_t n) {
 }
 
 // Sum of exp(x - m), storing the exps to y unless y is null (log-softmax needs only the sum).
+// kLaneSum: sum in lane 0 of an LMUL-1 register (above). prefetch: if not null, prefetch[0, n)
+// is prefetched a cache line at a time as the strips go (two-pass: the next block, while this
+// one's exps run from L1).
 template <bool kLaneSum, class D, class Exp>
 double ExpSum(D d, Exp exp, const float* x, float* y, size_t n, float m, const float* prefetch = nullptr) {
   const size_t block = kBlockStrips * Lanes(d);
