@@ -55,12 +55,15 @@ VFromD<D> ExpVariant(D d, VFromD<D> x) {
     return ExpAccurateNonPositive<kEval>(d, x);  // x is row - max: <= 0 or NaN
   }
 }
+// ExpVariant<kExp> as a callable for the passes.
+template <unsigned kExp>
+constexpr auto kExpOf = [](auto d, auto v) { return ExpVariant<kExp>(d, v); };
 
 // ---- two-pass -------------------------------------------------------------------------------
 // Pass 1 walks the row in L1-sized blocks: the block's max m_b (reading x from memory), then
 // s_b = sum exp(x - m_b) (re-reading the block from L1), merged into a running (M, S) with
-// S = S * e^(M - M') + s_b * e^(m_b - M') once per block. Pass 2: y = exp(x - M) / S. Memory
-// traffic is Dukhan & Ablavatski's 12 bytes/element; the rescaling is per block instead of their
+// S = S * e^(M - M') + s_b * e^(m_b - M') once per block. Pass 2: y = exp(x - M) / S, y streamed
+// (ExpScale). Memory traffic is Dukhan & Ablavatski's 12 bytes/element; the rescaling is per block instead of their
 // per-element extended-exponent sums, which measured ~2x the arithmetic of three-pass here and
 // lost to it even at 16M elements (compute-bound on one core).
 constexpr size_t kTwoPassBlock = 4096;  // 16 KiB of x: stays in L1 between the two block reads
@@ -75,7 +78,7 @@ template <unsigned kExp>
   // three-pass handles all of these rows.
   m = softmax_detail::RowMax(d, x, len);
   if (!std::isfinite(m)) return false;
-  s = softmax_detail::ExpSum<kLaneSum<kExp>>(d, [](auto dd, auto v) { return ExpVariant<kExp>(dd, v); }, x, nullptr, len, m, next);
+  s = softmax_detail::ExpSum<kLaneSum<kExp>>(d, kExpOf<kExp>, x, nullptr, len, m, next);
   return true;
 }
 
@@ -100,8 +103,7 @@ template <unsigned kExp>
     }
   }
   if (!std::isfinite(sum)) return false;  // a NaN next to finite values
-  softmax_detail::ExpScale(DF<kExp>(), [](auto dd, auto v) { return ExpVariant<kExp>(dd, v); }, x, y, n, row_max,
-                           static_cast<float>(1.0 / sum));
+  softmax_detail::ExpScale(DF<kExp>(), kExpOf<kExp>, x, y, n, row_max, static_cast<float>(1.0 / sum));
   return true;
 }
 
@@ -111,7 +113,7 @@ template <unsigned kExp>
 // ~50 instructions per call less on RVV).
 template <unsigned kExp>
 [[gnu::noinline]] vlak_status ThreePassRow(const float* x, float* y, size_t n, unsigned flags) {
-  ThreePass<kLaneSum<kExp>>(DF<kExp>(), [](auto d, auto v) { return ExpVariant<kExp>(d, v); }, x, y, n, flags);
+  ThreePass<kLaneSum<kExp>>(DF<kExp>(), kExpOf<kExp>, x, y, n, flags);
   return VLAK_OK;
 }
 
