@@ -19,7 +19,7 @@
 // Special values: all honoured: exp(-inf) = 0, exp(NaN) = NaN, overflow -> +inf, underflow -> 0
 //   (flushed from x < -87.34, where 2^y leaves the normal range).
 // Cost: 12 vector-layer ops: split 5 (MulAdd, Add, Min, Sub, Sub) + shift 1, 3 MulAdd, Mul,
-//   Lt, IfThenZeroElse. AVX-512: 12 instructions (AVX2: 13); RVV: 12 + 3 splats (exp_common.h).
+//   Lt, IfThenZeroElse. AVX-512: 12 instructions (AVX2: 13); RVV: 12 + 4 splats under kFused (exp_common.h).
 #pragma once
 
 #include "math/exp_bittrick.h"

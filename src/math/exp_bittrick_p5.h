@@ -18,7 +18,7 @@
 // Special values: all honoured: exp(-inf) = 0, exp(NaN) = NaN, overflow -> +inf, underflow -> 0
 //   (flushed from x < -87.34, where 2^y leaves the normal range).
 // Cost: 14 vector-layer ops: split 5 (MulAdd, Add, Min, Sub, Sub) + shift 1, 5 MulAdd, Mul,
-//   Lt, IfThenZeroElse. AVX-512: 14 instructions (AVX2: 15); RVV: 14 + 5 splats (exp_common.h).
+//   Lt, IfThenZeroElse. AVX-512: 14 instructions (AVX2: 15); RVV: 14 + 6 splats under kFused (exp_common.h).
 #pragma once
 
 #include "math/exp_bittrick.h"

@@ -15,12 +15,12 @@
 //   Results for x in [-88.0, -87.31) are denormal (bits < 2^23) and lose relative accuracy;
 //   x < -88.0 gives +0.
 // Special values: all honoured. exp(-inf) = +0 and underflow -> +0 (bits clamped at 0),
-//   overflow and exp(+inf) = +inf (bits clamped at 0x7F800000), exp(NaN) = NaN (the clamp drops
-//   NaN, so NaN lanes take x back: 2 of the 6 ops).
-// Cost: 6 vector-layer ops (MulAdd, Max, Min, NearestInt, IsNaN, IfThenElse). On AVX-512 the
-//   contract's NearestInt (saturating, NaN -> 0) is vcvtps2dq plus 4 fix-up ops although the
-//   clamp already makes them no-ops: 11 instructions per vector (AVX2: 13). RVV: 7 vector
-//   instructions, 2 rounding-mode writes and 4 constant splats (see exp_common.h).
+//   overflow and exp(+inf) = +inf (bits clamped at 0x7F800000), exp(NaN) = the quiet NaN
+//   0x7FC00000 (the clamp drops NaN to bits 0; NaN lanes OR in the quiet NaN: 3 of the 7 ops).
+// Cost: 7 vector-layer ops (MulAdd, Max, Min, NearestInt, IsNaN, Or, IfThenElse). On AVX-512 the
+//   contract's NearestInt (saturating, NaN -> 0) is vcvtps2dq plus fix-up ops although the clamp
+//   already makes them no-ops. RVV: the constants are scalar operands (.vf/.vx), one splat (kB)
+//   under ExpEval::kFused, none under kLean.
 #pragma once
 
 #include "math/exp_common.h"
