@@ -121,6 +121,83 @@ const char* vlak_exp_variant_name(vlak_exp_variant variant);
  * Errors (nothing written): NULL x or y with n > 0, an unknown variant, or vlak_target_error(). */
 vlak_status vlak_exp_f32(size_t n, const float* x, float* y, vlak_exp_variant variant);
 
+/* ---- transformer operators (seed 004) --------------------------------------------------------
+ * Row-major, strides in elements. Errors as softmax: a status and nothing written. Sizes of 0:
+ * nothing to do, VLAK_OK (pointers are not checked then). Every entry point below gives the same
+ * bits on every target for the same thread count (vlak_layernorm_backward_f32's dgamma/dbeta
+ * depend on the thread count; vlak_matmul_f32 bounds its error instead, see there). */
+
+/* Pairing of vlak_rope_f32. */
+#define VLAK_ROPE_HALVES 0x0u      /* (i, i + d/2): seed 004, GPT-NeoX, Hugging Face Llama */
+#define VLAK_ROPE_INTERLEAVED 0x1u /* (2i, 2i + 1): GPT-J, Meta's Llama */
+
+/* Rotary position embedding. x and y are [positions][rows_per_position][head_dim], dense
+ * (rows_per_position = batch x heads); cos and sin are [positions][table_stride], entries
+ * 0 .. head_dim/2 - 1 used. With VLAK_ROPE_HALVES, for i < d/2 (d = head_dim):
+ *   y[i]       = x[i] * cos[i] - x[i + d/2] * sin[i]
+ *   y[i + d/2] = x[i] * sin[i] + x[i + d/2] * cos[i]
+ * VLAK_ROPE_INTERLEAVED rotates the pairs (2i, 2i + 1) by cos[i], sin[i] the same way.
+ * Each output is one product and one fused multiply-add (y[i] = fma(x[i], cos, -(x[i+d/2] * sin))),
+ * so |y - y64| <= 2^-23 * (|x_a * cos| + |x_b * sin|), bit-identical on every target; NaN and inf
+ * propagate as IEEE arithmetic does. x == y is allowed; other overlaps are not.
+ * Errors: NULL pointer, head_dim odd, table_stride < head_dim / 2, unknown flags, overflow. */
+vlak_status vlak_rope_f32(size_t positions, size_t rows_per_position, size_t head_dim, const float* x,
+                          const float* cos, const float* sin, size_t table_stride, float* y, unsigned flags);
+
+/* Fills the RoPE tables: cos[p][i] = cos(p * base^(-2i/d)), sin[p][i] = sin(...), i < head_dim/2,
+ * the angle and its cos/sin computed in float64 and rounded once to float (base 10000 in most
+ * models). Errors: NULL pointer, head_dim odd, table_stride < head_dim / 2, base not finite and > 0. */
+vlak_status vlak_rope_tables_f32(size_t positions, size_t head_dim, double base, float* cos, float* sin,
+                                 size_t table_stride);
+
+/* Layer normalisation of each row of a rows x cols matrix (biased variance):
+ *   mean = sum(x) / cols, var = sum((x - mean)^2) / cols, rstd = 1 / sqrt(var + eps),
+ *   y = (x - mean) * rstd * gamma + beta.
+ * gamma and beta (cols entries) may be NULL: 1 and 0. mean and rstd (rows entries) may be NULL: not
+ * stored. x == y with x_stride == y_stride is allowed. Accuracy against float64:
+ * |y - y64| <= 1e-5 * (|gamma| * (1 + |xhat64|) + |beta|), mean and rstd within 1e-6 relative,
+ * also for rows with a large common offset (the variance is computed about a shift, never as
+ * E[x^2] - E[x]^2). Special values: a NaN or inf in a row makes that row's y, mean and rstd NaN;
+ * a constant row with eps = 0 has var = 0, rstd = +inf and y = 0 * inf = NaN (as PyTorch).
+ * Errors: NULL x or y, stride < cols, eps negative or NaN, overflow. */
+vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma,
+                               const float* beta, float eps, float* y, size_t y_stride, float* mean,
+                               float* rstd);
+
+/* Gradient of vlak_layernorm_f32 given dy, x and the forward's mean and rstd (all rows share
+ * `stride`, for dy, x and dx): with xhat = (x - mean) * rstd and g = dy * gamma,
+ *   dx = rstd * (g - mean_c(g) - xhat * mean_c(g * xhat)),
+ *   dgamma[c] = sum_r dy * xhat, dbeta[c] = sum_r dy.
+ * gamma may be NULL (1); dgamma and dbeta may be NULL (not computed). dx == dy or dx == x is
+ * allowed. Rows run on threads; dgamma/dbeta are sums of per-thread partials in a fixed order, so
+ * they are the same bits for the same thread count (no atomics). Accuracy: dx within
+ * 1e-5 * max|dx64| of its row, dgamma/dbeta within 1e-5 * sum_r |term64| of their column.
+ * Errors: NULL dy, x, mean, rstd or dx; stride < cols; overflow. */
+vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* dy, const float* x, size_t stride,
+                                        const float* gamma, const float* mean, const float* rstd, float* dx,
+                                        float* dgamma, float* dbeta);
+
+/* RMS normalisation (Llama): y = x / sqrt(sum(x^2) / cols + eps) * gamma, gamma (cols entries) may
+ * be NULL (1). x == y with equal strides allowed. |y - y64| <= 1e-5 * |gamma| * (1 + |xhat64|).
+ * A NaN or inf in a row makes the row NaN (inf / inf); a zero row with eps = 0 gives NaN (0 * inf).
+ * Errors: NULL x or y, stride < cols, eps negative or NaN, overflow. */
+vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma,
+                             float eps, float* y, size_t y_stride);
+
+/* Flags for vlak_matmul_f32. */
+#define VLAK_MATMUL_TRANS_B 0x1u    /* b is n x k (row stride ldb): C = A * B^T, attention's Q K^T */
+#define VLAK_MATMUL_ACCUMULATE 0x2u /* C += A * B instead of C = A * B */
+
+/* C = A * B for row-major A (m x k, row stride lda), B (k x n, ldb; n x k with TRANS_B) and
+ * C (m x n, ldc). Cache-blocked, packed, register-tiled; threads over tiles. Each C element is a
+ * sum of k products in float with fused multiply-adds, in an order that depends on the blocking:
+ * |C - C64| <= 2 * k * 2^-24 * sum_k |A| * |B| (the standard bound), not bit-identical across
+ * targets. k == 0 sets C to 0 (or leaves it with ACCUMULATE). NaN and inf propagate as IEEE.
+ * C must not overlap A or B. Uses a packing buffer of a few MiB per thread, kept between calls.
+ * Errors: NULL pointer, lda < k, ldb < n (< k with TRANS_B), ldc < n, unknown flags, overflow. */
+vlak_status vlak_matmul_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
+                            float* c, size_t ldc, unsigned flags);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
