@@ -23,4 +23,17 @@ inline vlak_status Softmax(std::span<const float> x, std::span<float> y, size_t 
   return vlak_softmax_f32(rows, cols, x.data(), cols, y.data(), cols, flags);
 }
 
+// ---- matmul -------------------------------------------------------------------------------
+// C = A * B (or A * B^T with VLAK_MATMUL_TRANS_B, C += ... with VLAK_MATMUL_ACCUMULATE) for dense
+// row-major A (m x k), B (k x n, or n x k) and C (m x n): each span's size must be exactly that.
+inline vlak_status Matmul(std::span<const float> a, std::span<const float> b, std::span<float> c, size_t m, size_t n,
+                          size_t k, unsigned flags = 0) {
+  auto holds = [](size_t size, size_t rows, size_t cols) {
+    return (cols == 0 || rows <= size / cols) && size == rows * cols;
+  };
+  if (!holds(a.size(), m, k) || !holds(b.size(), k, n) || !holds(c.size(), m, n)) return VLAK_ERROR_INVALID_ARGUMENT;
+  const size_t ldb = (flags & VLAK_MATMUL_TRANS_B) != 0 ? k : n;
+  return vlak_matmul_f32(m, n, k, a.data(), k, b.data(), ldb, c.data(), n, flags);
+}
+
 }  // namespace vlak

@@ -1,0 +1,44 @@
+// Matmul internals shared by the API (matmul.cc), the per-target kernels (matmul_kernel.cc), the
+// float64 reference, tests and benchmarks.
+#pragma once
+
+#include <cstddef>
+
+#include "vlak/vlak.h"
+
+namespace vlak {
+
+// One call's operands, checked by the API. b_trans: b is n x k (VLAK_MATMUL_TRANS_B).
+struct MatmulArgs {
+  size_t m, n, k;
+  const float* a;
+  size_t lda;
+  const float* b;
+  size_t ldb;
+  float* c;
+  size_t ldc;
+  bool b_trans;
+  bool accumulate;
+};
+
+// A target's blocking: the register tile (mr rows x nr columns of C, nr = one vector group) and
+// the cache blocks (kc of k, nc of n per packed B block). nr and nc are run-time on RVV (VLEN).
+struct MatmulShape {
+  size_t mr, nr, kc, nc;
+  size_t scratch_floats;  // packing buffer one thread needs: kc * nc (+ alignment slack)
+};
+
+// vlak_matmul_f32 with the thread count forced (0: the library's choice), for tests and
+// benchmarks. peak_bytes, if not null, gets the packing memory the call used (all threads).
+vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes);
+
+// The active target's blocking.
+MatmulShape MatmulActiveShape();
+
+// Float64 reference, written independently of the kernels (plain triple loop, compensated sum):
+// c64[i * n + j] = (accumulate ? c[i][j] : 0) + sum_p a[i][p] * b[p][j], with the products and
+// sum in double (each product of two floats is exact in double). abs64 (if not null) gets
+// sum_p |a[i][p] * b[p][j]| (+ |c[i][j]| with accumulate): the scale of the error bound.
+void MatmulReferenceF64(const MatmulArgs& args, double* c64, double* abs64);
+
+}  // namespace vlak

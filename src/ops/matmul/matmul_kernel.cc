@@ -1,0 +1,172 @@
+// Matmul f32 kernels, generic over the tag: compiled once per target.
+//
+// Algorithm (GotoBLAS/BLIS blocking, transposed for row-major C with the vector along n):
+//   for jc over n by nc:            B block of kc x nc, packed into NR-wide panels (L2-resident)
+//     for pc over k by kc:
+//       pack B[pc:pc+kc, jc:jc+nc] into panels [nc/NR][kc][NR] (zero-padded to NR)
+//       for ir over the rows by MR:   the A micro-panel (MR row segments of kc) stays in L1
+//         for jr over the block by NR:  Tile: MR x NR accumulators in registers
+//           for p in kc: b = Load(panel + p*NR); c_i = MulAdd(b, A[i][p], c_i) for i < MR
+// A is the broadcast operand and is read in place (MR row pointers): packing it cost more than it
+// saved (it is L1-resident for the whole jr loop, and a transposing copy per block is not cheap on
+// x86). The B panels are the streamed vector operand.
+//
+// Order of operations: the accumulators start at 0 (or at C for ACCUMULATE / after the first kc
+// block: C is loaded into them, never added afterwards), and each C element is one fused
+// multiply-add chain in sequential k order: c = fma(a[i][p], b[p][j], c) for p = 0, 1, ..., k-1.
+// That order does not depend on the tile, the blocking, the target, VLEN or the thread count, so
+// every target and thread count gives the same bits (tests/ops/matmul_test.cc asserts it).
+// Error bound (sequential recursive summation with FMA, Higham 3.1): |C - C64| <= k * 2^-24 *
+// sum_p |A[i][p]| |B[p][j]| to first order; the contract states 2 * k * 2^-24 * ..., which the
+// tests assert; with ACCUMULATE the old C is the chain's first term: (k+1) terms, |C_old| added to
+// the scale. NaN and inf propagate as IEEE (inf * 0 = NaN, inf - inf = NaN).
+//
+// Register tile per target (MR rows x NR = one vector group):
+//   AVX-512 6 x 64 (LMUL 4: 24 zmm accumulators + 4 for B + 1 broadcast)
+//   AVX2    6 x 16 (LMUL 2: 12 ymm accumulators + 2 for B + 1 broadcast)
+//   RVV     3 x (8 * VLEN / 32) (LMUL 8: 3 accumulator groups + 1 for B, vfmacc.vf takes A from an
+//           f register: all 32 vector registers, spill-free; see the LMUL note below)
+//   scalar  4 x 4
+// Cost per k step of a tile: 1 vector-group load of B, MR scalar loads/broadcasts of A, MR
+// fused multiply-adds of a group. On RVV that is 2*MR + 1 vector/scalar instructions (+ loop
+// overhead) per MR * VLMAX fused multiply-adds.
+#include <cstddef>
+#include <cstdint>
+
+#include "ops/matmul/matmul.h"
+#include "simd/simd.h"
+
+namespace vlak::VLAK_NS {
+namespace {
+
+// RVV: LMUL 8 with 3 rows retires fewer instructions per FMA than LMUL 4 with 7 rows (every
+// vector instruction counts one whatever the LMUL: per k step 7 + 3 + loop vs 15 + 7 + loop).
+#if defined(VLAK_SIMD_RVV)
+constexpr int kPow2 = 3;
+constexpr size_t kMR = 3;
+#elif defined(VLAK_SIMD_AVX512)
+constexpr int kPow2 = 2;
+constexpr size_t kMR = 6;
+#elif defined(VLAK_SIMD_AVX2)
+constexpr int kPow2 = 1;
+constexpr size_t kMR = 6;
+#else
+constexpr int kPow2 = 0;
+constexpr size_t kMR = 4;
+#endif
+using DF = Simd<float, kPow2>;
+
+// kc: the A micro-panel (MR x kc floats, 6 KiB at kc = 256) stays in L1 while the B panels stream.
+// B block: kc x nc floats, 1 MiB, in L2.
+constexpr size_t kKc = 256;
+constexpr size_t kBlockFloats = size_t{1} << 18;
+
+#define VLAK_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+static_assert(kMR <= 16, "VLAK_MM_ROWS covers 16 rows");
+
+// One row micro-panel of C (rows <= kMR rows from c, ncols columns) against the packed B block
+// (panels of Lanes(d) columns, kc deep). Out of line: one call per micro-panel and kc block.
+template <size_t kMR_, class D>
+[[gnu::noinline]] void Panel(D d, size_t kc, const float* a, size_t lda, size_t rows, const float* pb,
+                             size_t ncols, float* c, size_t ldc, bool load_c) {
+  const size_t nr = Lanes(d);
+  // Rows past the end read row 0 again (computed, never stored): no padding copy of A.
+#define VLAK_MM_APTR(i) [[maybe_unused]] const float* const a##i = a + (i < rows ? i : 0) * lda;
+  VLAK_MM_ROWS(VLAK_MM_APTR)
+#undef VLAK_MM_APTR
+  for (size_t j = 0; j < ncols; j += nr, pb += kc * nr, c += nr) {
+    const size_t cols = ncols - j < nr ? ncols - j : nr;
+    const bool full = cols == nr;
+#define VLAK_MM_INIT(i)                                                        \
+  [[maybe_unused]] VFromD<D> c##i = Zero(d);                                   \
+  if constexpr (i < kMR_) {                                                    \
+    if (load_c && i < rows) {                                                  \
+      c##i = full ? LoadU(d, c + i * ldc) : LoadN(d, c + i * ldc, cols);       \
+    }                                                                          \
+  }
+    VLAK_MM_ROWS(VLAK_MM_INIT)
+#undef VLAK_MM_INIT
+    const float* b = pb;
+    for (size_t p = 0; p < kc; ++p, b += nr) {
+      const VFromD<D> bv = Load(d, b);
+#define VLAK_MM_FMA(i) \
+  if constexpr (i < kMR_) c##i = MulAdd(d, bv, a##i[p], c##i);
+      VLAK_MM_ROWS(VLAK_MM_FMA)
+#undef VLAK_MM_FMA
+    }
+#define VLAK_MM_STORE(i)                                   \
+  if constexpr (i < kMR_) {                                \
+    if (i < rows) {                                        \
+      if (full) {                                          \
+        StoreU(d, c##i, c + i * ldc);                      \
+      } else {                                             \
+        StoreN(d, c##i, c + i * ldc, cols);                \
+      }                                                    \
+    }                                                      \
+  }
+    VLAK_MM_ROWS(VLAK_MM_STORE)
+#undef VLAK_MM_STORE
+  }
+}
+
+// Packs B[0:kc, 0:ncols] (b points at its first element; with trans, b is the n x k matrix at
+// row j0, column pc) into panels [ncols/NR][kc][NR], the last panel zero-padded.
+template <class D>
+[[gnu::noinline]] void PackB(D d, size_t kc, size_t ncols, const float* b, size_t ldb, bool trans, float* dst) {
+  const size_t nr = Lanes(d);
+  for (size_t j = 0; j < ncols; j += nr, dst += kc * nr) {
+    const size_t cols = ncols - j < nr ? ncols - j : nr;
+    if (!trans) {
+      const float* src = b + j;
+      if (cols == nr) {
+        for (size_t p = 0; p < kc; ++p) Store(d, LoadU(d, src + p * ldb), dst + p * nr);
+      } else {
+        for (size_t p = 0; p < kc; ++p) Store(d, LoadN(d, src + p * ldb, cols), dst + p * nr);
+      }
+    } else {
+      // Column p of the panel is row segment p of B^T: a strided load across the n x k rows.
+      const float* src = b + j * ldb;
+      const auto ds = Strip(d, cols);
+      for (size_t p = 0; p < kc; ++p) {
+        if (cols != nr) Store(d, Zero(d), dst + p * nr);
+        StoreN(d, LoadStrided(ds, src + p, static_cast<ptrdiff_t>(ldb)), dst + p * nr, cols);
+      }
+    }
+  }
+}
+
+size_t NcFor(size_t nr) {
+  const size_t nc = kBlockFloats / kKc / nr * nr;
+  return nc > nr ? nc : nr;
+}
+
+}  // namespace
+
+MatmulShape MatmulShapeF32() {
+  const size_t nr = Lanes(DF());
+  const size_t nc = NcFor(nr);
+  return MatmulShape{kMR, nr, kKc, nc, kKc * nc + 16};
+}
+
+// C[i0:i1, j0:j1] of the call, single-threaded; scratch holds MatmulShapeF32().scratch_floats,
+// 64-byte aligned. k > 0.
+void MatmulBlockF32(const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch) {
+  const DF d;
+  const size_t nr = Lanes(d);
+  const size_t nc = NcFor(nr);
+  for (size_t jc = j0; jc < j1; jc += nc) {
+    const size_t ncur = j1 - jc < nc ? j1 - jc : nc;
+    for (size_t pc = 0; pc < g.k; pc += kKc) {
+      const size_t kc = g.k - pc < kKc ? g.k - pc : kKc;
+      const float* bsrc = g.b_trans ? g.b + jc * g.ldb + pc : g.b + pc * g.ldb + jc;
+      PackB(d, kc, ncur, bsrc, g.ldb, g.b_trans, scratch);
+      const bool load_c = g.accumulate || pc > 0;
+      for (size_t i = i0; i < i1; i += kMR) {
+        const size_t rows = i1 - i < kMR ? i1 - i : kMR;
+        Panel<kMR>(d, kc, g.a + i * g.lda + pc, g.lda, rows, scratch, ncur, g.c + i * g.ldc + jc, g.ldc, load_c);
+      }
+    }
+  }
+}
+
+}  // namespace vlak::VLAK_NS
