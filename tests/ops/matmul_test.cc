@@ -73,13 +73,14 @@ struct Problem {
   vlak::MatmulArgs Args(float* c, bool accumulate) const {
     return vlak::MatmulArgs{m, n, k, a.data(), lda, b.data(), ldb, c, ldc, trans, accumulate};
   }
-  // The documented order: one fma chain per element in sequential k order, from 0 or old C.
+  // The documented order: one chain per element in sequential k order: the first product (or an
+  // fma onto the old C with ACCUMULATE), then fmas.
   std::vector<float> Model(bool accumulate) const {
     std::vector<float> c = c0;
     for (size_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < n; ++j) {
-        float s = accumulate ? c0[i * ldc + j] : 0.0f;
-        for (size_t p = 0; p < k; ++p) s = std::fma(a[i * lda + p], B(p, j), s);
+        float s = accumulate ? std::fma(a[i * lda], B(0, j), c0[i * ldc + j]) : a[i * lda] * B(0, j);
+        for (size_t p = 1; p < k; ++p) s = std::fma(a[i * lda + p], B(p, j), s);
         c[i * ldc + j] = s;
       }
     }

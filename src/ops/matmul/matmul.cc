@@ -1,5 +1,6 @@
 // vlak_matmul_f32: argument checks, the split of C over threads, the packing buffers.
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -22,25 +23,43 @@ constexpr unsigned kKnownFlags = VLAK_MATMUL_TRANS_B | VLAK_MATMUL_ACCUMULATE;
 // 50 GFMA/s, against a few us to wake an OpenMP thread (bench_matmul: 128^3 = 2M on one thread).
 constexpr size_t kMinFmasPerThread = size_t{1} << 21;
 
-// The packing buffers of one call, owned by the calling thread and kept between calls (grown,
-// never shrunk): allocated before anything is written, so a failure leaves C untouched, and once
-// warm a call allocates nothing. Worker thread p uses slice p.
-struct Scratch {
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
-  std::unique_ptr<float[], Free> data;
-  size_t floats = 0;
-};
+// The packing buffers, kept between calls in a small process-wide pool: a call takes one buffer
+// (all its threads' slices) before anything is written, so a failed allocation leaves C
+// untouched, and hands it back after; once warm, a call allocates nothing. Concurrent calls from
+// different threads take different buffers. Plain atomics (no destructor, no thread_local object
+// with one): buffers still pooled at exit stay reachable, not leaked. The buffer's size sits in
+// its first 64 bytes.
+constexpr int kPoolSlots = 8;
+std::atomic<float*> g_pool[kPoolSlots];
+constexpr size_t kHeaderFloats = 16;
 
-float* ThreadScratch(size_t floats) {
-  thread_local Scratch s;
-  if (s.floats < floats) {
-    const size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
-    s.data.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
-    s.floats = s.data ? floats : 0;
+size_t BufferFloats(float* base) {
+  size_t n;
+  std::memcpy(&n, base, sizeof n);
+  return n;
+}
+
+// A 64-byte aligned buffer of at least `floats` floats (its base, data at base + 16), or null.
+float* AcquireBuffer(size_t floats) {
+  for (auto& slot : g_pool) {
+    float* base = slot.exchange(nullptr, std::memory_order_acquire);
+    if (base == nullptr) continue;
+    if (BufferFloats(base) >= floats) return base;
+    std::free(base);
   }
-  return s.data.get();
+  if (floats > (SIZE_MAX - 64) / sizeof(float) - kHeaderFloats) return nullptr;
+  const size_t bytes = ((floats + kHeaderFloats) * sizeof(float) + 63) / 64 * 64;
+  auto* base = static_cast<float*>(std::aligned_alloc(64, bytes));
+  if (base != nullptr) std::memcpy(base, &floats, sizeof floats);
+  return base;
+}
+
+void ReleaseBuffer(float* base) {
+  for (auto& slot : g_pool) {
+    float* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, base, std::memory_order_release, std::memory_order_relaxed)) return;
+  }
+  std::free(base);
 }
 
 // Last element + 1 of a rows x cols matrix with row stride ld fits in addressable bytes.
@@ -99,8 +118,9 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   if (t > tiles) t = tiles;
   if (t < 1) t = 1;
   const size_t slice = (shape.scratch_floats + 15) / 16 * 16;  // 64-byte aligned slices
-  float* const pool = ThreadScratch(t * slice);
-  if (pool == nullptr) return VLAK_ERROR_OVERFLOW;  // no memory for the packing buffers
+  float* const base = AcquireBuffer(t * slice);
+  if (base == nullptr) return VLAK_ERROR_OVERFLOW;  // no memory for the packing buffers
+  float* const pool = base + kHeaderFloats;
   if (peak_bytes != nullptr) *peak_bytes = t * slice * sizeof(float);
 
   // Part p of t: tiles [p * tiles / t, (p + 1) * tiles / t), in elements.
@@ -117,10 +137,11 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   };
   if (t == 1) {
     run_part(0);
-    return VLAK_OK;
-  }
+  } else {
 #pragma omp parallel for num_threads(static_cast<int>(t)) schedule(static, 1)
-  for (size_t p = 0; p < t; ++p) run_part(p);
+    for (size_t p = 0; p < t; ++p) run_part(p);
+  }
+  ReleaseBuffer(base);
   return VLAK_OK;
 }
 

@@ -11,9 +11,10 @@
 // saved (it is L1-resident for the whole jr loop, and a transposing copy per block is not cheap on
 // x86). The B panels are the streamed vector operand.
 //
-// Order of operations: the accumulators start at 0 (or at C for ACCUMULATE / after the first kc
-// block: C is loaded into them, never added afterwards), and each C element is one fused
-// multiply-add chain in sequential k order: c = fma(a[i][p], b[p][j], c) for p = 0, 1, ..., k-1.
+// Order of operations: each C element is one chain in sequential k order,
+//   c = a[i][0] * b[0][j] (rounded), then c = fma(a[i][p], b[p][j], c) for p = 1, ..., k-1,
+// and with ACCUMULATE (or after the first kc block, whose result is in C) the chain continues from
+// the C in memory: c = fma(a[i][p], b[p][j], c) for every p.
 // That order does not depend on the tile, the blocking, the target, VLEN or the thread count, so
 // every target and thread count gives the same bits (tests/ops/matmul_test.cc asserts it).
 // Error bound (sequential recursive summation with FMA, Higham 3.1): |C - C64| <= k * 2^-24 *
@@ -61,6 +62,18 @@ using DF = Simd<float, kPow2>;
 constexpr size_t kKc = 256;
 constexpr size_t kBlockFloats = size_t{1} << 18;
 
+// RVV: at LMUL 8 the tile uses all 32 vector registers, and clang's scheduler, given four
+// unrolled steps, loads the next steps' B ahead and spills accumulators for them. An empty asm
+// per accumulator after each step (the accumulator in a register, memory clobbered) keeps each
+// step's FMAs before the next step's load: one B group live. It emits no instruction.
+// Out-of-order x86 cores reorder by themselves: no fence there.
+template <class V>
+[[gnu::always_inline]] inline void StepFence([[maybe_unused]] V& acc) {
+#if defined(VLAK_SIMD_RVV)
+  __asm__ volatile("" : "+vr"(acc) : : "memory");
+#endif
+}
+
 #define VLAK_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 static_assert(kMR <= 16, "VLAK_MM_ROWS covers 16 rows");
 
@@ -77,23 +90,42 @@ template <size_t kMR_, class D>
   for (size_t j = 0; j < ncols; j += nr, pb += kc * nr, c += nr) {
     const size_t cols = ncols - j < nr ? ncols - j : nr;
     const bool full = cols == nr;
-#define VLAK_MM_INIT(i)                                                        \
-  [[maybe_unused]] VFromD<D> c##i = Zero(d);                                   \
-  if constexpr (i < kMR_) {                                                    \
-    if (load_c && i < rows) {                                                  \
-      c##i = full ? LoadU(d, c + i * ldc) : LoadN(d, c + i * ldc, cols);       \
-    }                                                                          \
+    // k step 0 starts the chains: the product alone (no zero vector: RVV cannot rematerialise
+    // a splat of 0 and spilled a whole LMUL-8 group for it), or an FMA onto C. A partial tile
+    // loads C as a strip; its lanes >= cols are unspecified and never stored.
+    const float* b = pb;
+    const VFromD<D> b0 = Load(d, b);
+#define VLAK_MM_INIT(i)                                                                             \
+  [[maybe_unused]] VFromD<D> c##i = b0;                                                             \
+  if constexpr (i < kMR_) {                                                                         \
+    if (load_c && i < rows) {                                                                       \
+      c##i = MulAdd(d, b0, a##i[0], full ? LoadU(d, c + i * ldc) : LoadU(Strip(d, cols), c + i * ldc)); \
+    } else {                                                                                        \
+      c##i = Mul(d, b0, a##i[0]);                                                                   \
+    }                                                                                               \
   }
     VLAK_MM_ROWS(VLAK_MM_INIT)
 #undef VLAK_MM_INIT
-    const float* b = pb;
-    for (size_t p = 0; p < kc; ++p, b += nr) {
-      const VFromD<D> bv = Load(d, b);
 #define VLAK_MM_FMA(i) \
   if constexpr (i < kMR_) c##i = MulAdd(d, bv, a##i[p], c##i);
-      VLAK_MM_ROWS(VLAK_MM_FMA)
-#undef VLAK_MM_FMA
+#define VLAK_MM_FENCE(i) \
+  if constexpr (i < kMR_) StepFence(c##i);
+    // Unrolled by 4 (the order per accumulator stays p = 1, 2, ...): on RVV the row pointers'
+    // increments and the branch are paid once per 4 steps.
+    size_t p = 1;
+    for (b += nr; p + 4 <= kc;) {
+      for (int u = 0; u < 4; ++u, ++p, b += nr) {
+        const VFromD<D> bv = Load(d, b);
+        VLAK_MM_ROWS(VLAK_MM_FMA)
+        VLAK_MM_ROWS(VLAK_MM_FENCE)
+      }
     }
+    for (; p < kc; ++p, b += nr) {
+      const VFromD<D> bv = Load(d, b);
+      VLAK_MM_ROWS(VLAK_MM_FMA)
+    }
+#undef VLAK_MM_FMA
+#undef VLAK_MM_FENCE
 #define VLAK_MM_STORE(i)                                   \
   if constexpr (i < kMR_) {                                \
     if (i < rows) {                                        \
