@@ -125,8 +125,8 @@ vlak_status vlak_exp_f32(size_t n, const float* x, float* y, vlak_exp_variant va
  * Row-major, strides in elements. Errors as softmax: a status and nothing written. Sizes of 0:
  * nothing to do, VLAK_OK (pointers are not checked then). Results do not depend on the thread
  * count, except vlak_layernorm_backward_f32's dgamma/dbeta (the same bits for the same count).
- * vlak_rope_f32 gives the same bits on every target; the others sum in an order that follows the
- * target's vector length and are bounded against float64 as each states. */
+ * vlak_rope_f32 and vlak_matmul_f32 give the same bits on every target; the others sum in an order
+ * that follows the target's vector length and are bounded against float64 as each states. */
 
 /* Pairing of vlak_rope_f32. */
 #define VLAK_ROPE_HALVES 0x0u      /* (i, i + d/2): seed 004, GPT-NeoX, Hugging Face Llama */
@@ -194,12 +194,17 @@ vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_
 #define VLAK_MATMUL_ACCUMULATE 0x2u /* C += A * B instead of C = A * B */
 
 /* C = A * B for row-major A (m x k, row stride lda), B (k x n, ldb; n x k with TRANS_B) and
- * C (m x n, ldc). Cache-blocked, packed, register-tiled; threads over tiles. Each C element is a
- * sum of k products in float with fused multiply-adds, in an order that depends on the blocking:
- * |C - C64| <= 2 * k * 2^-24 * sum_k |A| * |B| (the standard bound), not bit-identical across
- * targets. k == 0 sets C to 0 (or leaves it with ACCUMULATE). NaN and inf propagate as IEEE.
- * C must not overlap A or B. Uses a packing buffer of a few MiB per thread, kept between calls.
- * Errors: NULL pointer, lda < k, ldb < n (< k with TRANS_B), ldc < n, unknown flags, overflow. */
+ * C (m x n, ldc). Cache-blocked, packed, register-tiled; threads over tiles of C, never over k.
+ * Each C element is one chain in sequential k order: c = a[i][0] * b[0][j], then
+ * c = fma(a[i][p], b[p][j], c) for p = 1 .. k-1 (with ACCUMULATE the chain starts from the old C:
+ * c = fma(a[i][p], b[p][j], c) for every p). That order does not depend on the blocking, so the
+ * result is the same bits on every target, VLEN and thread count (NaN payloads aside), and
+ * |C - C64| <= 2 * k * 2^-24 * sum_k |A| * |B| (the standard bound; with ACCUMULATE k + 1 terms
+ * and |C_old| added to the sum). k == 0 sets C to 0 (or leaves it with ACCUMULATE). NaN and inf
+ * propagate as IEEE. C must not overlap A or B. Uses packing buffers of 1 MiB per thread, kept
+ * between calls in a process-wide pool.
+ * Errors: NULL pointer, lda < k, ldb < n (< k with TRANS_B), ldc < n, unknown flags, overflow
+ * (VLAK_ERROR_OVERFLOW also if the packing buffer cannot be allocated; nothing is written). */
 vlak_status vlak_matmul_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
                             float* c, size_t ldc, unsigned flags);
 

@@ -12,6 +12,7 @@
 
 #include "ops/matmul/matmul.h"
 #include "vlak/vlak.h"
+#include "ops_test_util.h"
 #include "vlak/vlak.hpp"
 
 namespace {
@@ -20,23 +21,7 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kSentinel = -12345.5f;  // in the gaps between rows of C: must survive every call
 
-// Runs fn once per supported target with that target forced; restores the default after. On
-// RISC-V with V the scalar target is left to the rv64gc build (as in softmax_test.cc).
-template <typename Fn>
-void ForEachTarget(Fn fn) {
-  const vlak_target saved = vlak_active_target();
-  for (int i = VLAK_TARGET_SCALAR; i <= VLAK_TARGET_RVV; ++i) {
-    const auto t = static_cast<vlak_target>(i);
-    if (!vlak_target_supported(t)) continue;
-#if defined(__riscv)
-    if (t == VLAK_TARGET_SCALAR && vlak_target_supported(VLAK_TARGET_RVV)) continue;
-#endif
-    ASSERT_EQ(vlak_set_target(t), VLAK_OK);
-    SCOPED_TRACE(std::string("target ") + vlak_target_name(t));
-    fn();
-  }
-  ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
-}
+using vlak_test::ForEachTarget;
 
 uint32_t Bits(float x) {
   uint32_t u;
@@ -195,6 +180,24 @@ TEST(Matmul, ThreadCountDeterminism) {
       }
     }
   });
+}
+
+// The library's own thread choice (vlak_set_num_threads) on a size it splits: the same bits.
+TEST(Matmul, PublicThreadsSameBits) {
+  const Problem pr(150, 170, 190, true, 99);  // 4.8M multiply-adds: above the two-thread threshold
+  std::vector<float> want;
+  for (const int threads : {1, 2, 3}) {
+    vlak_test::ScopedThreads scoped(threads);
+    std::vector<float> c = pr.c0;
+    ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
+                              pr.Flags(false)),
+              VLAK_OK);
+    if (want.empty()) {
+      want = pr.Model(false);
+      ExpectWithinBound(pr, c, false);
+    }
+    ExpectSameBits(c, want, ("threads " + std::to_string(threads)).c_str());
+  }
 }
 
 // k == 0: C = 0 (an empty sum), or unchanged with ACCUMULATE; m or n == 0: nothing, any pointers.
