@@ -160,7 +160,7 @@ TEST(Matmul, AccuracyLongK) {
 // The same bits for 1, 2, 3 and 4 threads, splitting rows and splitting columns.
 TEST(Matmul, ThreadCountDeterminism) {
   ForEachTarget([] {
-    for (const Dims& s : {Dims{97, 45, 70}, Dims{5, 301, 33}, Dims{40, 200, 260}}) {
+    for (const Dims& s : {Dims{97, 45, 70}, Dims{61, 14, 40}, Dims{5, 301, 33}, Dims{40, 200, 260}}) {
       for (const bool accumulate : {false, true}) {
         SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
         const Problem pr(s.m, s.n, s.k, false, 77);

@@ -11,9 +11,9 @@
 #include "ops/matmul/matmul.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kMatmulShape, MatmulShape, MatmulShapeF32, ())
+VLAK_PER_TARGET(kMatmulShape, MatmulShape, MatmulShapeF32, (size_t n))
 VLAK_PER_TARGET(kMatmulBlock, void, MatmulBlockF32,
-                (const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch))
+                (const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch))
 
 namespace {
 
@@ -71,7 +71,7 @@ bool Fits(size_t rows, size_t cols, size_t ld) {
 
 }  // namespace
 
-MatmulShape MatmulActiveShape() { return Dispatch(kMatmulShape)(); }
+MatmulShape MatmulActiveShape(size_t n) { return Dispatch(kMatmulShape)(n); }
 
 vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes) {
   if (peak_bytes != nullptr) *peak_bytes = 0;
@@ -95,7 +95,7 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   }
 
   const Target target = ActiveTarget();
-  const MatmulShape shape = Dispatch(kMatmulShape, target)();
+  const MatmulShape shape = Dispatch(kMatmulShape, target)(g.n);
   auto* const block = Dispatch(kMatmulBlock, target);
 
   // Threads over tiles of C, never over k (each element stays one sequential chain). Split the
@@ -129,10 +129,10 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
     if (lo == hi) return;
     if (split_rows) {
       const size_t i0 = lo * shape.mr, i1 = hi * shape.mr < g.m ? hi * shape.mr : g.m;
-      block(g, i0, i1, 0, g.n, pool + p * slice);
+      block(g, shape.narrow, i0, i1, 0, g.n, pool + p * slice);
     } else {
       const size_t j0 = lo * shape.nr, j1 = hi * shape.nr < g.n ? hi * shape.nr : g.n;
-      block(g, 0, g.m, j0, j1, pool + p * slice);
+      block(g, shape.narrow, 0, g.m, j0, j1, pool + p * slice);
     }
   };
   if (t == 1) {

@@ -25,15 +25,16 @@ struct MatmulArgs {
 // the cache blocks (kc of k, nc of n per packed B block). nr and nc are run-time on RVV (VLEN).
 struct MatmulShape {
   size_t mr, nr, kc, nc;
-  size_t scratch_floats;  // packing buffer one thread needs: kc * nc (+ alignment slack)
+  size_t scratch_floats;  // packing buffer one thread needs: kc * nc
+  bool narrow;            // the target's narrow tile (n fits one narrow panel)
 };
 
 // vlak_matmul_f32 with the thread count forced (0: the library's choice), for tests and
 // benchmarks. peak_bytes, if not null, gets the packing memory the call used (all threads).
 vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes);
 
-// The active target's blocking.
-MatmulShape MatmulActiveShape();
+// The active target's blocking for a call with n columns (the tile depends on n).
+MatmulShape MatmulActiveShape(size_t n);
 
 // Float64 reference, written independently of the kernels (plain triple loop, compensated sum):
 // c64[i * n + j] = (accumulate ? c[i][j] : 0) + sum_p a[i][p] * b[p][j], with the products and

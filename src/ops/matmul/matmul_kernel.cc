@@ -40,22 +40,35 @@
 namespace vlak::VLAK_NS {
 namespace {
 
+// Two tiles per target: the wide one, and a narrow one (half the group, more rows) for calls whose
+// n fits one narrow panel, where the wide tile would be at least half padding (attention's P V
+// with head_dim 64 at VLEN 512, or n = 32 on AVX-512). Registers: accumulators MR groups + one B
+// group (+ one broadcast register on x86; RVV's vfmacc.vf reads A from an f register).
 // RVV: LMUL 8 with 3 rows retires fewer instructions per FMA than LMUL 4 with 7 rows (every
 // vector instruction counts one whatever the LMUL: per k step 7 + 3 + loop vs 15 + 7 + loop).
 #if defined(VLAK_SIMD_RVV)
-constexpr int kPow2 = 3;
+constexpr int kPow2 = 3;  // 3 x 8 + 8 = 32 registers
 constexpr size_t kMR = 3;
+constexpr int kNarrowPow2 = 2;  // 7 x 4 + 4 = 32
+constexpr size_t kNarrowMR = 7;
 #elif defined(VLAK_SIMD_AVX512)
-constexpr int kPow2 = 2;
+constexpr int kPow2 = 2;  // 6 x 4 + 4 + 1 = 29 zmm
 constexpr size_t kMR = 6;
+constexpr int kNarrowPow2 = 1;  // 14 x 2 + 2 + 1 = 31
+constexpr size_t kNarrowMR = 14;
 #elif defined(VLAK_SIMD_AVX2)
-constexpr int kPow2 = 1;
+constexpr int kPow2 = 1;  // 6 x 2 + 2 + 1 = 15 ymm
 constexpr size_t kMR = 6;
+constexpr int kNarrowPow2 = 0;  // 12 + 1 + 1 = 14
+constexpr size_t kNarrowMR = 12;
 #else
 constexpr int kPow2 = 0;
 constexpr size_t kMR = 4;
+constexpr int kNarrowPow2 = 0;  // no narrower group: the same tile
+constexpr size_t kNarrowMR = 4;
 #endif
 using DF = Simd<float, kPow2>;
+using DFNarrow = Simd<float, kNarrowPow2>;
 
 // kc: the A micro-panel (MR x kc floats, 6 KiB at kc = 256) stays in L1 while the B panels stream.
 // B block: kc x nc floats, 1 MiB, in L2.
@@ -172,18 +185,10 @@ size_t NcFor(size_t nr) {
   return nc > nr ? nc : nr;
 }
 
-}  // namespace
+bool UseNarrow(size_t n) { return kNarrowPow2 != kPow2 && n <= Lanes(DFNarrow()); }
 
-MatmulShape MatmulShapeF32() {
-  const size_t nr = Lanes(DF());
-  const size_t nc = NcFor(nr);
-  return MatmulShape{kMR, nr, kKc, nc, kKc * nc + 16};
-}
-
-// C[i0:i1, j0:j1] of the call, single-threaded; scratch holds MatmulShapeF32().scratch_floats,
-// 64-byte aligned. k > 0.
-void MatmulBlockF32(const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch) {
-  const DF d;
+template <size_t kMR_, class D>
+void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch) {
   const size_t nr = Lanes(d);
   const size_t nc = NcFor(nr);
   for (size_t jc = j0; jc < j1; jc += nc) {
@@ -193,12 +198,31 @@ void MatmulBlockF32(const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t
       const float* bsrc = g.b_trans ? g.b + jc * g.ldb + pc : g.b + pc * g.ldb + jc;
       PackB(d, kc, ncur, bsrc, g.ldb, g.b_trans, scratch);
       const bool load_c = g.accumulate || pc > 0;
-      for (size_t i = i0; i < i1; i += kMR) {
-        const size_t rows = i1 - i < kMR ? i1 - i : kMR;
-        Panel<kMR>(d, kc, g.a + i * g.lda + pc, g.lda, rows, scratch, ncur, g.c + i * g.ldc + jc, g.ldc, load_c);
+      for (size_t i = i0; i < i1; i += kMR_) {
+        const size_t rows = i1 - i < kMR_ ? i1 - i : kMR_;
+        Panel<kMR_>(d, kc, g.a + i * g.lda + pc, g.lda, rows, scratch, ncur, g.c + i * g.ldc + jc, g.ldc, load_c);
       }
     }
   }
+}
+
+}  // namespace
+
+// The blocking for a call with n columns (the tile is chosen by n). scratch_floats covers both
+// tiles' blocks.
+MatmulShape MatmulShapeF32(size_t n) {
+  const bool narrow = UseNarrow(n);
+  const size_t nr = narrow ? Lanes(DFNarrow()) : Lanes(DF());
+  const size_t scratch = kKc * NcFor(Lanes(DF())) > kKc * NcFor(Lanes(DFNarrow())) ? kKc * NcFor(Lanes(DF()))
+                                                                                      : kKc * NcFor(Lanes(DFNarrow()));
+  return MatmulShape{narrow ? kNarrowMR : kMR, nr, kKc, NcFor(nr), scratch, narrow};
+}
+
+// C[i0:i1, j0:j1] of the call, single-threaded, with the tile of MatmulShapeF32(g.n) (narrow:
+// its field); scratch holds its scratch_floats, 64-byte aligned. k > 0.
+void MatmulBlockF32(const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch) {
+  if (narrow) return Block<kNarrowMR>(DFNarrow(), g, i0, i1, j0, j1, scratch);
+  Block<kMR>(DF(), g, i0, i1, j0, j1, scratch);
 }
 
 }  // namespace vlak::VLAK_NS
