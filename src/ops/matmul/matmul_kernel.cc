@@ -121,7 +121,7 @@ template <size_t kMR_, class D>
     // a splat of 0 and spilled a whole LMUL-8 group for it), or an FMA onto C. A partial tile
     // loads C as a strip; its lanes >= cols are unspecified and never stored.
     const float* b = pb;
-    const VFromD<D> b0 = Load(d, b);
+    const VFromD<D> b0 = LoadU(d, b);
 #define VLAK_MM_INIT(i)                                                                             \
   [[maybe_unused]] VFromD<D> c##i = b0;                                                             \
   if constexpr (i < kMR_) {                                                                         \
@@ -142,13 +142,13 @@ template <size_t kMR_, class D>
     size_t p = 1;
     for (b += nr; p + 4 <= kc;) {
       for (int u = 0; u < 4; ++u, ++p, b += nr) {
-        const VFromD<D> bv = Load(d, b);
+        const VFromD<D> bv = LoadU(d, b);
         VLAK_MM_ROWS(VLAK_MM_FMA)
         VLAK_MM_ROWS(VLAK_MM_FENCE)
       }
     }
     for (; p < kc; ++p, b += nr) {
-      const VFromD<D> bv = Load(d, b);
+      const VFromD<D> bv = LoadU(d, b);
       VLAK_MM_ROWS(VLAK_MM_FMA)
     }
 #undef VLAK_MM_FMA
@@ -168,6 +168,8 @@ template <size_t kMR_, class D>
   }
 }
 
+// Panels hold NR floats per k step: 32 bytes for AVX2's narrow tile, 16 for scalar, so the
+// panel accesses are LoadU/StoreU (the aligned forms promise 64 bytes).
 // Packs B[0:kc, 0:ncols] (b points at its first element; with trans, b is the n x k matrix at
 // row j0, column pc) into panels [ncols/NR][kc][NR], the last panel zero-padded.
 template <class D>
@@ -178,16 +180,16 @@ template <class D>
     if (!trans) {
       const float* src = b + j;
       if (cols == nr) {
-        for (size_t p = 0; p < kc; ++p) Store(d, LoadU(d, src + p * ldb), dst + p * nr);
+        for (size_t p = 0; p < kc; ++p) StoreU(d, LoadU(d, src + p * ldb), dst + p * nr);
       } else {
-        for (size_t p = 0; p < kc; ++p) Store(d, LoadN(d, src + p * ldb, cols), dst + p * nr);
+        for (size_t p = 0; p < kc; ++p) StoreU(d, LoadN(d, src + p * ldb, cols), dst + p * nr);
       }
     } else {
       // Column p of the panel is row segment p of B^T: a strided load across the n x k rows.
       const float* src = b + j * ldb;
       const auto ds = Strip(d, cols);
       for (size_t p = 0; p < kc; ++p) {
-        if (cols != nr) Store(d, Zero(d), dst + p * nr);
+        if (cols != nr) StoreU(d, Zero(d), dst + p * nr);
         StoreN(d, LoadStrided(ds, src + p, static_cast<ptrdiff_t>(ldb)), dst + p * nr, cols);
       }
     }
