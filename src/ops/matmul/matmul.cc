@@ -101,7 +101,11 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   // Threads over tiles of C, never over k (each element stays one sequential chain). Split the
   // rows (in whole MR tiles, evenly) when each thread gets >= 4 row tiles: every thread then
   // packs all of B for itself, which costs k*n copies against m*n*k/threads multiply-adds.
-  // Otherwise split the columns in whole NR panels.
+  // Otherwise split the columns in whole NR panels. One static part per thread, no barrier until
+  // the end. Tried: one packed B block shared by the threads (packed together, then row x column
+  // items taken dynamically; two barriers per kc block): on the shared 2-vCPU benchmark machine,
+  // interleaved runs gave it 0.5-0.9x the one-thread speed where this split gave 0.8-1.1x (a
+  // descheduled thread holds every barrier); quiet, this split measured 1.82-1.91x at 256^3-1024^3.
   const size_t row_tiles = (g.m + shape.mr - 1) / shape.mr;
   const size_t col_tiles = (g.n + shape.nr - 1) / shape.nr;
   size_t t = 1;
