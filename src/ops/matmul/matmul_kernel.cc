@@ -39,11 +39,11 @@
 //   scalar  4 x 4
 // Cost per k step of a tile: 1 vector-group load of B, MR scalar loads (RVV flw) or broadcasts
 // (x86 vbroadcastss) of A, MR fused multiply-adds of a group. On RVV the k loop, unrolled by 4,
-// retires per step 1 vle32 + 3 flw + 3 vfmacc.vf + 1 vsetvli (after the fence) + 1 pointer add,
-// and 4 row-pointer adds + a branch per 4 steps: ~10.25 instructions per 3 * VLMAX(m8) FMAs.
-// Measured (qemu-icount, 64 x 64 x 64, tests/icount): 0.134 / 0.071 / 0.061 instructions per FMA
-// at VLEN 128 / 256 / 512; clang -O3's auto-vectorised plain C (bench/ref/matmul_ref.c) 2.09 /
-// 1.59 / 9.09. Speed (bench_matmul, Xeon, one thread, thread CPU time, FMA peak 240 GFLOP/s):
+// retires per step 1 vle32 + 3 flw + 3 vfmacc.vf + 1 pointer add, and 3 row-pointer adds + a
+// counter and a branch per 4 steps: ~9.25 instructions per 3 * VLMAX(m8) FMAs.
+// Measured (qemu-icount, 64 x 64 x 64, tests/icount): 0.123 / 0.066 / 0.059 instructions per FMA
+// at VLEN 128 / 256 / 512 (32,271 / 17,385 / 15,395); clang -O3's auto-vectorised plain C
+// (bench/ref/matmul_ref.c) 2.09 / 1.59 / 9.09: 17x / 24x / 155x more. Speed (bench_matmul, Xeon, one thread, thread CPU time, FMA peak 240 GFLOP/s):
 // 256^3 - 1024^3 at 79-85 % of peak, 6-21 % ahead of oneDNN 2.6 and 14-19 % ahead of OpenBLAS.
 #include <cstddef>
 #include <cstdint>
@@ -89,18 +89,6 @@ using DFNarrow = Simd<float, kNarrowPow2>;
 constexpr size_t kKc = 256;
 constexpr size_t kBlockFloats = size_t{1} << 18;
 
-// RVV: at LMUL 8 the tile uses all 32 vector registers, and clang's scheduler, given four
-// unrolled steps, loads the next steps' B ahead and spills accumulators for them. An empty asm
-// per accumulator after each step (the accumulator in a register, memory clobbered) keeps each
-// step's FMAs before the next step's load: one B group live. It emits no instruction.
-// Out-of-order x86 cores reorder by themselves: no fence there.
-template <class V>
-[[gnu::always_inline]] inline void StepFence([[maybe_unused]] V& acc) {
-#if defined(VLAK_SIMD_RVV)
-  __asm__ volatile("" : "+vr"(acc) : : "memory");
-#endif
-}
-
 #define VLAK_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 static_assert(kMR <= 16, "VLAK_MM_ROWS covers 16 rows");
 
@@ -135,16 +123,17 @@ template <size_t kMR_, class D>
 #undef VLAK_MM_INIT
 #define VLAK_MM_FMA(i) \
   if constexpr (i < kMR_) c##i = MulAdd(d, bv, a##i[p], c##i);
-#define VLAK_MM_FENCE(i) \
-  if constexpr (i < kMR_) StepFence(c##i);
     // Unrolled by 4 (the order per accumulator stays p = 1, 2, ...): on RVV the row pointers'
-    // increments and the branch are paid once per 4 steps.
+    // increments and the branch are paid once per 4 steps. At LMUL 8 the tile takes all 32
+    // vector registers, and clang's pre-RA scheduler hoists the next steps' B loads and spills
+    // accumulators for them: src/CMakeLists.txt builds this file with that scheduler off on
+    // RISC-V (ctest rvv.spill_check guards it). An empty asm fence per accumulator between steps
+    // also avoided the spills but cost a vsetvli per step: 10.25 instead of 9.25 instructions.
     size_t p = 1;
     for (b += nr; p + 4 <= kc;) {
       for (int u = 0; u < 4; ++u, ++p, b += nr) {
         const VFromD<D> bv = LoadU(d, b);
         VLAK_MM_ROWS(VLAK_MM_FMA)
-        VLAK_MM_ROWS(VLAK_MM_FENCE)
       }
     }
     for (; p < kc; ++p, b += nr) {
@@ -152,7 +141,6 @@ template <size_t kMR_, class D>
       VLAK_MM_ROWS(VLAK_MM_FMA)
     }
 #undef VLAK_MM_FMA
-#undef VLAK_MM_FENCE
 #define VLAK_MM_STORE(i)                                   \
   if constexpr (i < kMR_) {                                \
     if (i < rows) {                                        \
