@@ -218,4 +218,28 @@ TEST_F(IcountBudget, Matmul64) {
   EXPECT_GE(static_cast<double>(ref) / static_cast<double>(count), 3.0) << "goal: >= 3x fewer instructions than plain C";
 }
 
+// Seed 004's matmul shape, 256 x 512 x 256 (m x n x k, 33.5M FMAs): too slow under the plugin for
+// every ctest run (the plain C retires 304M instructions at VLEN 512), so disabled; run with
+//   scripts/rvv-run --vlen 128 build/rv64gcv/tests/vlak_icount_budget_test \
+//     --gtest_also_run_disabled_tests --gtest_filter='*MatmulSeedShape*'
+// Measured at b4eab81: vlak 3,449,775 / 1,729,151 / 868,839 at VLEN 128 / 256 / 512 (0.103 /
+// 0.052 / 0.026 per FMA), plain C 69,049,949 / 52,272,733 / 303,930,973: 20x / 30x / 350x more.
+TEST_F(IcountBudget, DISABLED_MatmulSeedShape) {
+  constexpr size_t kM = 256, kN2 = 512, kK = 256;
+  std::mt19937 rng(256);
+  std::vector<float> a(kM * kK), b(kK * kN2), c(kM * kN2), c_ref(kM * kN2);
+  for (float& v : a) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
+  for (float& v : b) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
+  auto vlak_call = [&] { return vlak_matmul_f32(kM, kN2, kK, a.data(), kK, b.data(), kN2, c.data(), kN2, 0); };
+  ASSERT_EQ(vlak_call(), VLAK_OK);
+  const unsigned long long count = Count([&] { vlak_call(); });
+  vlak_ref_clang_matmul_f32(a.data(), b.data(), c_ref.data(), kM, kN2, kK);
+  const unsigned long long ref = Count([&] { vlak_ref_clang_matmul_f32(a.data(), b.data(), c_ref.data(), kM, kN2, kK); });
+  for (size_t i = 0; i < c.size(); ++i) ASSERT_NEAR(c[i], c_ref[i], 1e-3f) << i;
+  const double fmas = static_cast<double>(kM * kN2 * kK);
+  std::printf("[ icount   ] matmul_f32/256x512x256 VLEN %4d: vlak %llu (%.4f per FMA), plain C clang -O3 %llu (%.4f per FMA): %.1fx fewer\n",
+              Vlen(), count, static_cast<double>(count) / fmas, ref, static_cast<double>(ref) / fmas,
+              static_cast<double>(ref) / static_cast<double>(count));
+}
+
 }  // namespace
