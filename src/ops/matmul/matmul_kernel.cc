@@ -96,7 +96,7 @@ constexpr size_t kKc = 256;
 constexpr size_t kBlockFloats = size_t{1} << 18;
 
 #define VLAK_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
-static_assert(kMR <= 16, "VLAK_MM_ROWS covers 16 rows");
+static_assert(kMR <= 16 && kNarrowMR <= 16, "VLAK_MM_ROWS covers 16 rows");
 
 // One row micro-panel of C (rows <= kMR rows from c, ncols columns) against the packed B block
 // (panels of Lanes(d) columns, kc deep). Out of line: one call per micro-panel and kc block.
