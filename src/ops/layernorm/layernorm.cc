@@ -11,11 +11,11 @@
 namespace vlak {
 VLAK_PER_TARGET(kLayerNormRows, void, LayerNormRowsF32,
                 (size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, const float* beta,
-                 float eps, float* y, size_t y_stride, float* mean, float* rstd))
+                 float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream))
 VLAK_PER_TARGET(kLayerNormBackwardRows, void, LayerNormBackwardRowsF32,
                 (size_t rows, size_t cols, const float* dy, const float* x, size_t stride, const float* gamma,
                  const float* mean, const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g,
-                 double* sum_b))
+                 double* sum_b, bool stream))
 }  // namespace vlak
 
 extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride,
@@ -30,9 +30,10 @@ extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float*
   if (x == y && x_stride != y_stride) return VLAK_ERROR_INVALID_ARGUMENT;
   if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
   auto* const kernel = Dispatch(kLayerNormRows);
+  const bool stream = StreamOutput(rows * cols * sizeof(float));
   ForEachRowChunk(RowThreads(rows, cols), rows, [&](int, size_t begin, size_t end) {
     kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, beta, eps, y + begin * y_stride, y_stride,
-           mean != nullptr ? mean + begin : nullptr, rstd != nullptr ? rstd + begin : nullptr);
+           mean != nullptr ? mean + begin : nullptr, rstd != nullptr ? rstd + begin : nullptr, stream);
   });
   return VLAK_OK;
 }
@@ -51,6 +52,7 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   auto* const kernel = Dispatch(kLayerNormBackwardRows);
   const bool columns = dgamma != nullptr || dbeta != nullptr;
   const int threads = RowThreads(rows, cols);
+  const bool stream = StreamOutput(rows * cols * sizeof(float));
   // Per chunk (thread): f32 accumulators and f64 sums for both columns sums; the chunks' f64
   // sums are then added in chunk order, so the result depends on the thread count only.
   std::vector<float> acc;
@@ -63,7 +65,7 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
     float* const ag = columns ? acc.data() + 2 * cols * static_cast<size_t>(t) : nullptr;
     double* const sg = columns ? sums.data() + 2 * cols * static_cast<size_t>(t) : nullptr;
     kernel(end - begin, cols, dy + begin * stride, x + begin * stride, stride, gamma, mean + begin, rstd + begin,
-           dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr);
+           dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr, stream);
   });
   if (columns) {
     for (size_t c = 0; c < cols; ++c) {

@@ -25,6 +25,7 @@
 #include <limits>
 
 #include "ops/row_sums.h"
+#include "ops/output_strips.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -42,10 +43,12 @@ using DF = Simd<float, kPow2>;
 
 constexpr size_t kShiftSamples = 16;
 
+// One division per row: a 64-bit divide per sample cost ~30% of an 8K-column row in cache.
 float SampledShift(const float* x, size_t n) {
   const size_t samples = n < kShiftSamples ? n : kShiftSamples;
+  const size_t step = n / samples;
   double s = 0;
-  for (size_t j = 0; j < samples; ++j) s += x[j * n / samples];
+  for (size_t j = 0; j < samples; ++j) s += x[j * step];
   return static_cast<float>(s / static_cast<double>(samples));
 }
 
@@ -90,9 +93,9 @@ RowStats Stats(const float* x, size_t n, float eps) {
 // y = (x - shift) * scale + bias, then * gamma + beta where given.
 template <bool kGamma, bool kBeta>
 void Normalize(const float* x, const float* gamma, const float* beta, float* y, size_t n, float shift, float scale,
-               float bias) {
+               float bias, bool stream, const float* next) {
   const DF d;
-  ForEachStrip(d, n, [&](auto ds, size_t i) {
+  OutputStrips(d, y, n, stream, next, nullptr, [&](auto ds, size_t i) {
     auto v = MulAdd(ds, Sub(ds, LoadU(ds, x + i), shift), scale, Set(ds, bias));
     if constexpr (kGamma && kBeta) {
       v = MulAdd(ds, v, LoadU(ds, gamma + i), LoadU(ds, beta + i));
@@ -101,13 +104,13 @@ void Normalize(const float* x, const float* gamma, const float* beta, float* y, 
     } else if constexpr (kBeta) {
       v = Add(ds, v, LoadU(ds, beta + i));
     }
-    StoreU(ds, v, y + i);
+    return v;
   });
 }
 
 template <bool kGamma, bool kBeta>
 void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, const float* beta,
-                 float eps, float* y, size_t y_stride, float* mean, float* rstd) {
+                 float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream) {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * x_stride;
     const RowStats st = Stats(xr, cols, eps);
@@ -116,7 +119,8 @@ void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, cons
     const float rs = static_cast<float>(st.rstd);
     const float bias = static_cast<float>(-(st.mean - m) * st.rstd);
     // A NaN row: the NaN rstd makes every y NaN through the multiply.
-    Normalize<kGamma, kBeta>(xr, gamma, beta, y + r * y_stride, cols, m, rs, bias);
+    const float* next = r + 1 < rows ? xr + x_stride : nullptr;
+    Normalize<kGamma, kBeta>(xr, gamma, beta, y + r * y_stride, cols, m, rs, bias, stream, next);
     if (mean != nullptr) mean[r] = m;
     if (rstd != nullptr) rstd[r] = rs;
   }
@@ -127,7 +131,7 @@ constexpr size_t kFlushRows = 16;  // f32 column partials see at most 16 terms b
 
 template <bool kGamma>
 void BackwardRow(const float* dy, const float* x, const float* gamma, float mean, float rstd, float* dx, size_t n,
-                 float* acc_g, float* acc_b) {
+                 float* acc_g, float* acc_b, bool stream, const float* next_dy, const float* next_x) {
   const DF d;
   const size_t block = row_sums::kSumBlockStrips * Lanes(d);
   const auto xhat_of = [&](auto ds, size_t i) { return Mul(ds, Sub(ds, LoadU(ds, x + i), mean), rstd); };
@@ -161,10 +165,10 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
   const double inv_n = 1.0 / static_cast<double>(n);
   const float kg = static_cast<float>(-static_cast<double>(rstd) * sum_g * inv_n);
   const float kx = static_cast<float>(-static_cast<double>(rstd) * sum_gx * inv_n);
-  ForEachStrip(d, n, [&](auto ds, size_t i) {
+  OutputStrips(d, dx, n, stream, next_dy, next_x, [&](auto ds, size_t i) {
     const auto xhat = xhat_of(ds, i);
     const auto g = g_of(ds, i);
-    StoreU(ds, MulAdd(ds, g, rstd, MulAdd(ds, xhat, kx, Set(ds, kg))), dx + i);
+    return MulAdd(ds, g, rstd, MulAdd(ds, xhat, kx, Set(ds, kg)));
   });
 }
 
@@ -178,10 +182,12 @@ void Flush(float* acc, double* sum, size_t n) {
 template <bool kGamma>
 void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, size_t stride, const float* gamma,
                   const float* mean, const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g,
-                  double* sum_b) {
+                  double* sum_b, bool stream) {
   for (size_t r = 0; r < rows; ++r) {
     const size_t o = r * stride;
-    BackwardRow<kGamma>(dy + o, x + o, gamma, mean[r], rstd[r], dx + o, cols, acc_g, acc_b);
+    const bool last = r + 1 == rows;
+    BackwardRow<kGamma>(dy + o, x + o, gamma, mean[r], rstd[r], dx + o, cols, acc_g, acc_b, stream,
+                        last ? nullptr : dy + o + stride, last ? nullptr : x + o + stride);
     if (acc_g != nullptr && ((r + 1) % kFlushRows == 0 || r + 1 == rows)) {
       Flush(acc_g, sum_g, cols);
       Flush(acc_b, sum_b, cols);
@@ -191,14 +197,15 @@ void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, siz
 
 }  // namespace
 
+// stream: y written with non-temporal stores (streamed_strips.h).
 void LayerNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma,
-                      const float* beta, float eps, float* y, size_t y_stride, float* mean, float* rstd) {
+                      const float* beta, float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream) {
   const int which = (gamma != nullptr ? 2 : 0) + (beta != nullptr ? 1 : 0);
   switch (which) {
-    case 3: return ForwardRows<true, true>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd);
-    case 2: return ForwardRows<true, false>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd);
-    case 1: return ForwardRows<false, true>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd);
-    default: return ForwardRows<false, false>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd);
+    case 3: return ForwardRows<true, true>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
+    case 2: return ForwardRows<true, false>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
+    case 1: return ForwardRows<false, true>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
+    default: return ForwardRows<false, false>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
   }
 }
 
@@ -206,11 +213,11 @@ void LayerNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride,
 // column sums this call adds into.
 void LayerNormBackwardRowsF32(size_t rows, size_t cols, const float* dy, const float* x, size_t stride,
                               const float* gamma, const float* mean, const float* rstd, float* dx, float* acc_g,
-                              float* acc_b, double* sum_g, double* sum_b) {
+                              float* acc_b, double* sum_g, double* sum_b, bool stream) {
   if (gamma != nullptr) {
-    BackwardRows<true>(rows, cols, dy, x, stride, gamma, mean, rstd, dx, acc_g, acc_b, sum_g, sum_b);
+    BackwardRows<true>(rows, cols, dy, x, stride, gamma, mean, rstd, dx, acc_g, acc_b, sum_g, sum_b, stream);
   } else {
-    BackwardRows<false>(rows, cols, dy, x, stride, gamma, mean, rstd, dx, acc_g, acc_b, sum_g, sum_b);
+    BackwardRows<false>(rows, cols, dy, x, stride, gamma, mean, rstd, dx, acc_g, acc_b, sum_g, sum_b, stream);
   }
 }
 
