@@ -129,7 +129,21 @@ void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, cons
 // ---- backward ---------------------------------------------------------------------------------
 constexpr size_t kFlushRows = 16;  // f32 column partials see at most 16 terms before f64
 
-template <bool kGamma>
+// f64 lanes beside DF's f32 lanes: the same count (f32 LMUL 2^p, f64 LMUL 2^(p+1)).
+using DD = Simd<double, kPow2 + 1>;
+
+// The f32 tag's lanes as the matching f64 tag (whole or strip).
+template <class DS>
+auto Wide(DS ds) {
+  if constexpr (DS::kIsStrip) {
+    return Strip(DD(), ds.n);
+  } else {
+    return DD();
+  }
+}
+
+// kFirstOfGroup: the first row of a flush group assigns the column partials instead of adding.
+template <bool kGamma, bool kFirstOfGroup>
 void BackwardRow(const float* dy, const float* x, const float* gamma, float mean, float rstd, float* dx, size_t n,
                  float* acc_g, float* acc_b, bool stream, const float* next_dy, const float* next_x) {
   const DF d;
@@ -150,13 +164,18 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
     ForEachStrip(d, len, [&](auto ds, size_t j) {
       const size_t i = b + j;
       const auto xhat = xhat_of(ds, i);
-      const auto g = g_of(ds, i);
+      const auto dyv = LoadU(ds, dy + i);
+      const auto g = kGamma ? Mul(ds, dyv, LoadU(ds, gamma + i)) : dyv;
       ag = AddTU(ds, ag, g);
       agx = MulAddTU(ds, g, xhat, agx);
       if (acc_g != nullptr) {
-        const auto dyv = LoadU(ds, dy + i);
-        StoreU(ds, MulAdd(ds, dyv, xhat, LoadU(ds, acc_g + i)), acc_g + i);
-        StoreU(ds, Add(ds, LoadU(ds, acc_b + i), dyv), acc_b + i);
+        if constexpr (kFirstOfGroup) {
+          StoreU(ds, Mul(ds, dyv, xhat), acc_g + i);
+          StoreU(ds, dyv, acc_b + i);
+        } else {
+          StoreU(ds, MulAdd(ds, dyv, xhat, LoadU(ds, acc_g + i)), acc_g + i);
+          StoreU(ds, Add(ds, LoadU(ds, acc_b + i), dyv), acc_b + i);
+        }
       }
     });
     sum_g += ReduceSum(d, ag);
@@ -172,11 +191,14 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
   });
 }
 
-void Flush(float* acc, double* sum, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    sum[i] += acc[i];
-    acc[i] = 0;
-  }
+// sum (=, or += unless kFirst) f64(acc), n columns.
+template <bool kFirst>
+void Flush(const float* acc, double* sum, size_t n) {
+  ForEachStrip(DF(), n, [&](auto ds, size_t i) {
+    const auto dw = Wide(ds);
+    const auto wide = PromoteTo(dw, ds, LoadU(ds, acc + i));
+    StoreU(dw, kFirst ? wide : Add(dw, LoadU(dw, sum + i), wide), sum + i);
+  });
 }
 
 template <bool kGamma>
@@ -186,11 +208,23 @@ void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, siz
   for (size_t r = 0; r < rows; ++r) {
     const size_t o = r * stride;
     const bool last = r + 1 == rows;
-    BackwardRow<kGamma>(dy + o, x + o, gamma, mean[r], rstd[r], dx + o, cols, acc_g, acc_b, stream,
-                        last ? nullptr : dy + o + stride, last ? nullptr : x + o + stride);
-    if (acc_g != nullptr && ((r + 1) % kFlushRows == 0 || r + 1 == rows)) {
-      Flush(acc_g, sum_g, cols);
-      Flush(acc_b, sum_b, cols);
+    const float* next_dy = last ? nullptr : dy + o + stride;
+    const float* next_x = last ? nullptr : x + o + stride;
+    if (r % kFlushRows == 0) {
+      BackwardRow<kGamma, true>(dy + o, x + o, gamma, mean[r], rstd[r], dx + o, cols, acc_g, acc_b, stream, next_dy,
+                                next_x);
+    } else {
+      BackwardRow<kGamma, false>(dy + o, x + o, gamma, mean[r], rstd[r], dx + o, cols, acc_g, acc_b, stream, next_dy,
+                                 next_x);
+    }
+    if (acc_g != nullptr && ((r + 1) % kFlushRows == 0 || last)) {
+      if (r < kFlushRows) {
+        Flush<true>(acc_g, sum_g, cols);
+        Flush<true>(acc_b, sum_b, cols);
+      } else {
+        Flush<false>(acc_g, sum_g, cols);
+        Flush<false>(acc_b, sum_b, cols);
+      }
     }
   }
 }
@@ -209,8 +243,8 @@ void LayerNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride,
   }
 }
 
-// acc_g/acc_b: zeroed f32 scratch of cols each, or null (no column sums); sum_g/sum_b: f64
-// column sums this call adds into.
+// acc_g/acc_b: f32 scratch of cols each, or null (no column sums); sum_g/sum_b: f64 column sums
+// this call sets (rows >= 1).
 void LayerNormBackwardRowsF32(size_t rows, size_t cols, const float* dy, const float* x, size_t stride,
                               const float* gamma, const float* mean, const float* rstd, float* dx, float* acc_g,
                               float* acc_b, double* sum_g, double* sum_b, bool stream) {
@@ -219,6 +253,16 @@ void LayerNormBackwardRowsF32(size_t rows, size_t cols, const float* dy, const f
   } else {
     BackwardRows<false>(rows, cols, dy, x, stride, gamma, mean, rstd, dx, acc_g, acc_b, sum_g, sum_b, stream);
   }
+}
+
+// out[c] = f32(sum over chunks k of sums[k * chunk_stride + c]), in chunk order.
+void LayerNormColumnSumsF32(const double* sums, size_t chunk_stride, int chunks, size_t cols, float* out) {
+  ForEachStrip(DF(), cols, [&](auto ds, size_t i) {
+    const auto dw = Wide(ds);
+    auto total = LoadU(dw, sums + i);
+    for (int k = 1; k < chunks; ++k) total = Add(dw, total, LoadU(dw, sums + static_cast<size_t>(k) * chunk_stride + i));
+    StoreU(ds, DemoteTo(ds, dw, total), out + i);
+  });
 }
 
 }  // namespace vlak::VLAK_NS
