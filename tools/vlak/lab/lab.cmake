@@ -13,12 +13,16 @@ add_custom_command(OUTPUT ${_suites_cc}
   COMMENT "Embedding the lab's built-in suites" VERBATIM)
 
 add_library(vlak_lab STATIC
-  ${_lab}/baselines.cc ${_lab}/json.cc ${_lab}/machine.cc ${_lab}/op_exp.cc ${_lab}/op_softmax.cc
+  ${_lab}/baselines.cc ${_lab}/machine.cc ${_lab}/op_exp.cc ${_lab}/op_softmax.cc
   ${_lab}/ops.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
   ${_lab}/svg.cc ${_suites_cc})
 target_include_directories(vlak_lab PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/vlak ${PROJECT_SOURCE_DIR}/src
                                            ${CMAKE_CURRENT_SOURCE_DIR}/qemu-icount)
 target_link_libraries(vlak_lab PUBLIC vlak_static)
+# Results files are JSON (nlohmann-json3-dev, header-only; in Debian's cross sysroot setups the
+# host's headers serve, as the library has no compiled part).
+find_package(nlohmann_json 3.2 REQUIRED)
+target_link_libraries(vlak_lab PUBLIC nlohmann_json::nlohmann_json)
 if(OpenMP_CXX_FOUND)
   target_link_libraries(vlak_lab PUBLIC OpenMP::OpenMP_CXX)
 endif()

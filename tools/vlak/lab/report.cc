@@ -435,7 +435,7 @@ ReportOutput BuildReport(const std::vector<ReportInput>& inputs) {
   md += "|---|---|---|---|---|---|---|---|\n";
   for (const auto& in : inputs) {
     const Machine& m = in.results.machine;
-    md += MarkdownRow({in.path, in.results.suite, in.results.settings["mode"].Str(), m.date, m.cpu, m.isa, m.vlak_target, m.commit});
+    md += MarkdownRow({in.path, in.results.suite, JStr(in.results.settings, "mode"), m.date, m.cpu, m.isa, m.vlak_target, m.commit});
   }
   md += "\n";
   for (const auto& in : inputs) {
