@@ -136,11 +136,12 @@ OpDef FakeOp(std::vector<std::string>* log) {
   op.check_shape = [](const std::vector<size_t>&, std::string*) { return true; };
   op.bytes_per_run = [](const Shape& s) { return 8.0 * static_cast<double>(s.Elements()); };
   op.make_problem = [](Problem* p) {
-    p->x.assign(p->shape.Elements(), 1.0f);
-    p->ref.assign(p->shape.Elements(), 2.0);
+    Tensor& x = p->AddInput("x", {p->shape.Elements()});
+    std::fill(x.F32(), x.F32() + x.Elements(), 1.0f);
+    p->AddOutput("y", {p->shape.Elements()}).assign(p->shape.Elements(), 2.0);
   };
-  op.accuracy = [](const Problem& p, const float* y, double bound) {
-    Accuracy a = ElementwiseAccuracy(p.ref, y, 1e-30);
+  op.accuracy = [](const Problem& p, const Outputs& out, double bound) {
+    Accuracy a = ElementwiseAccuracy(p.ref[0], out[0].F32(), 1e-30);
     if (!std::isnan(bound)) a.bound_ok = a.max_rel <= bound;
     return a;
   };
@@ -152,10 +153,11 @@ OpDef FakeOp(std::vector<std::string>* log) {
     d.bound = std::string(name) == "A" ? 1e-6 : std::nan("");
     const std::string n = name;
     // B is exact, A and C are off by 1e-3 relative; each run spins a little so batches are short.
-    d.prepare = [n, log](const Problem& p, float* y, int, std::string*) {
+    d.prepare = [n, log](const Problem& p, Outputs& out, int, std::string*) {
       Prepared pr;
-      pr.run = [n, log, &p, y] {
-        for (size_t i = 0; i < p.x.size(); ++i) y[i] = n == "B" ? 2.0f : 2.002f;
+      pr.run = [n, log, &p, &out] {
+        float* y = out[0].F32();
+        for (size_t i = 0; i < p.In(0).Elements(); ++i) y[i] = n == "B" ? 2.0f : 2.002f;
         volatile double spin = 0;
         for (int k = 0; k < 2000; ++k) spin = spin + k;
         if (log) log->push_back(n);
@@ -169,7 +171,7 @@ OpDef FakeOp(std::vector<std::string>* log) {
   missing.name = "D";
   missing.kind = "library";
   missing.unavailable = [] { return std::string("not built (install libd-dev, reconfigure)"); };
-  missing.prepare = [](const Problem&, float*, int, std::string*) { return Prepared(); };
+  missing.prepare = [](const Problem&, Outputs&, int, std::string*) { return Prepared(); };
   op.impls.push_back(missing);
   op.baselines = {"B"};
   return op;
@@ -221,7 +223,7 @@ TEST(LabRunner, InterleavesImplementationsRoundByRound) {
 TEST(LabRunner, AccuracyRunCannotInheritAnotherOutput) {
   // An implementation that writes nothing must not look exact because its predecessor was.
   OpDef op = FakeOp(nullptr);
-  op.impls[2].prepare = [](const Problem&, float*, int, std::string*) {
+  op.impls[2].prepare = [](const Problem&, Outputs&, int, std::string*) {
     Prepared pr;
     pr.run = [] { return true; };
     return pr;

@@ -73,6 +73,32 @@ std::string CrefMissing(const std::string& compiler) {
   return "not built (no " + compiler + " found at configure time)";
 }
 
+const CrefKernels* Cref(const std::string& compiler) {
+#define VLAK_LAB_CREF_TABLE(P) \
+  {P##softmax_f32, P##exp_f32, P##rope_f32, P##layernorm_f32, P##layernorm_bwd_f32, P##rmsnorm_f32, P##matmul_f32}
+#if defined(VLAK_LAB_HAVE_CREF_GCC)
+  static const CrefKernels gcc = VLAK_LAB_CREF_TABLE(vlak_ref_gcc_);
+  if (compiler == "gcc") return &gcc;
+#endif
+#if defined(VLAK_LAB_HAVE_CREF_CLANG)
+  static const CrefKernels clang = VLAK_LAB_CREF_TABLE(vlak_ref_clang_);
+  if (compiler == "clang") return &clang;
+#endif
+#undef VLAK_LAB_CREF_TABLE
+  (void)compiler;
+  return nullptr;
+}
+
+ImplDef CrefImpl(const std::string& compiler, const std::string& file,
+                 std::function<bool(const CrefKernels&, const Problem&, Outputs&, int threads)> run) {
+  return PlainImpl("c-" + compiler, "compiler", "bench/ref/" + file + " built by " + compiler + ": " + CrefFlags(compiler),
+                   [compiler] { return CrefMissing(compiler); },
+                   [compiler, run](const Problem& p, Outputs& out, int threads) {
+                     const CrefKernels* k = Cref(compiler);
+                     return k != nullptr && run(*k, p, out, threads);
+                   });
+}
+
 std::string CrefFlags(const std::string& compiler) {
 #if defined(VLAK_LAB_HAVE_CREF_GCC) && defined(VLAK_LAB_CREF_GCC_FLAGS)
   if (compiler == "gcc") return VLAK_LAB_CREF_GCC_FLAGS;

@@ -3,21 +3,32 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "lab/ops.h"
 
+// bench/ref/*.c, each compiled by gcc and by clang with its own symbol prefix (lab.cmake).
+#define VLAK_LAB_CREF_DECLS(P)                                                                         \
+  void P##softmax_f32(const float* x, float* y, size_t rows, size_t cols);                            \
+  void P##exp_f32(const float* x, float* y, size_t n);                                                \
+  void P##rope_f32(const float* x, const float* cos_t, const float* sin_t, float* y, size_t positions, \
+                   size_t rows, size_t dim);                                                         \
+  void P##layernorm_f32(const float* x, const float* gamma, const float* beta, float* y, size_t rows,  \
+                        size_t cols, float eps);                                                      \
+  void P##layernorm_bwd_f32(const float* dy, const float* x, const float* gamma, const float* mean,    \
+                            const float* rstd, float* dx, float* dgamma, float* dbeta, size_t rows,    \
+                            size_t cols);                                                             \
+  void P##rmsnorm_f32(const float* x, const float* gamma, float* y, size_t rows, size_t cols, float eps); \
+  void P##matmul_f32(const float* a, const float* b, float* c, size_t m, size_t n, size_t k);          \
+  const char* P##compiler(void);
 extern "C" {
 #if defined(VLAK_LAB_HAVE_CREF_GCC)
-void vlak_ref_gcc_softmax_f32(const float* x, float* y, size_t rows, size_t cols);
-void vlak_ref_gcc_exp_f32(const float* x, float* y, size_t n);
-const char* vlak_ref_gcc_compiler(void);
+VLAK_LAB_CREF_DECLS(vlak_ref_gcc_)
 #endif
 #if defined(VLAK_LAB_HAVE_CREF_CLANG)
-void vlak_ref_clang_softmax_f32(const float* x, float* y, size_t rows, size_t cols);
-void vlak_ref_clang_exp_f32(const float* x, float* y, size_t n);
-const char* vlak_ref_clang_compiler(void);
+VLAK_LAB_CREF_DECLS(vlak_ref_clang_)
 #endif
 }
 
@@ -28,6 +39,25 @@ std::string XnnpackMissing();
 std::string OnednnMissing();
 std::string SleefMissing();
 std::string CrefMissing(const std::string& compiler);  // "gcc" or "clang"
+
+// The plain C kernels one compiler built (bench/ref/<op>_ref.c; signatures above).
+struct CrefKernels {
+  void (*softmax_f32)(const float*, float*, size_t, size_t);
+  void (*exp_f32)(const float*, float*, size_t);
+  void (*rope_f32)(const float*, const float*, const float*, float*, size_t, size_t, size_t);
+  void (*layernorm_f32)(const float*, const float*, const float*, float*, size_t, size_t, float);
+  void (*layernorm_bwd_f32)(const float*, const float*, const float*, const float*, const float*, float*, float*,
+                            float*, size_t, size_t);
+  void (*rmsnorm_f32)(const float*, const float*, float*, size_t, size_t, float);
+  void (*matmul_f32)(const float*, const float*, float*, size_t, size_t, size_t);
+};
+// Null when that compiler's objects are not in this build (CrefMissing says why).
+const CrefKernels* Cref(const std::string& compiler);
+
+// An implementation "c-gcc" / "c-clang" running bench/ref/<file>: run gets the kernels (never
+// null when it is called: the implementation is "not built" otherwise).
+ImplDef CrefImpl(const std::string& compiler, const std::string& file,
+                 std::function<bool(const CrefKernels&, const Problem&, Outputs&, int threads)> run);
 
 // The flags each C reference was compiled with (for the machine record), "" if not built.
 std::string CrefFlags(const std::string& compiler);

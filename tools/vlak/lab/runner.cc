@@ -152,7 +152,7 @@ std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& o
       problem_key = key;
     }
     const Problem& p = *problem;
-    std::vector<float> y(p.x.size());
+    Outputs outs = p.MakeOutputs();
 
     std::vector<Live> live;
     std::vector<Record> skipped;
@@ -177,7 +177,7 @@ std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& o
       std::string err;
       Live l;
       l.def = d;
-      l.prep = d->prepare(p, y.data(), c.threads, &err);
+      l.prep = d->prepare(p, outs, c.threads, &err);
       l.rec = r;
       if (!l.prep.run) {
         l.rec.status = "failed";
@@ -188,7 +188,7 @@ std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& o
       l.rec.target = l.prep.target;
       // Accuracy from a first run into a poisoned buffer, so an implementation that writes
       // nothing cannot inherit the previous one's output.
-      std::fill(y.begin(), y.end(), std::numeric_limits<float>::quiet_NaN());
+      for (Tensor& t : outs) t.Poison();
       l.prep.select();
       if (!l.prep.run()) {
         l.rec.status = "failed";
@@ -196,7 +196,7 @@ std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& o
         skipped.push_back(l.rec);
         continue;
       }
-      l.rec.acc = c.op->accuracy(p, y.data(), d->bound);
+      l.rec.acc = c.op->accuracy(p, outs, d->bound);
       live.push_back(std::move(l));
     }
 
