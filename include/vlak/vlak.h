@@ -123,9 +123,10 @@ vlak_status vlak_exp_f32(size_t n, const float* x, float* y, vlak_exp_variant va
 
 /* ---- transformer operators (seed 004) --------------------------------------------------------
  * Row-major, strides in elements. Errors as softmax: a status and nothing written. Sizes of 0:
- * nothing to do, VLAK_OK (pointers are not checked then). Every entry point below gives the same
- * bits on every target for the same thread count (vlak_layernorm_backward_f32's dgamma/dbeta
- * depend on the thread count; vlak_matmul_f32 bounds its error instead, see there). */
+ * nothing to do, VLAK_OK (pointers are not checked then). Results do not depend on the thread
+ * count, except vlak_layernorm_backward_f32's dgamma/dbeta (the same bits for the same count).
+ * vlak_rope_f32 gives the same bits on every target; the others sum in an order that follows the
+ * target's vector length and are bounded against float64 as each states. */
 
 /* Pairing of vlak_rope_f32. */
 #define VLAK_ROPE_HALVES 0x0u      /* (i, i + d/2): seed 004, GPT-NeoX, Hugging Face Llama */
@@ -137,8 +138,10 @@ vlak_status vlak_exp_f32(size_t n, const float* x, float* y, vlak_exp_variant va
  *   y[i]       = x[i] * cos[i] - x[i + d/2] * sin[i]
  *   y[i + d/2] = x[i] * sin[i] + x[i + d/2] * cos[i]
  * VLAK_ROPE_INTERLEAVED rotates the pairs (2i, 2i + 1) by cos[i], sin[i] the same way.
- * Each output is one product and one fused multiply-add (y[i] = fma(x[i], cos, -(x[i+d/2] * sin))),
- * so |y - y64| <= 2^-23 * (|x_a * cos| + |x_b * sin|), bit-identical on every target; NaN and inf
+ * Each output is one product and one fused multiply-add, y_a = fma(-x_b, sin, x_a * cos) and
+ * y_b = fma(x_b, cos, x_a * sin), so each output is within 2^-23 times the sum of its two
+ * products' magnitudes of float64 (|y_a - y_a64| <= 2^-23 * (|x_a * cos| + |x_b * sin|)),
+ * bit-identical on every target; NaN and inf
  * propagate as IEEE arithmetic does. x == y is allowed; other overlaps are not.
  * Errors: NULL pointer, head_dim odd, table_stride < head_dim / 2, unknown flags, overflow. */
 vlak_status vlak_rope_f32(size_t positions, size_t rows_per_position, size_t head_dim, const float* x,
@@ -170,8 +173,10 @@ vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t 
  *   dgamma[c] = sum_r dy * xhat, dbeta[c] = sum_r dy.
  * gamma may be NULL (1); dgamma and dbeta may be NULL (not computed). dx == dy or dx == x is
  * allowed. Rows run on threads; dgamma/dbeta are sums of per-thread partials in a fixed order, so
- * they are the same bits for the same thread count (no atomics). Accuracy: dx within
- * 1e-5 * max|dx64| of its row, dgamma/dbeta within 1e-5 * sum_r |term64| of their column.
+ * they are the same bits for the same thread count (no atomics). Accuracy: dx within 1e-5 times
+ * its row's largest term, max rstd * (|g| + |mean_c(g)| + |xhat * mean_c(g * xhat)|) (dx is a
+ * difference of these and can cancel to 0), dgamma/dbeta within 1e-5 * sum_r |term64| of their
+ * column.
  * Errors: NULL dy, x, mean, rstd or dx; stride < cols; overflow. */
 vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* dy, const float* x, size_t stride,
                                         const float* gamma, const float* mean, const float* rstd, float* dx,

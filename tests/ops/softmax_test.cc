@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "ops/ops_test_util.h"
 #include "ops/softmax/softmax.h"
 #include "vlak/vlak.h"
 
@@ -14,24 +15,7 @@ namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-// Runs fn once per supported target with that target forced; restores the default after.
-// On RISC-V with V the scalar target is left to the rv64gc build, which tests it once: its results
-// do not depend on VLEN, and emulating it at every VLEN would triple the qemu time for nothing.
-template <typename Fn>
-void ForEachTarget(Fn fn) {
-  const vlak_target saved = vlak_active_target();
-  for (int i = VLAK_TARGET_SCALAR; i <= VLAK_TARGET_RVV; ++i) {
-    const auto t = static_cast<vlak_target>(i);
-    if (!vlak_target_supported(t)) continue;
-#if defined(__riscv)
-    if (t == VLAK_TARGET_SCALAR && vlak_target_supported(VLAK_TARGET_RVV)) continue;
-#endif
-    ASSERT_EQ(vlak_set_target(t), VLAK_OK);
-    SCOPED_TRACE(std::string("target ") + vlak_target_name(t));
-    fn();
-  }
-  ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
-}
+using vlak_test::ForEachTarget;
 
 enum class Dist { kUniform100, kNormal5, kHugeRange };
 const char* DistName(Dist d) {

@@ -1,0 +1,80 @@
+// vlak_layernorm_f32 and vlak_layernorm_backward_f32: argument checks, rows over threads, and
+// the backward's deterministic reduction of dgamma/dbeta.
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "dispatch/dispatch.h"
+#include "ops/layernorm/layernorm.h"
+#include "ops/parallel_rows.h"
+
+namespace vlak {
+VLAK_PER_TARGET(kLayerNormRows, void, LayerNormRowsF32,
+                (size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, const float* beta,
+                 float eps, float* y, size_t y_stride, float* mean, float* rstd))
+VLAK_PER_TARGET(kLayerNormBackwardRows, void, LayerNormBackwardRowsF32,
+                (size_t rows, size_t cols, const float* dy, const float* x, size_t stride, const float* gamma,
+                 const float* mean, const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g,
+                 double* sum_b))
+}  // namespace vlak
+
+extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride,
+                                          const float* gamma, const float* beta, float eps, float* y,
+                                          size_t y_stride, float* mean, float* rstd) {
+  using namespace vlak;
+  if (!(eps >= 0.0f)) return VLAK_ERROR_INVALID_ARGUMENT;  // negative or NaN
+  if (rows == 0 || cols == 0) return VLAK_OK;
+  if (x == nullptr || y == nullptr) return VLAK_ERROR_NULL_POINTER;
+  if (x_stride < cols || y_stride < cols) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (RowsExtentOverflows(rows, cols, x_stride > y_stride ? x_stride : y_stride)) return VLAK_ERROR_OVERFLOW;
+  if (x == y && x_stride != y_stride) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
+  auto* const kernel = Dispatch(kLayerNormRows);
+  ForEachRowChunk(RowThreads(rows, cols), rows, [&](int, size_t begin, size_t end) {
+    kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, beta, eps, y + begin * y_stride, y_stride,
+           mean != nullptr ? mean + begin : nullptr, rstd != nullptr ? rstd + begin : nullptr);
+  });
+  return VLAK_OK;
+}
+
+extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* dy, const float* x,
+                                                   size_t stride, const float* gamma, const float* mean,
+                                                   const float* rstd, float* dx, float* dgamma, float* dbeta) {
+  using namespace vlak;
+  if (rows == 0 || cols == 0) return VLAK_OK;
+  if (dy == nullptr || x == nullptr || mean == nullptr || rstd == nullptr || dx == nullptr) {
+    return VLAK_ERROR_NULL_POINTER;
+  }
+  if (stride < cols) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (RowsExtentOverflows(rows, cols, stride)) return VLAK_ERROR_OVERFLOW;
+  if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
+  auto* const kernel = Dispatch(kLayerNormBackwardRows);
+  const bool columns = dgamma != nullptr || dbeta != nullptr;
+  const int threads = RowThreads(rows, cols);
+  // Per chunk (thread): f32 accumulators and f64 sums for both columns sums; the chunks' f64
+  // sums are then added in chunk order, so the result depends on the thread count only.
+  std::vector<float> acc;
+  std::vector<double> sums;
+  if (columns) {
+    acc.assign(2 * cols * static_cast<size_t>(threads), 0.0f);
+    sums.assign(2 * cols * static_cast<size_t>(threads), 0.0);
+  }
+  ForEachRowChunk(threads, rows, [&](int t, size_t begin, size_t end) {
+    float* const ag = columns ? acc.data() + 2 * cols * static_cast<size_t>(t) : nullptr;
+    double* const sg = columns ? sums.data() + 2 * cols * static_cast<size_t>(t) : nullptr;
+    kernel(end - begin, cols, dy + begin * stride, x + begin * stride, stride, gamma, mean + begin, rstd + begin,
+           dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr);
+  });
+  if (columns) {
+    for (size_t c = 0; c < cols; ++c) {
+      double g = 0, b = 0;
+      for (int t = 0; t < threads; ++t) {
+        g += sums[2 * cols * static_cast<size_t>(t) + c];
+        b += sums[2 * cols * static_cast<size_t>(t) + cols + c];
+      }
+      if (dgamma != nullptr) dgamma[c] = static_cast<float>(g);
+      if (dbeta != nullptr) dbeta[c] = static_cast<float>(b);
+    }
+  }
+  return VLAK_OK;
+}

@@ -1,0 +1,74 @@
+// RoPE kernel, generic over the tag: compiled once per target.
+//
+// Each pair (a, b) of a head row is rotated by its position's (c, s):
+//   y_a = fma(-x_b, s, x_a * c),  y_b = fma(x_b, c, x_a * s)
+// one product and one fused multiply-add per output, the same operations in the same order on
+// every target (the scalar target's MulAdd is fused too): bit-identical results, and
+// |y - y64| <= 2^-24 |x_a c| + 2^-24 |y| <= 2^-23 (|x_a c| + |x_b s|).
+// Halves pairing (a = i, b = i + d/2): strips of d/2 over both halves, 4 loads, 2 mul, 2 fma,
+// 2 stores per strip; the position's table strips are re-read for each of its rows (from L1).
+// Interleaved pairing (a = 2i, b = 2i + 1): the same arithmetic over stride-2 loads and stores
+// (a gather/scatter on x86; vlse/vsse on RVV): correct everywhere, not tuned.
+// The loads of a strip precede its stores and a strip touches only its own pairs, so y == x works.
+#include "simd/simd.h"
+#include "vlak/vlak.h"
+
+namespace vlak::VLAK_NS {
+namespace {
+
+// LMUL per target: RVV 4 (6 groups live: x_a, x_b, c, s and the two products), x86 2, scalar 1.
+#if defined(VLAK_SIMD_RVV)
+constexpr int kPow2 = 2;
+#elif defined(VLAK_SIMD_SCALAR)
+constexpr int kPow2 = 0;
+#else
+constexpr int kPow2 = 1;
+#endif
+using DF = Simd<float, kPow2>;
+
+void RowHalves(const float* x, const float* cos, const float* sin, float* y, size_t half) {
+  const DF d;
+  ForEachStrip(d, half, [&](auto ds, size_t i) {
+    const auto xa = LoadU(ds, x + i);
+    const auto xb = LoadU(ds, x + half + i);
+    const auto c = LoadU(ds, cos + i);
+    const auto s = LoadU(ds, sin + i);
+    const auto ya = NegMulAdd(ds, xb, s, Mul(ds, xa, c));
+    const auto yb = MulAdd(ds, xb, c, Mul(ds, xa, s));
+    StoreU(ds, ya, y + i);
+    StoreU(ds, yb, y + half + i);
+  });
+}
+
+void RowInterleaved(const float* x, const float* cos, const float* sin, float* y, size_t half) {
+  const DF d;
+  ForEachStrip(d, half, [&](auto ds, size_t i) {
+    const auto xa = LoadStrided(ds, x + 2 * i, 2);
+    const auto xb = LoadStrided(ds, x + 2 * i + 1, 2);
+    const auto c = LoadU(ds, cos + i);
+    const auto s = LoadU(ds, sin + i);
+    const auto ya = NegMulAdd(ds, xb, s, Mul(ds, xa, c));
+    const auto yb = MulAdd(ds, xb, c, Mul(ds, xa, s));
+    StoreStrided(ds, ya, y + 2 * i, 2);
+    StoreStrided(ds, yb, y + 2 * i + 1, 2);
+  });
+}
+
+}  // namespace
+
+// Head rows [begin, end) of the flattened [positions][rows_per_position] rows.
+void RopeRowsF32(size_t begin, size_t end, size_t rows_per_position, size_t head_dim, const float* x,
+                 const float* cos, const float* sin, size_t table_stride, float* y, unsigned flags) {
+  const size_t half = head_dim / 2;
+  for (size_t q = begin; q < end; ++q) {
+    const size_t t = q / rows_per_position * table_stride;
+    const size_t o = q * head_dim;
+    if (flags & VLAK_ROPE_INTERLEAVED) {
+      RowInterleaved(x + o, cos + t, sin + t, y + o, half);
+    } else {
+      RowHalves(x + o, cos + t, sin + t, y + o, half);
+    }
+  }
+}
+
+}  // namespace vlak::VLAK_NS

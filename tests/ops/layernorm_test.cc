@@ -1,0 +1,284 @@
+// vlak_layernorm_f32 and vlak_layernorm_backward_f32 against the float64 reference
+// (src/ops/layernorm/layernorm_reference.cc) on every target this CPU (or qemu) runs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ops/layernorm/layernorm.h"
+#include "ops/ops_test_util.h"
+#include "vlak/vlak.h"
+
+namespace {
+
+using vlak_test::ForEachTarget;
+using vlak_test::kSentinel;
+using vlak_test::Normal;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct Case {
+  size_t rows, cols, x_stride, y_stride;
+  bool gamma, beta;
+};
+
+// Runs one forward case and checks every element against vlak.h's bound, mean and rstd within
+// 1e-6 relative (the mean relative to |mean| + sd: a mean near 0 has no relative precision), and
+// that the gaps between rows of y are untouched.
+void CheckForward(const Case& c, float offset, float sd, uint32_t seed, float eps = 1e-5f) {
+  SCOPED_TRACE(testing::Message() << "rows " << c.rows << " cols " << c.cols << " offset " << offset);
+  const auto x = Normal((c.rows - 1) * c.x_stride + c.cols, offset, sd, seed);
+  const auto gamma = Normal(c.cols, 1.0f, 0.5f, seed + 1);
+  const auto beta = Normal(c.cols, 0.0f, 2.0f, seed + 2);
+  std::vector<float> y((c.rows - 1) * c.y_stride + c.cols, kSentinel), mean(c.rows), rstd(c.rows);
+  ASSERT_EQ(vlak_layernorm_f32(c.rows, c.cols, x.data(), c.x_stride, c.gamma ? gamma.data() : nullptr,
+                               c.beta ? beta.data() : nullptr, eps, y.data(), c.y_stride, mean.data(), rstd.data()),
+            VLAK_OK);
+  std::vector<double> ref(c.cols);
+  size_t bad = 0;
+  for (size_t r = 0; r < c.rows && bad < 5; ++r) {
+    double m64, r64;
+    vlak::LayerNormReferenceF64(x.data() + r * c.x_stride, c.cols, c.gamma ? gamma.data() : nullptr,
+                                c.beta ? beta.data() : nullptr, eps, ref.data(), &m64, &r64);
+    const double sd64 = 1.0 / r64;
+    EXPECT_LE(std::fabs(mean[r] - m64), 1e-6 * (std::fabs(m64) + sd64)) << "row " << r;
+    EXPECT_LE(std::fabs(rstd[r] - r64), 1e-6 * r64) << "row " << r;
+    for (size_t i = 0; i < c.cols && bad < 5; ++i) {
+      const double g = c.gamma ? gamma[i] : 1.0, b = c.beta ? beta[i] : 0.0;
+      const double xhat = (x[r * c.x_stride + i] - m64) * r64;
+      const double bound = 1e-5 * (std::fabs(g) * (1 + std::fabs(xhat)) + std::fabs(b));
+      const double err = std::fabs(y[r * c.y_stride + i] - ref[i]);
+      if (!(err <= bound)) {
+        ++bad;
+        ADD_FAILURE() << "row " << r << " col " << i << " y " << y[r * c.y_stride + i] << " ref " << ref[i];
+      }
+    }
+    if (r + 1 < c.rows) {
+      for (size_t i = c.cols; i < c.y_stride; ++i) ASSERT_EQ(y[r * c.y_stride + i], kSentinel) << "gap after row " << r;
+    }
+  }
+}
+
+TEST(LayerNorm, OddSizesStridesAndOptionalParameters) {
+  ForEachTarget([] {
+    const size_t lanes = vlak_target_lanes(vlak_active_target(), 2, 4);
+    uint32_t seed = 1;
+    for (size_t cols : {size_t{1}, size_t{2}, size_t{3}, lanes - 1, lanes, lanes + 1, size_t{97}, 16 * lanes + 3,
+                        size_t{1021}}) {
+      for (int opt = 0; opt < 4; ++opt) {
+        CheckForward({3, cols, cols + 5, cols + 2, (opt & 1) != 0, (opt & 2) != 0}, 0.0f, 1.0f, seed++);
+      }
+    }
+  });
+}
+
+TEST(LayerNorm, LargeCommonOffsetAndOutlierShift) {
+  ForEachTarget([] {
+    // x = 1e4 + N(0, 1): E[x^2] - E[x]^2 in f32 loses every digit here.
+    CheckForward({4, 4096, 4096, 4096, true, true}, 1e4f, 1.0f, 11);
+    CheckForward({2, 33, 33, 33, true, false}, -3e5f, 0.5f, 12);
+    // The shift samples hit outliers: elements at the sampled positions far from the rest.
+    std::vector<float> x = Normal(1024, 0.0f, 1.0f, 13);
+    for (size_t j = 0; j < 16; ++j) x[j * 1024 / 16] = 1e3f;
+    std::vector<float> y(1024), ref(1024);
+    float mean, rstd;
+    ASSERT_EQ(vlak_layernorm_f32(1, 1024, x.data(), 1024, nullptr, nullptr, 0.0f, y.data(), 1024, &mean, &rstd),
+              VLAK_OK);
+    std::vector<double> r64(1024);
+    double m64, s64;
+    vlak::LayerNormReferenceF64(x.data(), 1024, nullptr, nullptr, 0.0f, r64.data(), &m64, &s64);
+    EXPECT_LE(std::fabs(rstd - s64), 1e-6 * s64);
+    for (size_t i = 0; i < 1024; ++i) ASSERT_LE(std::fabs(y[i] - r64[i]), 1e-5 * (1 + std::fabs(r64[i]))) << i;
+  });
+}
+
+TEST(LayerNorm, MillionColumns) {
+  ForEachTarget([] { CheckForward({1, 1000000, 1000000, 1000000, true, true}, 3.0f, 2.0f, 21); });
+}
+
+TEST(LayerNorm, InPlaceEqualsOutOfPlace) {
+  ForEachTarget([] {
+    const auto x = Normal(5 * 300, 1.0f, 3.0f, 31);
+    const auto gamma = Normal(300, 1.0f, 0.5f, 32);
+    std::vector<float> y(x.size()), z = x;
+    ASSERT_EQ(vlak_layernorm_f32(5, 300, x.data(), 300, gamma.data(), nullptr, 1e-5f, y.data(), 300, nullptr, nullptr),
+              VLAK_OK);
+    ASSERT_EQ(vlak_layernorm_f32(5, 300, z.data(), 300, gamma.data(), nullptr, 1e-5f, z.data(), 300, nullptr, nullptr),
+              VLAK_OK);
+    EXPECT_TRUE(vlak_test::SameBits(y.data(), z.data(), y.size()));
+  });
+}
+
+TEST(LayerNorm, SpecialValues) {
+  ForEachTarget([] {
+    const size_t cols = 37;
+    std::vector<float> x = Normal(4 * cols, 0.0f, 1.0f, 41);
+    x[0 * cols + 5] = kNaN;
+    x[1 * cols + 36] = kInf;
+    for (size_t i = 0; i < cols; ++i) x[2 * cols + i] = 2.5f;  // constant row, eps = 0
+    std::vector<float> y(x.size()), mean(4), rstd(4);
+    ASSERT_EQ(vlak_layernorm_f32(4, cols, x.data(), cols, nullptr, nullptr, 0.0f, y.data(), cols, mean.data(),
+                                 rstd.data()),
+              VLAK_OK);
+    for (size_t i = 0; i < cols; ++i) {
+      EXPECT_TRUE(std::isnan(y[i])) << i;
+      EXPECT_TRUE(std::isnan(y[cols + i])) << i;
+      EXPECT_TRUE(std::isnan(y[2 * cols + i])) << "0 * inf: " << i;
+      EXPECT_TRUE(std::isfinite(y[3 * cols + i])) << i;
+    }
+    EXPECT_TRUE(std::isnan(mean[0]) && std::isnan(rstd[0]));
+    EXPECT_TRUE(std::isnan(mean[1]) && std::isnan(rstd[1]));
+    EXPECT_EQ(mean[2], 2.5f);
+    EXPECT_EQ(rstd[2], kInf);
+  });
+}
+
+TEST(LayerNorm, ThreadCountDoesNotChangeBits) {
+  const auto x = Normal(64 * 1024, 5.0f, 2.0f, 51);
+  std::vector<float> y1(x.size()), y3(x.size());
+  {
+    vlak_test::ScopedThreads t(1);
+    ASSERT_EQ(vlak_layernorm_f32(64, 1024, x.data(), 1024, nullptr, nullptr, 1e-5f, y1.data(), 1024, nullptr, nullptr),
+              VLAK_OK);
+  }
+  {
+    vlak_test::ScopedThreads t(3);
+    ASSERT_EQ(vlak_layernorm_f32(64, 1024, x.data(), 1024, nullptr, nullptr, 1e-5f, y3.data(), 1024, nullptr, nullptr),
+              VLAK_OK);
+  }
+  EXPECT_TRUE(vlak_test::SameBits(y1.data(), y3.data(), x.size()));
+}
+
+TEST(LayerNorm, BadArgumentsWriteNothing) {
+  std::vector<float> x(64, 1.0f), y(64, kSentinel), m(4, kSentinel);
+  EXPECT_EQ(vlak_layernorm_f32(2, 8, nullptr, 8, nullptr, nullptr, 0, y.data(), 8, nullptr, nullptr),
+            VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_layernorm_f32(2, 8, x.data(), 8, nullptr, nullptr, 0, nullptr, 8, nullptr, nullptr),
+            VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_layernorm_f32(2, 8, x.data(), 7, nullptr, nullptr, 0, y.data(), 8, m.data(), nullptr),
+            VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_layernorm_f32(2, 8, x.data(), 8, nullptr, nullptr, -1e-5f, y.data(), 8, m.data(), nullptr),
+            VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_layernorm_f32(2, 8, x.data(), 8, nullptr, nullptr, kNaN, y.data(), 8, m.data(), nullptr),
+            VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_layernorm_f32(2, 8, x.data(), 8, nullptr, nullptr, 0, x.data(), 9, m.data(), nullptr),
+            VLAK_ERROR_INVALID_ARGUMENT);  // in place with different strides
+  EXPECT_EQ(vlak_layernorm_f32(3, 8, x.data(), SIZE_MAX / 2, nullptr, nullptr, 0, y.data(), 8, m.data(), nullptr),
+            VLAK_ERROR_OVERFLOW);
+  EXPECT_EQ(vlak_layernorm_f32(0, 8, nullptr, 0, nullptr, nullptr, 0, nullptr, 0, nullptr, nullptr), VLAK_OK);
+  for (float v : y) EXPECT_EQ(v, kSentinel);
+  for (float v : m) EXPECT_EQ(v, kSentinel);
+}
+
+// ---- backward ---------------------------------------------------------------------------------
+
+struct Grads {
+  std::vector<float> dx, dgamma, dbeta;
+};
+
+void CheckBackward(size_t rows, size_t cols, size_t stride, bool gamma_given, uint32_t seed) {
+  SCOPED_TRACE(testing::Message() << "backward rows " << rows << " cols " << cols);
+  const size_t len = (rows - 1) * stride + cols;
+  const auto x = Normal(len, 2.0f, 3.0f, seed);
+  const auto dy = Normal(len, 0.0f, 1.0f, seed + 1);
+  const auto gamma = Normal(cols, 1.0f, 0.5f, seed + 2);
+  std::vector<float> mean(rows), rstd(rows), y(len);
+  ASSERT_EQ(vlak_layernorm_f32(rows, cols, x.data(), stride, nullptr, nullptr, 1e-5f, y.data(), stride, mean.data(),
+                               rstd.data()),
+            VLAK_OK);
+  std::vector<float> dx(len, kSentinel), dgamma(cols, kSentinel), dbeta(cols, kSentinel);
+  const float* g = gamma_given ? gamma.data() : nullptr;
+  ASSERT_EQ(vlak_layernorm_backward_f32(rows, cols, dy.data(), x.data(), stride, g, mean.data(), rstd.data(),
+                                        dx.data(), dgamma.data(), dbeta.data()),
+            VLAK_OK);
+  std::vector<double> rdx(cols), tg(cols), tb(cols), sg(cols, 0), sb(cols, 0), ag(cols, 0), ab(cols, 0);
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t o = r * stride;
+    vlak::LayerNormBackwardReferenceF64(dy.data() + o, x.data() + o, cols, g, mean[r], rstd[r], rdx.data(), tg.data(),
+                                        tb.data());
+    // The row's scale: its largest term of rstd * (g - mean(g) - xhat * mean(g xhat)). Not
+    // max |dx64|: with one column (or a constant row) dx64 is 0 by cancellation of equal terms.
+    double scale = 0, mg = 0, mgx = 0;
+    for (size_t i = 0; i < cols; ++i) {
+      const double gi = static_cast<double>(dy[o + i]) * (g != nullptr ? g[i] : 1.0);
+      mg += gi / cols;
+      mgx += gi * ((x[o + i] - double{mean[r]}) * rstd[r]) / cols;
+    }
+    for (size_t i = 0; i < cols; ++i) {
+      const double xhat = (x[o + i] - double{mean[r]}) * rstd[r];
+      const double gi = static_cast<double>(dy[o + i]) * (g != nullptr ? g[i] : 1.0);
+      scale = std::max(scale, rstd[r] * (std::fabs(gi) + std::fabs(mg) + std::fabs(xhat * mgx)));
+    }
+    for (size_t i = 0; i < cols; ++i) {
+      ASSERT_LE(std::fabs(dx[o + i] - rdx[i]), 1e-5 * scale) << "dx row " << r << " col " << i;
+      sg[i] += tg[i];
+      sb[i] += tb[i];
+      ag[i] += std::fabs(tg[i]);
+      ab[i] += std::fabs(tb[i]);
+    }
+    for (size_t i = cols; r + 1 < rows && i < stride; ++i) ASSERT_EQ(dx[o + i], kSentinel);
+  }
+  for (size_t i = 0; i < cols; ++i) {
+    ASSERT_LE(std::fabs(dgamma[i] - sg[i]), 1e-5 * ag[i]) << "dgamma " << i;
+    ASSERT_LE(std::fabs(dbeta[i] - sb[i]), 1e-5 * ab[i]) << "dbeta " << i;
+  }
+}
+
+TEST(LayerNormBackward, MatchesReference) {
+  ForEachTarget([] {
+    const size_t lanes = vlak_target_lanes(vlak_active_target(), 2, 4);
+    uint32_t seed = 100;
+    for (size_t cols : {size_t{1}, size_t{3}, lanes - 1, lanes + 1, size_t{67}, 16 * lanes + 5}) {
+      CheckBackward(5, cols, cols + 3, true, seed++);
+      CheckBackward(3, cols, cols, false, seed++);
+    }
+    CheckBackward(40, 1000, 1000, true, seed++);  // dgamma/dbeta across the f32 flushes
+  });
+}
+
+TEST(LayerNormBackward, OptionalOutputsInPlaceAndThreads) {
+  const size_t rows = 96, cols = 512, n = rows * cols;
+  const auto x = Normal(n, 0.0f, 2.0f, 61);
+  const auto dy = Normal(n, 0.0f, 1.0f, 62);
+  std::vector<float> mean(rows), rstd(rows), y(n);
+  ASSERT_EQ(vlak_layernorm_f32(rows, cols, x.data(), cols, nullptr, nullptr, 1e-5f, y.data(), cols, mean.data(),
+                               rstd.data()),
+            VLAK_OK);
+  const auto run = [&](int threads, float* dx, const float* dyp, float* dg, float* db) {
+    vlak_test::ScopedThreads t(threads);
+    ASSERT_EQ(vlak_layernorm_backward_f32(rows, cols, dyp, x.data(), cols, nullptr, mean.data(), rstd.data(), dx, dg,
+                                          db),
+              VLAK_OK);
+  };
+  std::vector<float> dx1(n), dg1(cols), db1(cols), dx3(n), dg3a(cols), dg3b(cols), db3(cols);
+  run(1, dx1.data(), dy.data(), dg1.data(), db1.data());
+  run(3, dx3.data(), dy.data(), dg3a.data(), db3.data());
+  EXPECT_TRUE(vlak_test::SameBits(dx1.data(), dx3.data(), n)) << "dx does not depend on threads";
+  run(3, dx3.data(), dy.data(), dg3b.data(), nullptr);
+  EXPECT_TRUE(vlak_test::SameBits(dg3a.data(), dg3b.data(), cols)) << "same thread count, same bits";
+  std::vector<float> inplace = dy;
+  run(1, inplace.data(), inplace.data(), nullptr, nullptr);  // dx == dy
+  EXPECT_TRUE(vlak_test::SameBits(inplace.data(), dx1.data(), n));
+}
+
+TEST(LayerNormBackward, BadArgumentsWriteNothing) {
+  std::vector<float> a(64, 1.0f), dx(64, kSentinel), dg(8, kSentinel);
+  EXPECT_EQ(vlak_layernorm_backward_f32(2, 8, a.data(), a.data(), 8, nullptr, nullptr, a.data(), dx.data(), dg.data(),
+                                        nullptr),
+            VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_layernorm_backward_f32(2, 8, a.data(), a.data(), 8, nullptr, a.data(), a.data(), nullptr, dg.data(),
+                                        nullptr),
+            VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_layernorm_backward_f32(2, 8, a.data(), a.data(), 7, nullptr, a.data(), a.data(), dx.data(),
+                                        dg.data(), nullptr),
+            VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_layernorm_backward_f32(3, 8, a.data(), a.data(), SIZE_MAX / 2, nullptr, a.data(), a.data(), dx.data(),
+                                        dg.data(), nullptr),
+            VLAK_ERROR_OVERFLOW);
+  for (float v : dx) EXPECT_EQ(v, kSentinel);
+  for (float v : dg) EXPECT_EQ(v, kSentinel);
+}
+
+}  // namespace

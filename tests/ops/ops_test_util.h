@@ -1,0 +1,58 @@
+// Helpers shared by the operator tests (tests/ops/*_test.cc).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "vlak/vlak.h"
+
+namespace vlak_test {
+
+// Runs fn once per supported target with that target forced; restores the default after.
+// On RISC-V with V the scalar target is left to the rv64gc build, which tests it once: its results
+// do not depend on VLEN, and emulating it at every VLEN would triple the qemu time for nothing.
+template <typename Fn>
+void ForEachTarget(Fn fn) {
+  const vlak_target saved = vlak_active_target();
+  for (int i = VLAK_TARGET_SCALAR; i <= VLAK_TARGET_RVV; ++i) {
+    const auto t = static_cast<vlak_target>(i);
+    if (!vlak_target_supported(t)) continue;
+#if defined(__riscv)
+    if (t == VLAK_TARGET_SCALAR && vlak_target_supported(VLAK_TARGET_RVV)) continue;
+#endif
+    ASSERT_EQ(vlak_set_target(t), VLAK_OK);
+    SCOPED_TRACE(std::string("target ") + vlak_target_name(t));
+    fn();
+  }
+  ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
+}
+
+// Sets the thread count for a scope and restores the default after.
+class ScopedThreads {
+ public:
+  explicit ScopedThreads(int n) { EXPECT_EQ(vlak_set_num_threads(n), VLAK_OK); }
+  ~ScopedThreads() { vlak_set_num_threads(0); }
+  ScopedThreads(const ScopedThreads&) = delete;
+  ScopedThreads& operator=(const ScopedThreads&) = delete;
+};
+
+// A value no kernel computes from the tests' inputs: fills gaps that must stay untouched.
+inline constexpr float kSentinel = -12345.678f;
+
+inline std::vector<float> Normal(size_t n, float mean, float sd, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(mean, sd);
+  std::vector<float> v(n);
+  for (auto& e : v) e = dist(rng);
+  return v;
+}
+
+// Bitwise equality of float arrays (NaN == NaN of the same payload, +0 != -0).
+inline bool SameBits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
+
+}  // namespace vlak_test

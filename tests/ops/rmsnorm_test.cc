@@ -1,0 +1,94 @@
+// vlak_rmsnorm_f32 against the float64 reference (src/ops/rmsnorm/rmsnorm_reference.cc) on every
+// target this CPU (or qemu) runs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ops/ops_test_util.h"
+#include "ops/rmsnorm/rmsnorm.h"
+#include "vlak/vlak.h"
+
+namespace {
+
+using vlak_test::ForEachTarget;
+using vlak_test::kSentinel;
+using vlak_test::Normal;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+void Check(size_t rows, size_t cols, size_t x_stride, size_t y_stride, bool gamma_given, float mean, float sd,
+           uint32_t seed) {
+  SCOPED_TRACE(testing::Message() << "rows " << rows << " cols " << cols);
+  const auto x = Normal((rows - 1) * x_stride + cols, mean, sd, seed);
+  const auto gamma = Normal(cols, 1.0f, 0.5f, seed + 1);
+  const float* g = gamma_given ? gamma.data() : nullptr;
+  std::vector<float> y((rows - 1) * y_stride + cols, kSentinel);
+  ASSERT_EQ(vlak_rmsnorm_f32(rows, cols, x.data(), x_stride, g, 1e-6f, y.data(), y_stride), VLAK_OK);
+  std::vector<double> ref(cols);
+  for (size_t r = 0; r < rows; ++r) {
+    vlak::RmsNormReferenceF64(x.data() + r * x_stride, cols, g, 1e-6f, ref.data());
+    for (size_t i = 0; i < cols; ++i) {
+      const double gi = g != nullptr ? g[i] : 1.0;
+      const double xhat = gi != 0 ? ref[i] / gi : 0;
+      ASSERT_LE(std::fabs(y[r * y_stride + i] - ref[i]), 1e-5 * std::fabs(gi) * (1 + std::fabs(xhat)))
+          << "row " << r << " col " << i;
+    }
+    for (size_t i = cols; r + 1 < rows && i < y_stride; ++i) ASSERT_EQ(y[r * y_stride + i], kSentinel);
+  }
+}
+
+TEST(RmsNorm, OddSizesStridesGamma) {
+  ForEachTarget([] {
+    const size_t lanes = vlak_target_lanes(vlak_active_target(), 2, 4);
+    uint32_t seed = 1;
+    for (size_t cols : {size_t{1}, size_t{2}, lanes - 1, lanes, lanes + 1, size_t{101}, 16 * lanes + 7}) {
+      Check(3, cols, cols + 4, cols + 1, true, 0.0f, 1.0f, seed++);
+      Check(2, cols, cols, cols, false, 3.0f, 0.1f, seed++);
+    }
+  });
+}
+
+TEST(RmsNorm, MillionColumnsAndLargeValues) {
+  ForEachTarget([] {
+    Check(1, 1000000, 1000000, 1000000, true, 0.5f, 1.0f, 21);
+    Check(2, 257, 257, 257, true, 0.0f, 1e18f, 22);  // squares near the f32 limit: the f64 path
+  });
+}
+
+TEST(RmsNorm, SpecialValuesAndInPlace) {
+  ForEachTarget([] {
+    const size_t cols = 19;
+    std::vector<float> x = Normal(3 * cols, 0.0f, 1.0f, 31);
+    x[3] = kNaN;
+    x[cols + 7] = -kInf;
+    std::vector<float> y(x.size());
+    ASSERT_EQ(vlak_rmsnorm_f32(3, cols, x.data(), cols, nullptr, 0.0f, y.data(), cols), VLAK_OK);
+    for (size_t i = 0; i < cols; ++i) {
+      EXPECT_TRUE(std::isnan(y[i]));
+      EXPECT_TRUE(std::isnan(y[cols + i]));
+      EXPECT_TRUE(std::isfinite(y[2 * cols + i]));
+    }
+    std::vector<float> zero(cols, 0.0f), out(cols);
+    ASSERT_EQ(vlak_rmsnorm_f32(1, cols, zero.data(), cols, nullptr, 0.0f, out.data(), cols), VLAK_OK);
+    for (float v : out) EXPECT_TRUE(std::isnan(v)) << "0 * inf";
+    std::vector<float> z = x;
+    ASSERT_EQ(vlak_rmsnorm_f32(3, cols, z.data(), cols, nullptr, 0.0f, z.data(), cols), VLAK_OK);
+    EXPECT_TRUE(vlak_test::SameBits(z.data(), y.data(), y.size()));
+  });
+}
+
+TEST(RmsNorm, BadArgumentsWriteNothing) {
+  std::vector<float> x(32, 1.0f), y(32, kSentinel);
+  EXPECT_EQ(vlak_rmsnorm_f32(2, 8, nullptr, 8, nullptr, 0, y.data(), 8), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_rmsnorm_f32(2, 8, x.data(), 8, nullptr, 0, nullptr, 8), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_rmsnorm_f32(2, 8, x.data(), 8, nullptr, 0, y.data(), 7), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_rmsnorm_f32(2, 8, x.data(), 8, nullptr, -1, y.data(), 8), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_rmsnorm_f32(2, 8, x.data(), 8, nullptr, 0, x.data(), 16), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_rmsnorm_f32(3, 8, x.data(), SIZE_MAX / 2, nullptr, 0, y.data(), 8), VLAK_ERROR_OVERFLOW);
+  for (float v : y) EXPECT_EQ(v, kSentinel);
+}
+
+}  // namespace

@@ -1,0 +1,148 @@
+// vlak_rope_f32 and vlak_rope_tables_f32 against the float64 reference
+// (src/ops/rope/rope_reference.cc) on every target this CPU (or qemu) runs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ops/ops_test_util.h"
+#include "ops/rope/rope.h"
+#include "vlak/vlak.h"
+
+namespace {
+
+using vlak_test::ForEachTarget;
+using vlak_test::kSentinel;
+using vlak_test::Normal;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct Tables {
+  std::vector<float> cos, sin;
+};
+Tables MakeTables(size_t positions, size_t head_dim, size_t stride) {
+  Tables t{std::vector<float>(positions * stride, kSentinel), std::vector<float>(positions * stride, kSentinel)};
+  EXPECT_EQ(vlak_rope_tables_f32(positions, head_dim, 10000.0, t.cos.data(), t.sin.data(), stride), VLAK_OK);
+  return t;
+}
+
+// Checks y against the bound of vlak.h for every element; returns y.
+std::vector<float> Check(size_t positions, size_t rows, size_t head_dim, size_t table_stride, unsigned flags,
+                         uint32_t seed) {
+  SCOPED_TRACE(testing::Message() << positions << "x" << rows << "x" << head_dim << " flags " << flags);
+  const auto x = Normal(positions * rows * head_dim, 0.0f, 3.0f, seed);
+  const Tables t = MakeTables(positions, head_dim, table_stride);
+  std::vector<float> y(x.size(), kSentinel);
+  EXPECT_EQ(vlak_rope_f32(positions, rows, head_dim, x.data(), t.cos.data(), t.sin.data(), table_stride, y.data(),
+                          flags),
+            VLAK_OK);
+  std::vector<double> ref(head_dim);
+  const size_t half = head_dim / 2;
+  for (size_t p = 0; p < positions; ++p) {
+    const float* c = t.cos.data() + p * table_stride;
+    const float* s = t.sin.data() + p * table_stride;
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t o = (p * rows + r) * head_dim;
+      vlak::RopeReferenceF64(x.data() + o, c, s, head_dim, flags, ref.data());
+      for (size_t i = 0; i < half; ++i) {
+        const bool inter = flags & VLAK_ROPE_INTERLEAVED;
+        const size_t a = inter ? 2 * i : i, b = inter ? 2 * i + 1 : i + half;
+        // 2^-23 times the sum of the magnitudes of the output's two products.
+        const double xa = x[o + a], xb = x[o + b];
+        const double bound_a = 0x1p-23 * (std::fabs(xa * c[i]) + std::fabs(xb * s[i]));
+        const double bound_b = 0x1p-23 * (std::fabs(xa * s[i]) + std::fabs(xb * c[i]));
+        EXPECT_LE(std::fabs(y[o + a] - ref[a]), bound_a) << "p " << p << " r " << r << " i " << i;
+        EXPECT_LE(std::fabs(y[o + b] - ref[b]), bound_b) << "p " << p << " r " << r << " i " << i;
+      }
+    }
+  }
+  return y;
+}
+
+TEST(Rope, BothPairingsOddSizesAndSameBitsOnEveryTarget) {
+  std::vector<std::vector<float>> first;
+  bool have_first = false;
+  ForEachTarget([&] {
+    std::vector<std::vector<float>> outs;
+    uint32_t seed = 1;
+    for (unsigned flags : {VLAK_ROPE_HALVES, VLAK_ROPE_INTERLEAVED}) {
+      // Fixed sizes (the same cases on every target, to compare bits) around every lane count
+    // the targets use: 4 (scalar), 16, 32, 64 (x86 and RVV at LMUL 2 or 4).
+    for (size_t half : {1, 3, 4, 5, 15, 16, 17, 31, 33, 63, 64, 65}) {
+      const size_t head_dim = 2 * half;
+        outs.push_back(Check(3, 4, head_dim, head_dim / 2 + (seed % 3), flags, seed));
+        ++seed;
+      }
+    }
+    if (!have_first) {
+      first = outs;
+      have_first = true;
+    } else {
+      for (size_t k = 0; k < outs.size(); ++k) {
+        EXPECT_TRUE(vlak_test::SameBits(first[k].data(), outs[k].data(), outs[k].size())) << "case " << k;
+      }
+    }
+  });
+}
+
+TEST(Rope, InPlaceThreadsAndSpecialValues) {
+  ForEachTarget([] {
+    const size_t positions = 64, rows = 8, d = 128, n = positions * rows * d;
+    const Tables t = MakeTables(positions, d, d / 2);
+    auto x = Normal(n, 0.0f, 1.0f, 7);
+    x[5] = kNaN;
+    x[d + 3] = kInf;
+    std::vector<float> y1(n), y2(n), z = x;
+    {
+      vlak_test::ScopedThreads th(1);
+      ASSERT_EQ(vlak_rope_f32(positions, rows, d, x.data(), t.cos.data(), t.sin.data(), d / 2, y1.data(), 0), VLAK_OK);
+    }
+    {
+      vlak_test::ScopedThreads th(3);
+      ASSERT_EQ(vlak_rope_f32(positions, rows, d, x.data(), t.cos.data(), t.sin.data(), d / 2, y2.data(), 0), VLAK_OK);
+      ASSERT_EQ(vlak_rope_f32(positions, rows, d, z.data(), t.cos.data(), t.sin.data(), d / 2, z.data(), 0), VLAK_OK);
+    }
+    EXPECT_TRUE(vlak_test::SameBits(y1.data(), y2.data(), n));
+    EXPECT_TRUE(vlak_test::SameBits(y1.data(), z.data(), n));
+    // Position 0 has cos 1, sin 0: the NaN stays in its pair's outputs only; inf * 0 gives NaN.
+    EXPECT_TRUE(std::isnan(y1[5]) && std::isnan(y1[5 + d / 2]));
+    EXPECT_TRUE(std::isinf(y1[d + 3]) && std::isnan(y1[d + 3 + d / 2]));
+    EXPECT_TRUE(std::isfinite(y1[6]));
+  });
+}
+
+TEST(Rope, TablesMatchFloat64) {
+  const size_t positions = 300, d = 96, stride = 50;
+  const Tables t = MakeTables(positions, d, stride);
+  for (size_t p = 0; p < positions; ++p) {
+    for (size_t i = 0; i < d / 2; ++i) {
+      const double angle = static_cast<double>(p) * std::pow(10000.0, -2.0 * static_cast<double>(i) / d);
+      ASSERT_EQ(t.cos[p * stride + i], static_cast<float>(std::cos(angle))) << p << " " << i;
+      ASSERT_EQ(t.sin[p * stride + i], static_cast<float>(std::sin(angle))) << p << " " << i;
+    }
+    for (size_t i = d / 2; i < stride; ++i) ASSERT_EQ(t.cos[p * stride + i], kSentinel);
+  }
+}
+
+TEST(Rope, BadArgumentsWriteNothing) {
+  std::vector<float> x(64, 1.0f), c(32, 1.0f), s(32, 0.0f), y(64, kSentinel);
+  EXPECT_EQ(vlak_rope_f32(2, 2, 16, nullptr, c.data(), s.data(), 8, y.data(), 0), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_rope_f32(2, 2, 16, x.data(), nullptr, s.data(), 8, y.data(), 0), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_rope_f32(2, 2, 16, x.data(), c.data(), s.data(), 8, nullptr, 0), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_rope_f32(2, 2, 15, x.data(), c.data(), s.data(), 8, y.data(), 0), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_rope_f32(2, 2, 16, x.data(), c.data(), s.data(), 7, y.data(), 0), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_rope_f32(2, 2, 16, x.data(), c.data(), s.data(), 8, y.data(), 0x4), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_rope_f32(SIZE_MAX / 4, 4, 16, x.data(), c.data(), s.data(), 8, y.data(), 0), VLAK_ERROR_OVERFLOW);
+  EXPECT_EQ(vlak_rope_f32(0, 2, 16, nullptr, nullptr, nullptr, 0, nullptr, 0), VLAK_OK);
+  for (float v : y) EXPECT_EQ(v, kSentinel);
+  EXPECT_EQ(vlak_rope_tables_f32(2, 16, 0.0, c.data(), s.data(), 8), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_rope_tables_f32(2, 16, NAN, c.data(), s.data(), 8), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_rope_tables_f32(2, 15, 1e4, c.data(), s.data(), 8), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_rope_tables_f32(2, 16, 1e4, nullptr, s.data(), 8), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_rope_tables_f32(2, 16, 1e4, c.data(), s.data(), 7), VLAK_ERROR_INVALID_ARGUMENT);
+  for (float v : c) EXPECT_EQ(v, 1.0f);
+}
+
+}  // namespace
