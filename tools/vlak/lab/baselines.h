@@ -84,6 +84,33 @@ enum class OnednnOp { kExp, kSoftmaxLastAxis };
 Prepared OnednnPrepared(OnednnOp op, std::vector<long> dims, const float* x, float* y, int threads,
                         std::string* err);
 
+// oneDNN for the transformer operators, dense row-major f32, set up once (engine, stream, memories
+// over the lab's buffers, primitive); select() sets the OpenMP thread count oneDNN uses.
+//   layer_normalization_forward, forward_inference, use_scale | use_shift (gamma, beta), rows x cols.
+Prepared OnednnLayernormForward(size_t rows, size_t cols, const float* x, const float* gamma, const float* beta,
+                                float eps, float* y, int threads, std::string* err);
+//   layer_normalization_backward, prop backward (dx and the scale/shift gradients), given the
+//   forward's mean and rstd (oneDNN takes the variance: 1/rstd^2 - eps, made here, not timed).
+Prepared OnednnLayernormBackward(size_t rows, size_t cols, const float* dy, const float* x, const float* gamma,
+                                 const float* mean, const float* rstd, float eps, float* dx, float* dgamma,
+                                 float* dbeta, int threads, std::string* err);
+//   matmul primitive, C (m x n) = A (m x k) B (k x n).
+Prepared OnednnMatmul(size_t m, size_t n, size_t k, const float* a, const float* b, float* c, int threads,
+                      std::string* err);
+
+// OpenBLAS cblas_sgemm (row-major, no transposes, alpha 1, beta 0) on `threads` threads
+// (openblas_set_num_threads before each call: a 1-thread row must not use the pool).
+std::string OpenblasMissing();
+std::string OpenblasVersion();
+void OpenblasSgemm(int threads, size_t m, size_t n, size_t k, const float* a, const float* b, float* c);
+
+// Eigen 3 matrix product (Map of row-major matrices, c.noalias() = a * b), compiled in
+// eigen_kernels.cc with -march=native as a user of the header-only library would build it;
+// Eigen::setNbThreads(threads) (its OpenMP GEMM).
+std::string EigenMissing();
+std::string EigenVersion();
+void EigenMatmul(int threads, size_t m, size_t n, size_t k, const float* a, const float* b, float* c);
+
 // SLEEF expf u10 over n floats. isa: "avx512", "avx2" or "scalar" (Sleef_expf16_u10,
 // Sleef_expf8_u10, Sleef_expf_u10); SleefIsaSupported says whether this build and CPU have it.
 bool SleefIsaSupported(const std::string& isa);

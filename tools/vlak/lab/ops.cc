@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <random>
 #include <atomic>
 #include <algorithm>
 #include <limits>
@@ -160,7 +161,8 @@ std::string OpDef::ImplNames() const {
 }
 
 const std::vector<OpDef>& Operators() {
-  static const std::vector<OpDef> ops = {MakeSoftmaxOp(), MakeExpOp()};
+  static const std::vector<OpDef> ops = {MakeSoftmaxOp(),      MakeExpOp(),     MakeRopeOp(), MakeLayernormOp(),
+                                         MakeLayernormBwdOp(), MakeRmsnormOp(), MakeMatmulOp()};
   return ops;
 }
 
@@ -323,6 +325,16 @@ std::vector<ImplDef> VlakTargetImpls(const std::string& what, double bound, std:
                        what + " forced to " + vlak_target_name(target), bound, missing, run));
   }
   return v;
+}
+
+std::string VlakEntryMissing(bool have, const char* fn) {
+  return have ? std::string() : std::string("not built (") + fn + " is not in this tree yet)";
+}
+
+void FillUniform(float* p, size_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  for (size_t i = 0; i < n; ++i) p[i] = u(rng);
 }
 
 ImplDef PlainImpl(const std::string& name, const std::string& kind, const std::string& what,

@@ -89,7 +89,8 @@ struct Problem {
 
   const Tensor& In(size_t i) const { return inputs.at(i); }
   Tensor& AddInput(const std::string& name, std::vector<size_t> dims, DType t = DType::kF32);
-  // Declares an output and returns its reference (sized to it) for the operator to fill.
+  // Declares an output and returns its reference (sized to it) for the operator to fill; the
+  // reference returned is valid until the next AddOutput.
   std::vector<double>& AddOutput(const std::string& name, std::vector<size_t> dims, DType t = DType::kF32);
   Outputs MakeOutputs() const;
   size_t InputBytes() const;
@@ -195,6 +196,13 @@ ImplDef VlakImpl(const std::string& name, int target, const std::string& what, d
                  std::function<std::string()> missing, VlakRun run);
 std::vector<ImplDef> VlakTargetImpls(const std::string& what, double bound, std::function<std::string()> missing,
                                      VlakRun run);
+
+// "" when a vlak entry point is in this build (lab.cmake's VLAK_LAB_HAVE_VLAK_<FN>), else
+// "not built (<fn> is not in this tree yet)": the lab builds before every operator has landed.
+std::string VlakEntryMissing(bool have, const char* fn);
+
+// Uniform floats in [lo, hi) from a fixed seed (inputs are the same in every run).
+void FillUniform(float* p, size_t n, float lo, float hi, unsigned seed);
 
 // Code that is neither vlak nor a library with its own set-up: run(problem, out, threads).
 using PlainRun = std::function<bool(const Problem&, Outputs&, int threads)>;
