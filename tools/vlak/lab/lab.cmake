@@ -15,11 +15,17 @@ add_custom_command(OUTPUT ${_suites_cc}
 add_library(vlak_lab STATIC
   ${_lab}/baselines.cc ${_lab}/machine.cc ${_lab}/op_exp.cc ${_lab}/op_softmax.cc ${_lab}/op_rope.cc
   ${_lab}/op_layernorm.cc ${_lab}/op_layernorm_bwd.cc ${_lab}/op_rmsnorm.cc ${_lab}/op_matmul.cc
-  ${_lab}/ops.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
+  ${_lab}/ops.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/roofline.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
   ${_lab}/svg.cc ${_suites_cc})
 target_include_directories(vlak_lab PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/vlak ${PROJECT_SOURCE_DIR}/src
                                            ${CMAKE_CURRENT_SOURCE_DIR}/qemu-icount)
 target_link_libraries(vlak_lab PUBLIC vlak_static)
+# The roofline's FMA loop, compiled once per target with that target's flags (as the kernels are).
+vlak_target_objects(vlak_lab_peak ${_lab}/peak_kernel.cc)
+foreach(t IN LISTS VLAK_TARGETS)
+  target_sources(vlak_lab PRIVATE $<TARGET_OBJECTS:vlak_lab_peak_${t}>)
+endforeach()
+target_compile_definitions(vlak_lab PRIVATE ${VLAK_TARGET_DEFINES})
 # Results files are JSON (nlohmann-json3-dev, header-only; in Debian's cross sysroot setups the
 # host's headers serve, as the library has no compiled part).
 find_package(nlohmann_json 3.2 REQUIRED)

@@ -331,6 +331,13 @@ std::string FormatSci(double v) {
   return buf;
 }
 
+std::string FormatPercent(double pct) {
+  if (!std::isfinite(pct)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, pct < 10 ? "%.1f%%" : "%.0f%%", pct);
+  return buf;
+}
+
 std::string FormatSeconds(double s) {
   if (std::isnan(s)) return "-";
   if (s < 1e-6) return FormatNumber(s * 1e9) + " ns";
@@ -363,7 +370,8 @@ std::string CsvNum(double v) {
 std::string CsvHeader() {
   return "suite,op,shape,elements,threads,impl,kind,target,status,detail,mode,median_s,q1_s,q3_s,min_s,max_s,"
          "samples,runs,gbps,elements_per_s,norm_unit,baseline,speedup,max_rel,max_abs,snr_db,bound,bound_ok,"
-         "instructions,instr_per_element,vlen,lmul,vtype\n";
+         "instructions,instr_per_element,vlen,lmul,vtype,gflops,bound_kind,copy_gbps,peak_gflops,peak_target,"
+         "pct_of_bound\n";
 }
 
 std::string CsvRow(const Record& r) {
@@ -408,6 +416,12 @@ std::string CsvRow(const Record& r) {
   add(r.vlen ? std::to_string(r.vlen) : "");
   add(r.lmul ? std::to_string(r.lmul) : "");
   add(CsvField(r.vtype));
+  add(CsvNum(r.gflops));
+  add(CsvField(r.bound_kind));
+  add(CsvNum(r.copy_gbps));
+  add(CsvNum(r.peak_gflops));
+  add(CsvField(r.peak_target));
+  add(CsvNum(r.pct_of_bound));
   return s + "\n";
 }
 
@@ -422,14 +436,22 @@ void PrintTable(FILE* out, const std::vector<Record>& records) {
       std::fprintf(out, "\n%s %s, %d thread%s%s; %s", r.op.c_str(), r.shape.c_str(), r.threads, r.threads == 1 ? "" : "s",
                    ic ? (", VLEN " + std::to_string(r.vlen)).c_str() : "", r.bytes_formula.c_str());
       if (!r.baseline.empty()) std::fprintf(out, "; vs %s = %s / this", r.baseline.c_str(), ic ? "its instructions" : "its time");
+      // The case's bound, from the first record that has one (all share it, except the peaks of
+      // forced vlak targets, which their rows' %bound already use).
+      for (const Record& o : records) {
+        if (o.CaseKey() != r.CaseKey() || o.bound_kind.empty()) continue;
+        if (o.bound_kind == "memory") std::fprintf(out, "; bound: copy %s GB/s", FormatNumber(o.copy_gbps).c_str());
+        else std::fprintf(out, "; bound: FMA peak %s GFLOP/s (%s)", FormatNumber(o.peak_gflops).c_str(), o.peak_target.c_str());
+        break;
+      }
       std::fprintf(out, "\n");
       if (ic) {
         std::fprintf(out, "  %-24s %5s %6s %12s %10s %11s %9s %9s %7s  %s\n", "impl", "LMUL", "vtype", "instructions",
                      "instr/elem", ("vs " + r.baseline).substr(0, 11).c_str(), "max rel", "max abs", "SNR dB", "bound");
       } else {
-        std::fprintf(out, "  %-24s %-7s %10s %6s %8s %9s %8s %11s %9s %9s %7s  %s\n", "impl", "target", "median", "+-",
-                     "GB/s", "Melem/s", "norm", ("vs " + r.baseline).substr(0, 11).c_str(), "max rel", "max abs", "SNR dB",
-                     "bound");
+        std::fprintf(out, "  %-24s %-7s %10s %6s %8s %6s %9s %8s %11s %9s %9s %7s  %s\n", "impl", "target", "median", "+-",
+                     r.flops_per_run > 0 ? "GFLOP/s" : "GB/s", "%bound", "Melem/s", "norm",
+                     ("vs " + r.baseline).substr(0, 11).c_str(), "max rel", "max abs", "SNR dB", "bound");
       }
     }
     if (!r.Ok()) {
@@ -450,9 +472,10 @@ void PrintTable(FILE* out, const std::vector<Record>& records) {
     } else {
       char spread[16];
       std::snprintf(spread, sizeof spread, "%.1f%%", 100 * r.time.RelSpread());
-      std::fprintf(out, "  %-24s %-7s %10s %6s %8s %9s %8s %11s %9s %9s %7s  %s\n", r.impl.c_str(),
+      std::fprintf(out, "  %-24s %-7s %10s %6s %8s %6s %9s %8s %11s %9s %9s %7s  %s\n", r.impl.c_str(),
                    r.target.empty() ? "-" : r.target.c_str(), FormatSeconds(r.time.median).c_str(), spread,
-                   FormatNumber(r.gbps).c_str(), FormatNumber(r.elements_per_s / 1e6).c_str(),
+                   FormatNumber(r.flops_per_run > 0 ? r.gflops : r.gbps).c_str(), FormatPercent(r.pct_of_bound).c_str(),
+                   FormatNumber(r.elements_per_s / 1e6).c_str(),
                    FormatNumber(r.norm_unit).c_str(), speed.c_str(), FormatSci(r.acc.max_rel).c_str(),
                    FormatSci(r.acc.max_abs).c_str(), FormatNumber(r.acc.snr_db, 4).c_str(), flag);
     }

@@ -116,5 +116,6 @@ void PrintTable(FILE* out, const std::vector<Record>& records);
 std::string FormatSeconds(double s);
 std::string FormatNumber(double v, int sig = 3);  // 3 significant digits, "-" for NaN
 std::string FormatSci(double v);                  // 1.2e-07, "-" for NaN, "inf"
+std::string FormatPercent(double pct);            // "83%", "4.2%", "-" for NaN
 
 }  // namespace vlak::lab
