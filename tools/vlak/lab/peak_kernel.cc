@@ -39,4 +39,13 @@ double LabFmaPeak(size_t iters, float seed, double* flops) {
   return static_cast<double>(ReduceSum(d, s));
 }
 
+// The copy half of the memory bound: plain vector loads and stores (LMUL 2), no streaming stores.
+// glibc's memcpy switches to non-temporal stores above a size it derives from the cache sizes,
+// which on some machines (VMs reporting small caches) makes a copy that fits in L2/L3 run at
+// DRAM speed; the bound is the faster of the two (roofline.cc).
+void LabCopy(const float* x, float* y, size_t n) {
+  const Simd<float, 1> d;
+  ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, LoadU(ds, x + i), y + i); });
+}
+
 }  // namespace vlak::VLAK_NS

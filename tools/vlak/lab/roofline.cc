@@ -17,6 +17,7 @@
 
 namespace vlak {
 VLAK_PER_TARGET(kLabFmaPeak, double, LabFmaPeak, (size_t iters, float seed, double* flops))
+VLAK_PER_TARGET(kLabCopy, void, LabCopy, (const float* x, float* y, size_t n))
 }  // namespace vlak
 
 namespace vlak::lab {
@@ -42,34 +43,52 @@ struct CopyBuffers {
 
 }  // namespace
 
-double MeasureCopyGbps(double bytes, int threads, double seconds) {
-  static CopyBuffers buf;
-  const size_t half = std::max<size_t>(64, static_cast<size_t>(bytes / 2));
-  buf.Ensure(half);
-  const auto copy = [&] {
-    ParallelBlocks(threads, (half + 4095) / 4096, [&](size_t b, size_t e) {
-      const size_t lo = b * 4096, hi = std::min(half, e * 4096);
-      if (hi > lo) std::memcpy(buf.dst.get() + lo, buf.src.get() + lo, hi - lo);
-    });
-  };
-  SetOmpThreads(threads);
-  copy();  // warm
+namespace {
+
+// Seconds per call of fn: the median over batches of ~1 ms during `seconds` (at least 5).
+template <class Fn>
+double MedianSeconds(Fn fn, double seconds) {
+  fn();  // warm
   size_t batch = 1;
-  for (;;) {  // calibrate to ~1 ms per batch
+  for (;;) {
     const double t0 = Now();
-    for (size_t i = 0; i < batch; ++i) copy();
+    for (size_t i = 0; i < batch; ++i) fn();
     if (Now() - t0 > 1e-3 || batch >= (1u << 20)) break;
     batch *= 2;
   }
   std::vector<double> samples;
   const double start = Now();
-  while (samples.size() < 5 || Now() - start < seconds) {
+  while (samples.size() < 5 || (Now() - start < seconds && samples.size() < 10000)) {
     const double t0 = Now();
-    for (size_t i = 0; i < batch; ++i) copy();
+    for (size_t i = 0; i < batch; ++i) fn();
     samples.push_back((Now() - t0) / static_cast<double>(batch));
-    if (samples.size() > 10000) break;
   }
-  return 2.0 * static_cast<double>(half) / Quantile(samples, 0.5) / 1e9;
+  return Quantile(samples, 0.5);
+}
+
+}  // namespace
+
+double MeasureCopyGbps(double bytes, int threads, double seconds) {
+  static CopyBuffers buf;
+  const size_t half = std::max<size_t>(64, static_cast<size_t>(bytes / 2) / 4 * 4);
+  buf.Ensure(half);
+  auto* vcopy = Dispatch(kLabCopy, static_cast<Target>(WidestTarget()));
+  // Blocks of whole pages per thread, as the operators split rows.
+  const auto split = [&](auto&& copy_block) {
+    ParallelBlocks(threads, (half + 4095) / 4096, [&](size_t b, size_t e) {
+      const size_t lo = b * 4096, hi = std::min(half, e * 4096);
+      if (hi > lo) copy_block(lo, hi);
+    });
+  };
+  const double t_memcpy = MedianSeconds([&] {
+    split([&](size_t lo, size_t hi) { std::memcpy(buf.dst.get() + lo, buf.src.get() + lo, hi - lo); });
+  }, seconds / 2);
+  const double t_vector = MedianSeconds([&] {
+    split([&](size_t lo, size_t hi) {
+      vcopy(reinterpret_cast<const float*>(buf.src.get() + lo), reinterpret_cast<float*>(buf.dst.get() + lo), (hi - lo) / 4);
+    });
+  }, seconds / 2);
+  return 2.0 * static_cast<double>(half) / std::min(t_memcpy, t_vector) / 1e9;
 }
 
 int WidestTarget() {

@@ -1,7 +1,7 @@
 // The lab's roofline: what bounds an operator on this machine, measured in the same run.
 //
 // Memory-bound operators (softmax, exp, rope, the norms): the copy bandwidth of the case's own
-// working set, memcpy of bytes_per_run / 2 from one buffer to another (so the copy moves exactly
+// working set, a copy of bytes_per_run / 2 from one buffer to another (so the copy moves exactly
 // the bytes the operator must move, in the same cache level), on the case's thread count.
 // % of bound = the operator's GB/s / the copy's GB/s = copy time / operator time.
 // Compute-bound operators (matmul): the FMA peak of a target (peak_kernel.cc, compiled per
@@ -13,8 +13,10 @@
 
 namespace vlak::lab {
 
-// GB/s of copying bytes / 2 bytes on `threads` threads: the median over batches of about 1 ms
-// during `seconds`. Buffers are kept between calls.
+// GB/s of copying bytes / 2 bytes on `threads` threads, the faster of memcpy and a plain vector
+// load/store loop on the widest target (peak_kernel.cc: memcpy's streaming stores can make an
+// in-cache copy run at DRAM speed); each the median over batches of ~1 ms during seconds / 2.
+// Buffers are kept between calls.
 double MeasureCopyGbps(double bytes, int threads, double seconds);
 
 // GFLOP/s of the FMA loop of a vlak target (vlak_target value) on `threads` threads, the best of
