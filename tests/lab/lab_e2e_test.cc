@@ -50,10 +50,11 @@ TEST(LabE2E, ResultsAndReport) {
   EXPECT_EQ(mode, riscv ? "icount" : "time");  // e2e.cmake runs RISC-V under the plugin
   if (riscv && Str(m, "isa").rfind("rv64gcv", 0) == 0) EXPECT_GE(Num(m, "vlen", 0), 128);
 
-  // tiny_suite.txt: softmax 2 shapes x 7 impls, exp 1 shape x 5 impls, 1 thread.
+  // tiny_suite.txt: softmax 2 shapes x 7 impls, exp 1 shape x 5 impls; rope 2, layernorm 3,
+  // layernorm-bwd 3, rmsnorm 2, matmul 4; 1 thread.
   const Json& recs = At(j, "records");
-  ASSERT_EQ(recs.size(), 2u * 7 + 5);
-  std::set<std::string> ok_impls;
+  ASSERT_EQ(recs.size(), 2u * 7 + 5 + 2 + 3 + 3 + 2 + 4);
+  std::set<std::string> ok_impls, ok_ops;
   for (const Json& r : recs) {
     const std::string what = Str(r, "op") + " " + Str(r, "shape") + " " + Str(r, "impl");
     for (const char* key : {"op", "shape", "impl", "kind", "status", "mode", "bytes_formula"}) {
@@ -61,7 +62,13 @@ TEST(LabE2E, ResultsAndReport) {
     }
     EXPECT_EQ(Num(r, "threads"), 1) << what;
     EXPECT_GT(Num(r, "elements", 0), 0) << what;
-    EXPECT_EQ(Num(r, "bytes_per_run"), 8 * Num(r, "elements")) << what;
+    const std::string op = Str(r, "op");
+    if (op == "softmax" || op == "exp") EXPECT_EQ(Num(r, "bytes_per_run"), 8 * Num(r, "elements")) << what;
+    if (op == "matmul") {
+      EXPECT_EQ(Num(r, "flops_per_run"), 2.0 * 16 * 32 * 8) << what;
+      EXPECT_EQ(Num(r, "bytes_per_run"), 4.0 * (16 * 8 + 8 * 32 + 16 * 32)) << what;
+    }
+    if (op == "layernorm-bwd") EXPECT_EQ(Num(r, "bytes_per_run"), 12.0 * 4 * 256 + 12 * 256 + 8 * 4) << what;
     const std::string status = Str(r, "status");
     ASSERT_TRUE(status == "ok" || status == "not built" || status == "unavailable") << what << ": " << status << " "
                                                                                     << Str(r, "detail");
@@ -72,6 +79,7 @@ TEST(LabE2E, ResultsAndReport) {
       continue;
     }
     ok_impls.insert(Str(r, "impl"));
+    ok_ops.insert(op);
     const Json& a = At(r, "accuracy");
     EXPECT_TRUE(Finite(At(a, "max_rel"))) << what;
     EXPECT_TRUE(Finite(At(a, "max_abs"))) << what;
@@ -85,6 +93,19 @@ TEST(LabE2E, ResultsAndReport) {
       EXPECT_GT(Num(r, "gbps", 0), 0) << what;
       EXPECT_GT(Num(r, "elements_per_s", 0), 0) << what;
       EXPECT_NEAR(Num(r, "norm_unit", 0), Num(r, "elements_per_s", 0) / 1e10, 1e-6 * Num(r, "norm_unit", 1)) << what;
+      // Roofline: every operator here declares one, measured in the same run.
+      const Json& rl = At(r, "roofline");
+      EXPECT_EQ(Str(rl, "kind"), op == "matmul" ? "compute" : "memory") << what;
+      EXPECT_GT(Num(rl, "pct_of_bound", 0), 0) << what;
+      if (op == "matmul") {
+        EXPECT_GT(Num(rl, "peak_gflops", 0), 0) << what;
+        EXPECT_FALSE(Str(rl, "peak_target").empty()) << what;
+        EXPECT_NEAR(Num(r, "gflops", 0), Num(r, "flops_per_run", 0) / Num(t, "median", 1) / 1e9, 1e-6 * Num(r, "gflops", 1))
+            << what;
+      } else {
+        EXPECT_GT(Num(rl, "copy_gbps", 0), 0) << what;
+        EXPECT_NEAR(Num(rl, "pct_of_bound", 0), 100 * Num(r, "gbps", 0) / Num(rl, "copy_gbps", 1), 1e-6) << what;
+      }
     } else {
       const Json& ic = At(r, "icount");
       EXPECT_GT(Num(ic, "instructions", 0), 0) << what;
@@ -99,6 +120,17 @@ TEST(LabE2E, ResultsAndReport) {
   for (const char* must : {"vlak", "vlak-accurate-m2", "naive", "c-clang", "vlak-accurate", "vlak-schraudolph"}) {
     EXPECT_TRUE(ok_impls.count(must)) << must << " did not run";
   }
+  // Every operator ran at least one implementation (c-clang is in every case).
+  for (const char* op : {"softmax", "exp", "rope", "layernorm", "layernorm-bwd", "rmsnorm", "matmul"}) {
+    EXPECT_TRUE(ok_ops.count(op)) << op << ": nothing ran";
+  }
+  // vlak ran for every operator whose entry point this tree has (the rest are "not built").
+  for (const Json& r : recs) {
+    if (Str(r, "impl") == "vlak" && Str(r, "status") != "ok") {
+      EXPECT_EQ(Str(r, "status"), "not built") << Str(r, "op");
+      EXPECT_NE(Str(r, "detail").find("is not in this tree yet"), std::string::npos) << Str(r, "op");
+    }
+  }
 
   // CSV: the header and a row per record.
   std::istringstream csv(Slurp(dir + "/r.csv"));
@@ -111,6 +143,13 @@ TEST(LabE2E, ResultsAndReport) {
   const std::string md = Slurp(dir + "/report/report.md");
   ASSERT_FALSE(md.empty());
   EXPECT_NE(md.find("# vlak lab report"), std::string::npos);
+  // A section per operator (timed runs), or its rows in the RISC-V instruction tables (icount).
+  for (const char* c : {"softmax 1x256", "exp 1000", "rope 4x2x64", "layernorm 4x256", "layernorm-bwd 4x256",
+                        "rmsnorm 4x256", "matmul 16x32x8"}) {
+    const std::string op = std::string(c).substr(0, std::string(c).find(' '));
+    EXPECT_NE(md.find(riscv ? std::string("### ") + c + "\n" : "## " + op + "\n"), std::string::npos) << c;
+  }
+  if (!riscv) EXPECT_NE(md.find("| % of bound |"), std::string::npos);
   size_t charts = 0;
   for (size_t p = md.find("](", 0); p != std::string::npos; p = md.find("](", p + 2)) {
     const size_t e = md.find(')', p);
