@@ -411,6 +411,8 @@ void OpenblasSgemm(int threads, size_t m, size_t n, size_t k, const float* a, co
 std::string EigenMissing() {
 #if defined(VLAK_LAB_HAVE_EIGEN)
   return "";
+#elif defined(__riscv)
+  return "not built (the lab does not build Eigen for riscv64)";
 #else
   return "not built (install libeigen3-dev, reconfigure)";
 #endif

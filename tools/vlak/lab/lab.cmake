@@ -26,10 +26,20 @@ foreach(t IN LISTS VLAK_TARGETS)
   target_sources(vlak_lab PRIVATE $<TARGET_OBJECTS:vlak_lab_peak_${t}>)
 endforeach()
 target_compile_definitions(vlak_lab PRIVATE ${VLAK_TARGET_DEFINES})
-# Results files are JSON (nlohmann-json3-dev, header-only; in Debian's cross sysroot setups the
-# host's headers serve, as the library has no compiled part).
-find_package(nlohmann_json 3.2 REQUIRED)
-target_link_libraries(vlak_lab PUBLIC nlohmann_json::nlohmann_json)
+# Results files are JSON (nlohmann-json3-dev). The riscv64 cross sysroot has no copy of it, but it
+# is header-only and architecture-independent, so a cross build uses the host's headers, through a
+# directory that holds only them (putting the host's whole /usr/include on a cross compile's path
+# would shadow the sysroot's libc headers).
+if(CMAKE_CROSSCOMPILING)
+  find_path(VLAK_NLOHMANN_DIR nlohmann/json.hpp NO_CMAKE_FIND_ROOT_PATH REQUIRED)
+  set(_nl ${CMAKE_CURRENT_BINARY_DIR}/nlohmann_only)
+  file(MAKE_DIRECTORY ${_nl})
+  file(CREATE_LINK ${VLAK_NLOHMANN_DIR}/nlohmann ${_nl}/nlohmann SYMBOLIC)
+  target_include_directories(vlak_lab SYSTEM PUBLIC ${_nl})
+else()
+  find_package(nlohmann_json 3.2 REQUIRED)
+  target_link_libraries(vlak_lab PUBLIC nlohmann_json::nlohmann_json)
+endif()
 if(OpenMP_CXX_FOUND)
   target_link_libraries(vlak_lab PUBLIC OpenMP::OpenMP_CXX)
 endif()
