@@ -44,7 +44,9 @@ TEST(LabE2E, ResultsAndReport) {
   }
   EXPECT_GE(Num(m, "cores", 0), 1);
   for (const char* key : {"c-gcc", "c-clang"}) EXPECT_FALSE(Str(At(m, "compilers"), key).empty()) << key;
-  for (const char* key : {"xnnpack", "onednn", "sleef"}) EXPECT_FALSE(Str(At(m, "libraries"), key).empty()) << key;
+  for (const char* key : {"xnnpack", "onednn", "sleef", "openblas", "eigen"}) {
+    EXPECT_FALSE(Str(At(m, "libraries"), key).empty()) << key;
+  }
   const bool riscv = Str(m, "arch") == "riscv64";
   const std::string mode = Str(At(j, "settings"), "mode");
   EXPECT_EQ(mode, riscv ? "icount" : "time");  // e2e.cmake runs RISC-V under the plugin
