@@ -70,7 +70,7 @@ OpDef MakeLayernormOp() {
     std::snprintf(buf, sizeof buf, "abs<=%.0e(|g|(1+|xhat|)+|b|)", b);
     return std::string(buf);
   };
-  op.baselines = {"onednn", "c-gcc"};
+  op.baselines = {"onednn", "c-gcc", "c-clang"};
 
   for (auto& d : VlakTargetImpls("vlak_layernorm_f32", 1e-5, [] { return VlakEntryMissing(kHaveVlak, "vlak_layernorm_f32"); },
                                  [](const Problem& p, Outputs& out) {

@@ -90,7 +90,7 @@ OpDef MakeMatmulOp() {
   op.make_problem = MakeProblem;
   op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = [](double) { return std::string("abs<=2k2^-24 sum|A||B|"); };
-  op.baselines = {"openblas", "onednn", "eigen"};
+  op.baselines = {"openblas", "onednn", "eigen", "c-gcc", "c-clang"};
 
   for (auto& d : VlakTargetImpls("vlak_matmul_f32", std::ldexp(2.0, -24),
                                  [] { return VlakEntryMissing(kHaveVlak, "vlak_matmul_f32"); },
