@@ -13,14 +13,20 @@
 //      same binade), so xhat keeps ~1 ulp even when |mean| >> sd.
 // Measured against the float64 reference on every x86 target, rows of N(offset, 1) with offsets
 // 0, 1e4, -3e5 and cols 1 .. 10^6: |y - y64| <= 1.1e-7 * (|gamma| (1 + |xhat|) + |beta|), mean
-// within 4.5e-8 * (|mean| + sd), rstd within 5.9e-8 relative; the tests assert vlak.h's 1e-5/1e-6. Rows with a NaN/inf, or sums that overflow f32 (|x - k| > ~1e19), take a cold
-// path in f64 (NaN rows for NaN/inf). Cost per element: 1 pass of load + sub + add + fma
-// (2 passes on the rare outlier rows), then load, sub, fma, (load gamma, load beta, fma), store.
+// within 4.5e-8 * (|mean| + sd), rstd within 5.9e-8 relative; the tests assert vlak.h's 1e-5 and
+// 1e-6. Rows with a NaN/inf, or sums that overflow f32 (|x - k| > ~1e19), take a cold path in f64
+// (NaN rows for NaN/inf). Cost per element: 1 pass of load + sub + add + fma (2 passes on the rare
+// outlier rows), then load, sub, fma, (load gamma, load beta, fma), store; the output is streamed
+// past L2 with the next row prefetched (output_strips.h). RVV: 1.45 / 0.76 / 0.47 instructions
+// per element at VLEN 128 / 256 / 512 (16 x 2048, tests/icount).
 //
 // Backward, per row, given the forward's mean and rstd: xhat = (x - mean) * rstd, g = dy * gamma.
 //   1. sum(g), sum(g * xhat) (f32 lanes, f64 per block); column partials dgamma += dy * xhat and
 //      dbeta += dy into f32 accumulators that are flushed to f64 every kFlushRows rows.
-//   2. dx = fma(g, rstd, fma(xhat, -rstd * mean(g xhat), -rstd * mean(g))).
+//   2. dx = fma(g, rstd, fma(xhat, -rstd * mean(g xhat), -rstd * mean(g))), streamed past L2.
+// The first row of a flush group assigns the partials (no zeroing pass); the API adds the
+// per-thread f64 sums in thread order (LayerNormColumnSumsF32). RVV: 2.58 / 1.31 / 0.68
+// instructions per element at VLEN 128 / 256 / 512 (16 x 2048).
 #include <cmath>
 #include <limits>
 
