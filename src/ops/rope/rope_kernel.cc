@@ -7,8 +7,10 @@
 // |y - y64| <= 2^-24 |x_a c| + 2^-24 |y| <= 2^-23 (|x_a c| + |x_b s|).
 // Halves pairing (a = i, b = i + d/2): strips of d/2 over both halves, 4 loads, 2 mul, 2 fma,
 // 2 stores per strip; the position's table strips are re-read for each of its rows (from L1).
-// Interleaved pairing (a = 2i, b = 2i + 1): the same arithmetic over stride-2 loads and stores
-// (a gather/scatter on x86; vlse/vsse on RVV): correct everywhere, not tuned.
+// Interleaved pairing (a = 2i, b = 2i + 1): the same arithmetic on pairs split and joined by
+// LoadInterleaved2/StoreInterleaved2: two contiguous loads and two permutes per register on x86,
+// one segment load/store (vlseg2/vsseg2) on RVV, instead of stride-2 gathers/scatters (x86) or
+// two strided accesses that each walk every cache line of the row (RVV).
 // The loads of a strip precede its stores and a strip touches only its own pairs, so y == x works.
 #include "simd/simd.h"
 #include "vlak/vlak.h"
@@ -43,14 +45,13 @@ void RowHalves(const float* x, const float* cos, const float* sin, float* y, siz
 void RowInterleaved(const float* x, const float* cos, const float* sin, float* y, size_t half) {
   const DF d;
   ForEachStrip(d, half, [&](auto ds, size_t i) {
-    const auto xa = LoadStrided(ds, x + 2 * i, 2);
-    const auto xb = LoadStrided(ds, x + 2 * i + 1, 2);
+    VFromD<decltype(ds)> xa, xb;
+    LoadInterleaved2(ds, x + 2 * i, xa, xb);
     const auto c = LoadU(ds, cos + i);
     const auto s = LoadU(ds, sin + i);
     const auto ya = NegMulAdd(ds, xb, s, Mul(ds, xa, c));
     const auto yb = MulAdd(ds, xb, c, Mul(ds, xa, s));
-    StoreStrided(ds, ya, y + 2 * i, 2);
-    StoreStrided(ds, yb, y + 2 * i + 1, 2);
+    StoreInterleaved2(ds, ya, yb, y + 2 * i);
   });
 }
 
