@@ -9,8 +9,10 @@
 // 2 stores per strip; the position's table strips are re-read for each of its rows (from L1).
 // Outputs larger than L2 are stored non-temporally (no read-for-ownership of y), after a head that
 // aligns both halves (when d/2 is a multiple of 16 floats).
-// Interleaved pairing (a = 2i, b = 2i + 1): the same arithmetic over stride-2 loads and stores
-// (a gather/scatter on x86; vlse/vsse on RVV): correct everywhere, not tuned.
+// Interleaved pairing (a = 2i, b = 2i + 1): the same arithmetic on pairs split and joined by
+// LoadInterleaved2/StoreInterleaved2: two contiguous loads and two permutes per register on x86,
+// one segment load/store (vlseg2/vsseg2) on RVV, instead of stride-2 gathers/scatters (x86) or
+// two strided accesses that each walk every cache line of the row (RVV).
 // The loads of a strip precede its stores and a strip touches only its own pairs, so y == x works.
 #include <cstdint>
 
@@ -71,14 +73,13 @@ void RowHalves(const float* x, const float* cos, const float* sin, float* y, siz
 void RowInterleaved(const float* x, const float* cos, const float* sin, float* y, size_t half) {
   const DF d;
   ForEachStrip(d, half, [&](auto ds, size_t i) {
-    const auto xa = LoadStrided(ds, x + 2 * i, 2);
-    const auto xb = LoadStrided(ds, x + 2 * i + 1, 2);
+    VFromD<decltype(ds)> xa, xb;
+    LoadInterleaved2(ds, x + 2 * i, xa, xb);
     const auto c = LoadU(ds, cos + i);
     const auto s = LoadU(ds, sin + i);
     const auto ya = NegMulAdd(ds, xb, s, Mul(ds, xa, c));
     const auto yb = MulAdd(ds, xb, c, Mul(ds, xa, s));
-    StoreStrided(ds, ya, y + 2 * i, 2);
-    StoreStrided(ds, yb, y + 2 * i + 1, 2);
+    StoreInterleaved2(ds, ya, yb, y + 2 * i);
   });
 }
 
