@@ -17,6 +17,11 @@
 
 namespace vlak::VLAK_NS {
 
+// Whether Stream is a non-temporal store on this target (x86); elsewhere it is an ordinary store,
+// and the streamed paths are compiled out rather than paid for (RVV instruction budgets).
+inline constexpr bool kStreamStores =
+    VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512;
+
 // Prefetches the lines of next[i, i + Lanes(ds)) (next may be null: nothing). RISC-V has a
 // prefetch instruction only with Zicbop: without it clang drops the prefetch but keeps the loop
 // around it (3 instructions per 64 bytes, a quarter of layernorm's output pass at VLEN 512).
@@ -33,7 +38,7 @@ inline void PrefetchStrip(D ds, const float* next, size_t i) {
 // next0/next1: inputs of the next row to prefetch (null: none), n elements each.
 template <class D, class F>
 void OutputStrips(D d, float* y, size_t n, bool stream, const float* next0, const float* next1, F&& body) {
-  if (!stream) {
+  if (!kStreamStores || !stream) {
     ForEachStrip(d, n, [&](auto ds, size_t i) {
       PrefetchStrip(ds, next0, i);
       PrefetchStrip(ds, next1, i);
