@@ -1,4 +1,4 @@
-/* Shared by the plain C reference kernels (exp_ref.c, softmax_ref.c).
+/* Shared by the plain C reference kernels (exp, softmax, rope, layernorm, rmsnorm, matmul _ref.c).
  *
  * These files are the lab's "what does the compiler make of plain C" peer (seed 004 compares GCC
  * and an LLVM compiler on the same C source): ordinary loops, an exp written in C so that a

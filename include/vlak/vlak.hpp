@@ -23,6 +23,73 @@ inline vlak_status Softmax(std::span<const float> x, std::span<float> y, size_t 
   return vlak_softmax_f32(rows, cols, x.data(), cols, y.data(), cols, flags);
 }
 
+// ---- transformer operators over dense rows (stride = cols). An empty optional span is NULL. ----
+namespace detail {
+// rows = size / cols when cols divides size (and cols > 0); false otherwise.
+inline bool DenseRows(size_t size, size_t cols, size_t* rows) {
+  if (cols == 0 || size % cols != 0) return false;
+  *rows = size / cols;
+  return true;
+}
+template <class T>
+inline T* OrNull(std::span<T> s) { return s.empty() ? nullptr : s.data(); }
+}  // namespace detail
+
+// LayerNorm of x viewed as rows of `cols`; gamma/beta empty or cols long; mean/rstd empty or one
+// per row.
+inline vlak_status LayerNorm(std::span<const float> x, std::span<float> y, size_t cols,
+                             std::span<const float> gamma = {}, std::span<const float> beta = {}, float eps = 1e-5f,
+                             std::span<float> mean = {}, std::span<float> rstd = {}) {
+  size_t rows;
+  if (!detail::DenseRows(x.size(), cols, &rows) || y.size() != x.size()) return VLAK_ERROR_INVALID_ARGUMENT;
+  if ((!gamma.empty() && gamma.size() != cols) || (!beta.empty() && beta.size() != cols)) return VLAK_ERROR_INVALID_ARGUMENT;
+  if ((!mean.empty() && mean.size() != rows) || (!rstd.empty() && rstd.size() != rows)) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_layernorm_f32(rows, cols, x.data(), cols, detail::OrNull(gamma), detail::OrNull(beta), eps, y.data(),
+                            cols, detail::OrNull(mean), detail::OrNull(rstd));
+}
+
+// LayerNorm's gradient; dgamma/dbeta empty (not computed) or cols long.
+inline vlak_status LayerNormBackward(std::span<const float> dy, std::span<const float> x, size_t cols,
+                                     std::span<const float> gamma, std::span<const float> mean,
+                                     std::span<const float> rstd, std::span<float> dx, std::span<float> dgamma = {},
+                                     std::span<float> dbeta = {}) {
+  size_t rows;
+  if (!detail::DenseRows(x.size(), cols, &rows) || dy.size() != x.size() || dx.size() != x.size()) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  if (mean.size() != rows || rstd.size() != rows || (!gamma.empty() && gamma.size() != cols)) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  if ((!dgamma.empty() && dgamma.size() != cols) || (!dbeta.empty() && dbeta.size() != cols)) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  return vlak_layernorm_backward_f32(rows, cols, dy.data(), x.data(), cols, detail::OrNull(gamma), mean.data(),
+                                     rstd.data(), dx.data(), detail::OrNull(dgamma), detail::OrNull(dbeta));
+}
+
+// RMSNorm of x viewed as rows of `cols`; gamma empty or cols long.
+inline vlak_status RmsNorm(std::span<const float> x, std::span<float> y, size_t cols, std::span<const float> gamma = {},
+                           float eps = 1e-6f) {
+  size_t rows;
+  if (!detail::DenseRows(x.size(), cols, &rows) || y.size() != x.size()) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (!gamma.empty() && gamma.size() != cols) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_rmsnorm_f32(rows, cols, x.data(), cols, detail::OrNull(gamma), eps, y.data(), cols);
+}
+
+// RoPE of x = [positions][rows_per_position][head_dim] with dense tables (head_dim / 2 per
+// position, as vlak_rope_tables_f32 fills them with table_stride = head_dim / 2).
+inline vlak_status Rope(std::span<const float> x, std::span<const float> cos, std::span<const float> sin,
+                        std::span<float> y, size_t positions, size_t rows_per_position, size_t head_dim,
+                        unsigned flags = VLAK_ROPE_HALVES) {
+  const size_t half = head_dim / 2;
+  if (rows_per_position != 0 && positions > SIZE_MAX / rows_per_position) return VLAK_ERROR_OVERFLOW;
+  const size_t rows = positions * rows_per_position;
+  if (head_dim != 0 && rows > SIZE_MAX / head_dim) return VLAK_ERROR_OVERFLOW;
+  if (x.size() != rows * head_dim || y.size() != x.size()) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (half != 0 && (cos.size() / half < positions || sin.size() / half < positions)) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_rope_f32(positions, rows_per_position, head_dim, x.data(), cos.data(), sin.data(), half, y.data(), flags);
+}
+
 // ---- matmul -------------------------------------------------------------------------------
 // C = A * B (or A * B^T with VLAK_MATMUL_TRANS_B, C += ... with VLAK_MATMUL_ACCUMULATE) for dense
 // row-major A (m x k), B (k x n, or n x k) and C (m x n): each span's size must be exactly that.

@@ -6,7 +6,10 @@
 // bits for the same thread count.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstddef>
+#include <cstdint>
 
 #include "dispatch/threads.h"
 
@@ -43,6 +46,26 @@ void ForEachRowChunk(int threads, size_t rows, F&& fn) {
 inline bool RowsExtentOverflows(size_t rows, size_t cols, size_t stride) {
   if (cols > SIZE_MAX / sizeof(float)) return true;
   return rows > 1 && (rows - 1) > (SIZE_MAX / sizeof(float) - cols) / stride;
+}
+
+// Whether a row operator writes its output with non-temporal stores (output_strips.h): when the
+// output is larger than the per-core L2 (sysconf; 1 MiB where unknown), it leaves the core's
+// caches before anyone reads it, so the read-for-ownership of each line is wasted bandwidth.
+// Only x86 has non-temporal stores in the vector layer (output_strips.h's kStreamStores).
+inline bool StreamOutput(size_t output_bytes) {
+#if !defined(__x86_64__)
+  (void)output_bytes;
+  return false;
+#else
+  static const size_t l2 = [] {
+    long bytes = -1;
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return bytes > 0 ? static_cast<size_t>(bytes) : size_t{1} << 20;
+  }();
+  return output_bytes > l2;
+#endif
 }
 
 }  // namespace vlak

@@ -429,32 +429,56 @@ TFromD<D> GetLane(D, const VFromD<D>& v) { return detail::FirstLaneR<TFromD<D>>(
 
 // ------------------------------------------------------------------------------------ memory
 // First min(n, Lanes(d)) lanes from p, the rest zero; nothing beyond them is read.
+namespace detail {
+// One register from its first `lanes` (<= kLanesPerReg) elements, the rest zero; nothing beyond
+// them is read.
+template <typename T>
+Raw<T> LoadPartR(const T* p, size_t lanes) {
+  if (lanes == kLanesPerReg<T>) {
+    return LoadUR(p);
+  } else if (lanes == 0) {
+    return ZeroR<T>();
+  } else if constexpr (std::is_same_v<T, float>) {
+    return _mm256_maskload_ps(p, AsInt(FirstNR<T>(lanes)));
+  } else if constexpr (std::is_same_v<T, double>) {
+    return _mm256_maskload_pd(p, AsInt(FirstNR<T>(lanes)));
+  } else if constexpr (sizeof(T) == 4) {
+    return _mm256_maskload_epi32(reinterpret_cast<const int*>(p), FirstNR<T>(lanes));
+  } else {
+    // No byte/word maskload: copy exactly the active bytes through the stack.
+    alignas(32) T buf[kLanesPerReg<T>] = {};
+    std::memcpy(buf, p, lanes * sizeof(T));
+    return LoadAR(buf);
+  }
+}
+// Writes the first `lanes` (<= kLanesPerReg) lanes of one register; nothing beyond them.
+template <typename T>
+void StorePartR(Raw<T> v, T* p, size_t lanes) {
+  if (lanes == kLanesPerReg<T>) {
+    StoreUR<T>(v, p);
+  } else if (lanes == 0) {
+    return;
+  } else if constexpr (std::is_same_v<T, float>) {
+    _mm256_maskstore_ps(p, AsInt(FirstNR<T>(lanes)), v);
+  } else if constexpr (std::is_same_v<T, double>) {
+    _mm256_maskstore_pd(p, AsInt(FirstNR<T>(lanes)), v);
+  } else if constexpr (sizeof(T) == 4) {
+    _mm256_maskstore_epi32(reinterpret_cast<int*>(p), FirstNR<T>(lanes), v);
+  } else {
+    alignas(32) T buf[kLanesPerReg<T>];
+    StoreAR<T>(v, buf);
+    std::memcpy(p, buf, lanes * sizeof(T));
+  }
+}
+}  // namespace detail
+
 template <class D>
 VFromD<D> LoadN(D d, const TFromD<D>* p, size_t n) {
   using T = TFromD<D>;
   constexpr size_t L = detail::kLanesPerReg<T>;
   n = std::min(n, Lanes(d));
   VFromD<D> r;
-  for (int j = 0; j < VFromD<D>::kRegs; ++j) {
-    const size_t lanes = detail::LanesInReg<T>(n, j);
-    const T* pj = p + j * L;
-    if (lanes == L) {
-      r.raw[j] = detail::LoadUR(pj);
-    } else if (lanes == 0) {
-      r.raw[j] = detail::ZeroR<T>();
-    } else if constexpr (std::is_same_v<T, float>) {
-      r.raw[j] = _mm256_maskload_ps(pj, detail::AsInt(detail::FirstNR<T>(lanes)));
-    } else if constexpr (std::is_same_v<T, double>) {
-      r.raw[j] = _mm256_maskload_pd(pj, detail::AsInt(detail::FirstNR<T>(lanes)));
-    } else if constexpr (sizeof(T) == 4) {
-      r.raw[j] = _mm256_maskload_epi32(reinterpret_cast<const int*>(pj), detail::FirstNR<T>(lanes));
-    } else {
-      // No byte/word maskload: copy exactly the active bytes through the stack.
-      alignas(32) T buf[L] = {};
-      std::memcpy(buf, pj, lanes * sizeof(T));
-      r.raw[j] = detail::LoadAR(buf);
-    }
-  }
+  for (int j = 0; j < VFromD<D>::kRegs; ++j) r.raw[j] = detail::LoadPartR(p + j * L, detail::LanesInReg<T>(n, j));
   return r;
 }
 
@@ -466,22 +490,8 @@ void StoreN(D d, const VFromD<D>& v, TFromD<D>* p, size_t n) {
   n = std::min(n, Lanes(d));
   for (int j = 0; j < VFromD<D>::kRegs; ++j) {
     const size_t lanes = detail::LanesInReg<T>(n, j);
-    T* pj = p + j * L;
-    if (lanes == L) {
-      detail::StoreUR<T>(v.raw[j], pj);
-    } else if (lanes == 0) {
-      break;
-    } else if constexpr (std::is_same_v<T, float>) {
-      _mm256_maskstore_ps(pj, detail::AsInt(detail::FirstNR<T>(lanes)), v.raw[j]);
-    } else if constexpr (std::is_same_v<T, double>) {
-      _mm256_maskstore_pd(pj, detail::AsInt(detail::FirstNR<T>(lanes)), v.raw[j]);
-    } else if constexpr (sizeof(T) == 4) {
-      _mm256_maskstore_epi32(reinterpret_cast<int*>(pj), detail::FirstNR<T>(lanes), v.raw[j]);
-    } else {
-      alignas(32) T buf[L];
-      detail::StoreAR<T>(v.raw[j], buf);
-      std::memcpy(pj, buf, lanes * sizeof(T));
-    }
+    if (lanes == 0) break;
+    detail::StorePartR<T>(v.raw[j], p + j * L, lanes);
   }
 }
 
@@ -691,6 +701,109 @@ void StoreStrided(D d, const VFromD<D>& v, TFromD<D>* p, ptrdiff_t stride) {
   alignas(32) T buf[VFromD<D>::N];
   for (int j = 0; j < VFromD<D>::kRegs; ++j) detail::StoreAR<T>(v.raw[j], buf + j * L);
   for (size_t i = 0; i < Lanes(d); ++i) p[static_cast<ptrdiff_t>(i) * stride] = buf[i];
+}
+
+// ------------------------------------------------------------------------------ interleaved
+// Per register j of the group: the 2L elements at p + 2jL (L lanes per register) are two
+// registers' worth, lo and hi. AVX2 shuffles work within 128-bit halves, so each op is an
+// in-half step and one cross-half fix-up:
+// - de-interleave: 32-bit lanes vshufps picks the even (odd) positions of lo and hi, 64-bit
+//   lanes vunpck{l,h}pd; 8/16-bit lanes keep the low (high) half of each 16/32-bit word and
+//   pack them (vpackus{wb,dw}). All give the halves' results in the order 0, 2, 1, 3 of 64-bit
+//   chunks, which one vpermq/vpermpd (0xD8) restores.
+// - interleave: vunpck{l,h} zips a and b within each half; vperm2f128/vperm2i128 pick the halves
+//   for lo and hi.
+// That replaces LoadStrided/StoreStrided's gather and element-wise scatter for stride 2. A strip
+// of n lanes covers 2n elements: lo and hi load/store their share of them exactly (LoadPartR).
+namespace detail {
+template <typename T>
+void Deinterleave2R(Raw<T> lo, Raw<T> hi, Raw<T>& a, Raw<T>& b) {
+  constexpr int kFix = 0xD8;  // 64-bit chunks 0, 2, 1, 3
+  if constexpr (sizeof(T) == 4) {
+    const __m256 l = _mm256_castsi256_ps(AsInt(lo)), h = _mm256_castsi256_ps(AsInt(hi));
+    const __m256d even = _mm256_castps_pd(_mm256_shuffle_ps(l, h, _MM_SHUFFLE(2, 0, 2, 0)));
+    const __m256d odd = _mm256_castps_pd(_mm256_shuffle_ps(l, h, _MM_SHUFFLE(3, 1, 3, 1)));
+    a = FromInt<T>(_mm256_castpd_si256(_mm256_permute4x64_pd(even, kFix)));
+    b = FromInt<T>(_mm256_castpd_si256(_mm256_permute4x64_pd(odd, kFix)));
+  } else if constexpr (sizeof(T) == 8) {
+    a = _mm256_permute4x64_pd(_mm256_unpacklo_pd(lo, hi), kFix);
+    b = _mm256_permute4x64_pd(_mm256_unpackhi_pd(lo, hi), kFix);
+  } else if constexpr (sizeof(T) == 2) {
+    // Halves of 32-bit words, zero-extended: packus's unsigned saturation keeps them exact.
+    const __m256i low = _mm256_set1_epi32(0xFFFF);
+    a = _mm256_permute4x64_epi64(_mm256_packus_epi32(_mm256_and_si256(lo, low), _mm256_and_si256(hi, low)), kFix);
+    b = _mm256_permute4x64_epi64(_mm256_packus_epi32(_mm256_srli_epi32(lo, 16), _mm256_srli_epi32(hi, 16)), kFix);
+  } else {
+    const __m256i low = _mm256_set1_epi16(0x00FF);
+    a = _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_and_si256(lo, low), _mm256_and_si256(hi, low)), kFix);
+    b = _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_srli_epi16(lo, 8), _mm256_srli_epi16(hi, 8)), kFix);
+  }
+}
+template <typename T>
+void Interleave2R(Raw<T> a, Raw<T> b, Raw<T>& lo, Raw<T>& hi) {
+  if constexpr (std::is_same_v<T, float>) {
+    const __m256 ul = _mm256_unpacklo_ps(a, b), uh = _mm256_unpackhi_ps(a, b);
+    lo = _mm256_permute2f128_ps(ul, uh, 0x20);
+    hi = _mm256_permute2f128_ps(ul, uh, 0x31);
+  } else if constexpr (std::is_same_v<T, double>) {
+    const __m256d ul = _mm256_unpacklo_pd(a, b), uh = _mm256_unpackhi_pd(a, b);
+    lo = _mm256_permute2f128_pd(ul, uh, 0x20);
+    hi = _mm256_permute2f128_pd(ul, uh, 0x31);
+  } else {
+    __m256i ul, uh;
+    if constexpr (sizeof(T) == 4) {
+      ul = _mm256_unpacklo_epi32(a, b);
+      uh = _mm256_unpackhi_epi32(a, b);
+    } else if constexpr (sizeof(T) == 2) {
+      ul = _mm256_unpacklo_epi16(a, b);
+      uh = _mm256_unpackhi_epi16(a, b);
+    } else {
+      ul = _mm256_unpacklo_epi8(a, b);
+      uh = _mm256_unpackhi_epi8(a, b);
+    }
+    lo = _mm256_permute2x128_si256(ul, uh, 0x20);
+    hi = _mm256_permute2x128_si256(ul, uh, 0x31);
+  }
+}
+}  // namespace detail
+
+template <class D>
+void LoadInterleaved2(D d, const TFromD<D>* p, VFromD<D>& a, VFromD<D>& b) {
+  using T = TFromD<D>;
+  constexpr size_t L = detail::kLanesPerReg<T>;
+  for (int j = 0; j < VFromD<D>::kRegs; ++j) {
+    const T* pj = p + 2 * L * static_cast<size_t>(j);
+    detail::Raw<T> lo, hi;
+    if constexpr (D::kIsStrip) {
+      const size_t n2 = 2 * detail::LanesInReg<T>(d.n, j);  // elements of register j's pairs
+      lo = detail::LoadPartR(pj, std::min(n2, L));
+      hi = detail::LoadPartR(pj + L, n2 - std::min(n2, L));
+    } else {
+      lo = detail::LoadUR(pj);
+      hi = detail::LoadUR(pj + L);
+    }
+    detail::Deinterleave2R<T>(lo, hi, a.raw[j], b.raw[j]);
+  }
+}
+template <class D>
+void StoreInterleaved2(D d, const VFromD<D>& a, const VFromD<D>& b, TFromD<D>* p) {
+  using T = TFromD<D>;
+  constexpr size_t L = detail::kLanesPerReg<T>;
+  for (int j = 0; j < VFromD<D>::kRegs; ++j) {
+    T* pj = p + 2 * L * static_cast<size_t>(j);
+    detail::Raw<T> lo, hi;
+    if constexpr (D::kIsStrip) {
+      const size_t n2 = 2 * detail::LanesInReg<T>(d.n, j);
+      if (n2 == 0) break;
+      detail::Interleave2R<T>(a.raw[j], b.raw[j], lo, hi);
+      detail::StorePartR<T>(lo, pj, std::min(n2, L));
+      detail::StorePartR<T>(hi, pj + L, n2 - std::min(n2, L));
+    } else {
+      detail::Interleave2R<T>(a.raw[j], b.raw[j], lo, hi);
+      detail::StoreUR<T>(lo, pj);
+      detail::StoreUR<T>(hi, pj + L);
+    }
+  }
 }
 
 // Lane i = base[idx[i]] for 32-bit element types; idx in elements, non-negative.

@@ -600,6 +600,115 @@ VLAK_AVX512_API void StoreStrided(D d, const VFromD<D>& v, TFromD<D>* p, ptrdiff
   for (size_t i = 0; i < n; ++i) p[static_cast<ptrdiff_t>(i) * stride] = buf[i];
 }
 
+// ------------------------------------------------------------------------------ interleaved
+// Per register j of the group: the 2L elements at p + 2jL (L lanes per register) are two
+// registers' worth, lo and hi. 16/32/64-bit lanes split them with one two-source permute each
+// (vpermt2w/d/q/ps/pd; a = the even positions of lo:hi, b = the odd ones) and join them back
+// the same way; that replaces the gather/scatter LoadStrided/StoreStrided do for stride 2.
+// Bytes have no two-source byte permute without VBMI: they are taken as the low and high bytes
+// of 16-bit words and packed (vpackuswb), and interleaved by vpunpck{l,h}bw; both of those work
+// within 128-bit blocks, so one 64-bit permute puts the blocks back in order.
+// A strip of n lanes covers 2n elements: lo and hi are masked loads/stores of lanes [0, 2n) of
+// the doubled group, which never touch memory beyond them (masked lanes do not fault).
+namespace detail {
+template <typename T>
+using LaneBits = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+// Permute indices (16/32/64-bit lanes) over the pair (x, y), index L + i meaning y[i]: even and
+// odd positions (de-interleave), and the low and high halves of the zip of x and y (interleave).
+template <typename T>
+struct Interleave2Index {
+  static constexpr size_t L = kRegLanes<T>;
+  alignas(64) LaneBits<T> even[L], odd[L], zip_lo[L], zip_hi[L];
+  constexpr Interleave2Index() : even{}, odd{}, zip_lo{}, zip_hi{} {
+    for (size_t i = 0; i < L; ++i) {
+      even[i] = static_cast<LaneBits<T>>(2 * i);
+      odd[i] = static_cast<LaneBits<T>>(2 * i + 1);
+      zip_lo[i] = static_cast<LaneBits<T>>(i / 2 + (i % 2 ? L : 0));
+      zip_hi[i] = static_cast<LaneBits<T>>(L / 2 + i / 2 + (i % 2 ? L : 0));
+    }
+  }
+};
+template <typename T>
+inline constexpr Interleave2Index<T> kInterleave2Index{};
+
+template <typename T>
+VLAK_AVX512_API Raw<T> RPermute2(Raw<T> x, const LaneBits<T>* idx_table, Raw<T> y) {
+  const __m512i idx = _mm512_load_si512(idx_table);
+  if constexpr (std::is_same_v<T, float>) return _mm512_permutex2var_ps(x, idx, y);
+  else if constexpr (std::is_same_v<T, double>) return _mm512_permutex2var_pd(x, idx, y);
+  else if constexpr (sizeof(T) == 2) return _mm512_permutex2var_epi16(x, idx, y);
+  else if constexpr (sizeof(T) == 4) return _mm512_permutex2var_epi32(x, idx, y);
+  else return _mm512_permutex2var_epi64(x, idx, y);
+}
+
+template <typename T>
+VLAK_AVX512_API void RDeinterleave2(Raw<T> lo, Raw<T> hi, Raw<T>& a, Raw<T>& b) {
+  if constexpr (sizeof(T) == 1) {
+    // packus per 128-bit block k gives [lo block k, hi block k] as 64-bit halves.
+    const __m512i low_byte = _mm512_set1_epi16(0x00FF);
+    const __m512i order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+    a = _mm512_permutexvar_epi64(order, _mm512_packus_epi16(_mm512_and_si512(lo, low_byte), _mm512_and_si512(hi, low_byte)));
+    b = _mm512_permutexvar_epi64(order, _mm512_packus_epi16(_mm512_srli_epi16(lo, 8), _mm512_srli_epi16(hi, 8)));
+  } else {
+    a = RPermute2<T>(lo, kInterleave2Index<T>.even, hi);
+    b = RPermute2<T>(lo, kInterleave2Index<T>.odd, hi);
+  }
+}
+template <typename T>
+VLAK_AVX512_API void RInterleave2(Raw<T> a, Raw<T> b, Raw<T>& lo, Raw<T>& hi) {
+  if constexpr (sizeof(T) == 1) {
+    // unpack per 128-bit block k: ul = pairs 16k..16k+7, uh = pairs 16k+8..16k+15.
+    const __m512i ul = _mm512_unpacklo_epi8(a, b);
+    const __m512i uh = _mm512_unpackhi_epi8(a, b);
+    lo = _mm512_permutex2var_epi64(ul, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), uh);
+    hi = _mm512_permutex2var_epi64(ul, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), uh);
+  } else {
+    lo = RPermute2<T>(a, kInterleave2Index<T>.zip_lo, b);
+    hi = RPermute2<T>(a, kInterleave2Index<T>.zip_hi, b);
+  }
+}
+}  // namespace detail
+
+template <class D>
+VLAK_AVX512_API void LoadInterleaved2(D d, const TFromD<D>* p, VFromD<D>& a, VFromD<D>& b) {
+  using T = TFromD<D>;
+  constexpr size_t L = detail::kRegLanes<T>;
+  for (int j = 0; j < VFromD<D>::kRegs; ++j) {
+    const T* pj = p + 2 * L * static_cast<size_t>(j);
+    detail::Raw<T> lo, hi;
+    if constexpr (D::kIsStrip) {
+      if (!detail::RegActive(d, j)) {
+        a.raw[j] = b.raw[j] = detail::RZero<T>();
+        continue;
+      }
+      lo = detail::RMaskzLoadU<T>(detail::FirstNRaw<T>(2 * d.n, 2 * j), pj);
+      hi = detail::RMaskzLoadU<T>(detail::FirstNRaw<T>(2 * d.n, 2 * j + 1), pj + L);
+    } else {
+      lo = detail::RLoadU<T>(pj);
+      hi = detail::RLoadU<T>(pj + L);
+    }
+    detail::RDeinterleave2<T>(lo, hi, a.raw[j], b.raw[j]);
+  }
+}
+template <class D>
+VLAK_AVX512_API void StoreInterleaved2(D d, const VFromD<D>& a, const VFromD<D>& b, TFromD<D>* p) {
+  using T = TFromD<D>;
+  constexpr size_t L = detail::kRegLanes<T>;
+  for (int j = 0; j < VFromD<D>::kRegs; ++j) {
+    if (!detail::RegActive(d, j)) break;
+    T* pj = p + 2 * L * static_cast<size_t>(j);
+    detail::Raw<T> lo, hi;
+    detail::RInterleave2<T>(a.raw[j], b.raw[j], lo, hi);
+    if constexpr (D::kIsStrip) {
+      detail::RMaskStoreU<T>(detail::FirstNRaw<T>(2 * d.n, 2 * j), lo, pj);
+      detail::RMaskStoreU<T>(detail::FirstNRaw<T>(2 * d.n, 2 * j + 1), hi, pj + L);
+    } else {
+      detail::RStoreU<T>(lo, pj);
+      detail::RStoreU<T>(hi, pj + L);
+    }
+  }
+}
+
 // Lane i = base[idx[i]] for 32-bit element types; idx in elements, non-negative.
 template <class D>
 VLAK_AVX512_API VFromD<D> Gather(D d, const TFromD<D>* base, const VFromD<RebindD<D, int32_t>>& idx) {

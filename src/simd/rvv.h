@@ -168,9 +168,53 @@ using MFromD = typename detail::VecTraits<TFromD<D>, Pow2FromD<D>>::M;
     return VLAK_RVV_TRUNC_##LMUL(S, LMUL, v);                                      \
   }
 
+// Two-field segment accesses (vlseg2/vsseg2): one unit-stride access that splits or joins the
+// pairs in the load/store unit. A segment group needs NFIELDS * LMUL <= 8 registers, so LMUL 8
+// has no 2-field form: it does two LMUL-4 segment accesses, on the low and high halves of the
+// group (vl split at the LMUL-4 VLMAX), and joins the fields' halves into LMUL-8 groups, which
+// costs whole-register moves (vmv4r). That keeps the memory access unit-stride; the alternative,
+// two strided vlse/vsse at LMUL 8 (stride 2 elements), walks every cache line twice.
+#define VLAK_RVV_SEG2_1(S, L, T, SEW, LMUL, POW2) VLAK_RVV_SEG2_FORM(S, L, T, SEW, LMUL, POW2)
+#define VLAK_RVV_SEG2_2(S, L, T, SEW, LMUL, POW2) VLAK_RVV_SEG2_FORM(S, L, T, SEW, LMUL, POW2)
+#define VLAK_RVV_SEG2_4(S, L, T, SEW, LMUL, POW2) VLAK_RVV_SEG2_FORM(S, L, T, SEW, LMUL, POW2)
+#define VLAK_RVV_SEG2_FORM(S, L, T, SEW, LMUL, POW2)                                                \
+  inline void LoadSeg2(Simd<T, POW2>, const T* p, VLAK_RVV_V(L, LMUL) & a, VLAK_RVV_V(L, LMUL) & b, \
+                       size_t vl) {                                                                 \
+    const auto t = __riscv_vlseg2e##SEW##_v_##S##m##LMUL##x2(p, vl);                                \
+    a = __riscv_vget_v_##S##m##LMUL##x2_##S##m##LMUL(t, 0);                                         \
+    b = __riscv_vget_v_##S##m##LMUL##x2_##S##m##LMUL(t, 1);                                         \
+  }                                                                                                 \
+  inline void StoreSeg2(VLAK_RVV_V(L, LMUL) a, VLAK_RVV_V(L, LMUL) b, T* p, size_t vl) {            \
+    __riscv_vsseg2e##SEW(p, __riscv_vcreate_v_##S##m##LMUL##x2(a, b), vl);                          \
+  }
+#define VLAK_RVV_SEG2_8(S, L, T, SEW, LMUL, POW2)                                                   \
+  inline void LoadSeg2(Simd<T, POW2>, const T* p, VLAK_RVV_V(L, 8) & a, VLAK_RVV_V(L, 8) & b,       \
+                       size_t vl) {                                                                 \
+    const size_t h = __riscv_vsetvlmax_e##SEW##m4();                                                \
+    const size_t vl0 = vl < h ? vl : h;                                                             \
+    const auto lo = __riscv_vlseg2e##SEW##_v_##S##m4x2(p, vl0);                                     \
+    const auto hi = __riscv_vlseg2e##SEW##_v_##S##m4x2(p + 2 * h, vl - vl0);                        \
+    a = __riscv_vcreate_v_##S##m4_##S##m8(__riscv_vget_v_##S##m4x2_##S##m4(lo, 0),                  \
+                                          __riscv_vget_v_##S##m4x2_##S##m4(hi, 0));                 \
+    b = __riscv_vcreate_v_##S##m4_##S##m8(__riscv_vget_v_##S##m4x2_##S##m4(lo, 1),                  \
+                                          __riscv_vget_v_##S##m4x2_##S##m4(hi, 1));                 \
+  }                                                                                                 \
+  inline void StoreSeg2(VLAK_RVV_V(L, 8) a, VLAK_RVV_V(L, 8) b, T* p, size_t vl) {                  \
+    const size_t h = __riscv_vsetvlmax_e##SEW##m4();                                                \
+    const size_t vl0 = vl < h ? vl : h;                                                             \
+    __riscv_vsseg2e##SEW(p, __riscv_vcreate_v_##S##m4x2(__riscv_vget_v_##S##m8_##S##m4(a, 0),       \
+                                                        __riscv_vget_v_##S##m8_##S##m4(b, 0)), vl0); \
+    __riscv_vsseg2e##SEW(p + 2 * h,                                                                 \
+                         __riscv_vcreate_v_##S##m4x2(__riscv_vget_v_##S##m8_##S##m4(a, 1),          \
+                                                     __riscv_vget_v_##S##m8_##S##m4(b, 1)),         \
+                         vl - vl0);                                                                 \
+  }
+#define VLAK_RVV_SEG2(S, L, T, SEW, LMUL, POW2, MLEN) VLAK_RVV_SEG2_##LMUL(S, L, T, SEW, LMUL, POW2)
+
 namespace detail {
 VLAK_RVV_FOREACH(VLAK_RVV_COMMON)
 VLAK_RVV_FOREACH(VLAK_RVV_LOW_REGISTER)
+VLAK_RVV_FOREACH(VLAK_RVV_SEG2)
 VLAK_RVV_FOREACH_U(VLAK_RVV_SPLAT_INT)
 VLAK_RVV_FOREACH_I(VLAK_RVV_SPLAT_INT)
 VLAK_RVV_FOREACH_F(VLAK_RVV_SPLAT_FLOAT)
@@ -182,6 +226,12 @@ VLAK_RVV_L8(VLAK_RVV_LUT8, u8, uint8, uint8_t)
 }  // namespace detail
 
 #undef VLAK_RVV_LUT8
+#undef VLAK_RVV_SEG2
+#undef VLAK_RVV_SEG2_1
+#undef VLAK_RVV_SEG2_2
+#undef VLAK_RVV_SEG2_4
+#undef VLAK_RVV_SEG2_8
+#undef VLAK_RVV_SEG2_FORM
 #undef VLAK_RVV_LOW_REGISTER
 #undef VLAK_RVV_TRUNC_1
 #undef VLAK_RVV_TRUNC_2
@@ -310,6 +360,17 @@ void StoreStrided(D d, VFromD<D> v, TFromD<D>* p, ptrdiff_t stride) {
   }
   const ptrdiff_t bytes = stride * static_cast<ptrdiff_t>(sizeof(TFromD<D>));
   detail::StoreStrided(v, p, bytes, vl);
+}
+
+// Segment loads/stores (vlseg2/vsseg2, LMUL 8 in two halves: detail::LoadSeg2) on vl = VL(d),
+// so a strip reads or writes exactly its 2n elements.
+template <class D>
+void LoadInterleaved2(D d, const TFromD<D>* p, VFromD<D>& a, VFromD<D>& b) {
+  detail::LoadSeg2(FullTag<D>{}, p, a, b, detail::VL(d));
+}
+template <class D>
+void StoreInterleaved2(D d, VFromD<D> a, VFromD<D> b, TFromD<D>* p) {
+  detail::StoreSeg2(a, b, p, detail::VL(d));
 }
 
 // Byte offsets are idx * 4 in 32 bits (vluxei32 zero-extends them): indices below 2^30.

@@ -152,6 +152,29 @@ void StoreStrided(D d, const VFromD<D>& v, TFromD<D>* p, ptrdiff_t stride) {
   for (size_t i = 0; i < Lanes(d); ++i) p[static_cast<ptrdiff_t>(i) * stride] = v.raw[i];
 }
 
+// Pairs stored interleaved (RoPE's (x[2i], x[2i + 1]), complex numbers), every lane type.
+// LoadInterleaved2 reads the 2 * Lanes(d) elements at p (any alignment) and splits them:
+// a[i] = p[2i], b[i] = p[2i + 1]. StoreInterleaved2 is the inverse: p[2i] = a[i] and
+// p[2i + 1] = b[i] for i < Lanes(d). A strip reads or writes exactly its 2n elements, nothing
+// beyond them (lanes >= n of a and b are unspecified). The two results are out-parameters
+// rather than a returned pair: RVV's sizeless vector types cannot be members of a struct.
+template <class D>
+void LoadInterleaved2(D d, const TFromD<D>* p, VFromD<D>& a, VFromD<D>& b) {
+  a = VFromD<D>{};
+  b = VFromD<D>{};
+  for (size_t i = 0; i < Lanes(d); ++i) {
+    a.raw[i] = p[2 * i];
+    b.raw[i] = p[2 * i + 1];
+  }
+}
+template <class D>
+void StoreInterleaved2(D d, const VFromD<D>& a, const VFromD<D>& b, TFromD<D>* p) {
+  for (size_t i = 0; i < Lanes(d); ++i) {
+    p[2 * i] = a.raw[i];
+    p[2 * i + 1] = b.raw[i];
+  }
+}
+
 // Lane i = base[idx[i]] for 32-bit element types; idx in elements, non-negative.
 template <class D>
 VFromD<D> Gather(D d, const TFromD<D>* base, const VFromD<RebindD<D, int32_t>>& idx) {

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "lab/json.h"
+#include "lab/record.h"
 #include "svg_check.h"
 
 namespace vlak::lab {
@@ -22,7 +22,11 @@ std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
-bool Finite(const Json& j) { return j.IsNumber() && std::isfinite(j.Num()); }
+bool Finite(const Json& j) { return j.is_number() && std::isfinite(j.get<double>()); }
+// Loose reads of nlohmann values (missing keys: null, "", the fallback).
+const Json& At(const Json& j, const char* key) { return JGet(j, key); }
+std::string Str(const Json& j, const char* key) { return JStr(j, key); }
+double Num(const Json& j, const char* key, double fallback = NAN) { return JNum(j, key, fallback); }
 
 TEST(LabE2E, ResultsAndReport) {
   const char* dir_env = std::getenv("LAB_E2E_DIR");
@@ -31,67 +35,103 @@ TEST(LabE2E, ResultsAndReport) {
 
   Json j;
   std::string err;
-  ASSERT_TRUE(Json::Parse(Slurp(dir + "/r.json"), &j, &err)) << err;
-  EXPECT_EQ(j["format"].Str(), "vlak-lab-results/1");
-  EXPECT_EQ(j["suite"].Str(), "tiny_suite");
-  const Json& m = j["machine"];
+  ASSERT_TRUE(ParseJson(Slurp(dir + "/r.json"), &j, &err)) << err;
+  EXPECT_EQ(Str(j, "format"), kResultsFormat);
+  EXPECT_EQ(Str(j, "suite"), "tiny_suite");
+  const Json& m = At(j, "machine");
   for (const char* key : {"cpu", "arch", "isa", "compiler", "commit", "date", "vlak_version", "vlak_target"}) {
-    EXPECT_FALSE(m[key].Str().empty()) << "machine." << key;
+    EXPECT_FALSE(Str(m, key).empty()) << "machine." << key;
   }
-  EXPECT_GE(m["cores"].Num(0), 1);
-  for (const char* key : {"c-gcc", "c-clang"}) EXPECT_FALSE(m["compilers"][key].Str().empty()) << key;
-  for (const char* key : {"xnnpack", "onednn", "sleef"}) EXPECT_FALSE(m["libraries"][key].Str().empty()) << key;
-  const bool riscv = m["arch"].Str() == "riscv64";
-  const std::string mode = j["settings"]["mode"].Str();
+  EXPECT_GE(Num(m, "cores", 0), 1);
+  for (const char* key : {"c-gcc", "c-clang"}) EXPECT_FALSE(Str(At(m, "compilers"), key).empty()) << key;
+  for (const char* key : {"xnnpack", "onednn", "sleef", "openblas", "eigen"}) {
+    EXPECT_FALSE(Str(At(m, "libraries"), key).empty()) << key;
+  }
+  const bool riscv = Str(m, "arch") == "riscv64";
+  const std::string mode = Str(At(j, "settings"), "mode");
   EXPECT_EQ(mode, riscv ? "icount" : "time");  // e2e.cmake runs RISC-V under the plugin
-  if (riscv && m["isa"].Str().rfind("rv64gcv", 0) == 0) EXPECT_GE(m["vlen"].Num(0), 128);
+  if (riscv && Str(m, "isa").rfind("rv64gcv", 0) == 0) EXPECT_GE(Num(m, "vlen", 0), 128);
 
-  // tiny_suite.txt: softmax 2 shapes x 7 impls, exp 1 shape x 5 impls, 1 thread.
-  const auto& recs = j["records"].Items();
-  ASSERT_EQ(recs.size(), 2u * 7 + 5);
-  std::set<std::string> ok_impls;
+  // tiny_suite.txt: softmax 2 shapes x 7 impls, exp 1 shape x 5 impls; rope 2, layernorm 3,
+  // layernorm-bwd 3, rmsnorm 2, matmul 4; 1 thread.
+  const Json& recs = At(j, "records");
+  ASSERT_EQ(recs.size(), 2u * 7 + 5 + 2 + 3 + 3 + 2 + 4);
+  std::set<std::string> ok_impls, ok_ops;
   for (const Json& r : recs) {
-    const std::string what = r["op"].Str() + " " + r["shape"].Str() + " " + r["impl"].Str();
+    const std::string what = Str(r, "op") + " " + Str(r, "shape") + " " + Str(r, "impl");
     for (const char* key : {"op", "shape", "impl", "kind", "status", "mode", "bytes_formula"}) {
-      EXPECT_FALSE(r[key].Str().empty()) << what << ": " << key;
+      EXPECT_FALSE(Str(r, key).empty()) << what << ": " << key;
     }
-    EXPECT_EQ(r["threads"].Num(), 1) << what;
-    EXPECT_GT(r["elements"].Num(0), 0) << what;
-    EXPECT_EQ(r["bytes_per_run"].Num(), 8 * r["elements"].Num()) << what;
-    const std::string status = r["status"].Str();
+    EXPECT_EQ(Num(r, "threads"), 1) << what;
+    EXPECT_GT(Num(r, "elements", 0), 0) << what;
+    const std::string op = Str(r, "op");
+    if (op == "softmax" || op == "exp") EXPECT_EQ(Num(r, "bytes_per_run"), 8 * Num(r, "elements")) << what;
+    if (op == "matmul") {
+      EXPECT_EQ(Num(r, "flops_per_run"), 2.0 * 16 * 32 * 8) << what;
+      EXPECT_EQ(Num(r, "bytes_per_run"), 4.0 * (16 * 8 + 8 * 32 + 16 * 32)) << what;
+    }
+    if (op == "layernorm-bwd") EXPECT_EQ(Num(r, "bytes_per_run"), 12.0 * 4 * 256 + 12 * 256 + 8 * 4) << what;
+    const std::string status = Str(r, "status");
     ASSERT_TRUE(status == "ok" || status == "not built" || status == "unavailable") << what << ": " << status << " "
-                                                                                    << r["detail"].Str();
+                                                                                    << Str(r, "detail");
     if (status != "ok") {
-      EXPECT_FALSE(r["detail"].Str().empty()) << what;
-      EXPECT_TRUE(r["gbps"].IsNull()) << what << ": a missing implementation must not have numbers";
-      EXPECT_TRUE(r["accuracy"]["max_rel"].IsNull()) << what;
+      EXPECT_FALSE(Str(r, "detail").empty()) << what;
+      EXPECT_TRUE(At(r, "gbps").is_null()) << what << ": a missing implementation must not have numbers";
+      EXPECT_TRUE(At(At(r, "accuracy"), "max_rel").is_null()) << what;
       continue;
     }
-    ok_impls.insert(r["impl"].Str());
-    const Json& a = r["accuracy"];
-    EXPECT_TRUE(Finite(a["max_rel"])) << what;
-    EXPECT_TRUE(Finite(a["max_abs"])) << what;
-    EXPECT_TRUE(Finite(a["snr_db"]) || a["snr_db"].Str() == "inf") << what;
-    if (r["kind"].Str() == "vlak") EXPECT_TRUE(a["bound_ok"].Bool()) << what << " outside " << a["bound"].Str();
+    ok_impls.insert(Str(r, "impl"));
+    ok_ops.insert(op);
+    const Json& a = At(r, "accuracy");
+    EXPECT_TRUE(Finite(At(a, "max_rel"))) << what;
+    EXPECT_TRUE(Finite(At(a, "max_abs"))) << what;
+    EXPECT_TRUE(Finite(At(a, "snr_db")) || Str(a, "snr_db") == "inf") << what;
+    if (Str(r, "kind") == "vlak") EXPECT_EQ(At(a, "bound_ok"), Json(true)) << what << " outside " << Str(a, "bound");
+    const Json& t = At(r, "time");
     if (mode == "time") {
-      EXPECT_GT(r["time"]["median"].Num(0), 0) << what;
-      EXPECT_LE(r["time"]["q1"].Num(), r["time"]["q3"].Num()) << what;
-      EXPECT_GE(r["time"]["samples"].Num(0), 5) << what;
-      EXPECT_GT(r["gbps"].Num(0), 0) << what;
-      EXPECT_GT(r["elements_per_s"].Num(0), 0) << what;
-      EXPECT_NEAR(r["norm_unit"].Num(0), r["elements_per_s"].Num(0) / 1e10, 1e-6 * r["norm_unit"].Num(1)) << what;
+      EXPECT_GT(Num(t, "median", 0), 0) << what;
+      EXPECT_LE(Num(t, "q1"), Num(t, "q3")) << what;
+      EXPECT_GE(Num(t, "samples", 0), 5) << what;
+      EXPECT_GT(Num(r, "gbps", 0), 0) << what;
+      EXPECT_GT(Num(r, "elements_per_s", 0), 0) << what;
+      EXPECT_NEAR(Num(r, "norm_unit", 0), Num(r, "elements_per_s", 0) / 1e10, 1e-6 * Num(r, "norm_unit", 1)) << what;
+      // Roofline: every operator here declares one, measured in the same run.
+      const Json& rl = At(r, "roofline");
+      EXPECT_EQ(Str(rl, "kind"), op == "matmul" ? "compute" : "memory") << what;
+      EXPECT_GT(Num(rl, "pct_of_bound", 0), 0) << what;
+      if (op == "matmul") {
+        EXPECT_GT(Num(rl, "peak_gflops", 0), 0) << what;
+        EXPECT_FALSE(Str(rl, "peak_target").empty()) << what;
+        EXPECT_NEAR(Num(r, "gflops", 0), Num(r, "flops_per_run", 0) / Num(t, "median", 1) / 1e9, 1e-6 * Num(r, "gflops", 1))
+            << what;
+      } else {
+        EXPECT_GT(Num(rl, "copy_gbps", 0), 0) << what;
+        EXPECT_NEAR(Num(rl, "pct_of_bound", 0), 100 * Num(r, "gbps", 0) / Num(rl, "copy_gbps", 1), 1e-6) << what;
+      }
     } else {
-      EXPECT_GT(r["icount"]["instructions"].Num(0), 0) << what;
-      EXPECT_NEAR(r["icount"]["per_element"].Num(0), r["icount"]["instructions"].Num(0) / r["elements"].Num(1), 1e-9) << what;
-      if (m["vlen"].Num(0) > 0) {
-        EXPECT_EQ(r["icount"]["vlen"].Num(0), m["vlen"].Num(0)) << what;
+      const Json& ic = At(r, "icount");
+      EXPECT_GT(Num(ic, "instructions", 0), 0) << what;
+      EXPECT_NEAR(Num(ic, "per_element", 0), Num(ic, "instructions", 0) / Num(r, "elements", 1), 1e-9) << what;
+      if (Num(m, "vlen", 0) > 0) {
+        EXPECT_EQ(Num(ic, "vlen", 0), Num(m, "vlen", 0)) << what;
         // The fixed-LMUL kernel's last vsetvli is its own: the readout must say so.
-        if (r["impl"].Str() == "vlak-accurate-m2") EXPECT_EQ(r["icount"]["vtype"].Str(), "e32m2") << what;
+        if (Str(r, "impl") == "vlak-accurate-m2") EXPECT_EQ(Str(ic, "vtype"), "e32m2") << what;
       }
     }
   }
   for (const char* must : {"vlak", "vlak-accurate-m2", "naive", "c-clang", "vlak-accurate", "vlak-schraudolph"}) {
     EXPECT_TRUE(ok_impls.count(must)) << must << " did not run";
+  }
+  // Every operator ran at least one implementation (c-clang is in every case).
+  for (const char* op : {"softmax", "exp", "rope", "layernorm", "layernorm-bwd", "rmsnorm", "matmul"}) {
+    EXPECT_TRUE(ok_ops.count(op)) << op << ": nothing ran";
+  }
+  // vlak ran for every operator whose entry point this tree has (the rest are "not built").
+  for (const Json& r : recs) {
+    if (Str(r, "impl") == "vlak" && Str(r, "status") != "ok") {
+      EXPECT_EQ(Str(r, "status"), "not built") << Str(r, "op");
+      EXPECT_NE(Str(r, "detail").find("is not in this tree yet"), std::string::npos) << Str(r, "op");
+    }
   }
 
   // CSV: the header and a row per record.
@@ -105,6 +145,13 @@ TEST(LabE2E, ResultsAndReport) {
   const std::string md = Slurp(dir + "/report/report.md");
   ASSERT_FALSE(md.empty());
   EXPECT_NE(md.find("# vlak lab report"), std::string::npos);
+  // A section per operator (timed runs), or its rows in the RISC-V instruction tables (icount).
+  for (const char* c : {"softmax 1x256", "exp 1000", "rope 4x2x64", "layernorm 4x256", "layernorm-bwd 4x256",
+                        "rmsnorm 4x256", "matmul 16x32x8"}) {
+    const std::string op = std::string(c).substr(0, std::string(c).find(' '));
+    EXPECT_NE(md.find(riscv ? std::string("### ") + c + "\n" : "## " + op + "\n"), std::string::npos) << c;
+  }
+  if (!riscv) EXPECT_NE(md.find("| % of bound |"), std::string::npos);
   size_t charts = 0;
   for (size_t p = md.find("](", 0); p != std::string::npos; p = md.find("](", p + 2)) {
     const size_t e = md.find(')', p);

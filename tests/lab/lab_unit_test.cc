@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "lab/json.h"
 #include "lab/record.h"
 #include "lab/report.h"
 #include "lab/runner.h"
 #include "lab/stats.h"
 #include "lab/suite.h"
 #include "lab/svg.h"
+#include "vlak/vlak.h"
 #include "svg_check.h"
 
 namespace vlak::lab {
@@ -110,7 +110,7 @@ TEST(LabSuite, UnknownNamesListTheValidChoices) {
   EXPECT_NE(err.find("unknown implementation 'xnnpak' for softmax (valid: vlak "), std::string::npos) << err;
   ASSERT_TRUE(ParseSuite("case sofmax shapes=1x8 impls=vlak\n", "t", &s, &err));
   EXPECT_FALSE(ExpandSuite(s, {}, &cases, &err));
-  EXPECT_NE(err.find("unknown operator 'sofmax' (valid: softmax exp)"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown operator 'sofmax' (valid: softmax exp rope layernorm layernorm-bwd rmsnorm matmul)"), std::string::npos) << err;
   ASSERT_TRUE(ParseSuite("case softmax shapes=1024 impls=vlak\n", "t", &s, &err));
   EXPECT_FALSE(ExpandSuite(s, {}, &cases, &err));
   EXPECT_NE(err.find("ROWSxCOLS"), std::string::npos) << err;
@@ -128,6 +128,129 @@ TEST(LabSuite, Dims) {
   for (const char* bad : {"", "x", "0", "1x", "-3", "12q", "1xx2"}) EXPECT_FALSE(ParseDims(bad, &d, &err)) << bad;
 }
 
+// ---- the transformer operators: shapes, tensors, accuracy ------------------------------------
+
+TEST(LabOps, ShapesPerOperator) {
+  std::string err;
+  const auto ok = [&](const char* op, std::vector<size_t> dims) { return FindOp(op)->check_shape(dims, &err); };
+  ASSERT_NE(FindOp("rope"), nullptr);
+  EXPECT_TRUE(ok("rope", {512, 128, 1024}));      // POSITIONSxROWSxDIM
+  EXPECT_TRUE(ok("rope", {512, 16, 8, 1024}));    // seed 004's SEQxBATCHxHEADSxDIM
+  EXPECT_FALSE(ok("rope", {512, 128, 1023}));     // odd head_dim: no pairs
+  EXPECT_NE(err.find("DIM even"), std::string::npos) << err;
+  EXPECT_FALSE(ok("rope", {512, 1024}));
+  for (const char* op : {"layernorm", "layernorm-bwd", "rmsnorm"}) {
+    EXPECT_TRUE(ok(op, {1151, 8192})) << op;
+    EXPECT_FALSE(ok(op, {8192})) << op;
+    EXPECT_NE(err.find("ROWSxCOLS"), std::string::npos) << err;
+  }
+  EXPECT_TRUE(ok("matmul", {256, 512, 256}));
+  EXPECT_FALSE(ok("matmul", {256, 512}));
+  EXPECT_NE(err.find("MxNxK"), std::string::npos) << err;
+
+  // Both rope forms are the same problem: 512x16x8x1024 is 512 positions of 128 rows.
+  const OpDef& rope = *FindOp("rope");
+  EXPECT_EQ(rope.bytes_per_run(Shape{{512, 16, 8, 1024}}), rope.bytes_per_run(Shape{{512, 128, 1024}}));
+  EXPECT_EQ(rope.bytes_per_run(Shape{{2, 3, 8}}), 8.0 * 48 + 4.0 * 2 * 8);  // x, y; cos, sin
+  const OpDef& mm = *FindOp("matmul");
+  EXPECT_EQ(mm.roofline, "compute");
+  EXPECT_EQ(mm.flops_per_run(Shape{{256, 512, 256}}), 2.0 * 256 * 512 * 256);
+  EXPECT_EQ(FindOp("layernorm")->roofline, "memory");
+}
+
+TEST(LabOps, ProblemsOwnSeveralTypedTensors) {
+  Problem p;
+  p.shape.dims = {3, 8};
+  FindOp("layernorm-bwd")->make_problem(&p);
+  ASSERT_EQ(p.inputs.size(), 5u);
+  EXPECT_EQ(p.inputs[0].spec().Text(), "dy f32 3x8");
+  EXPECT_EQ(p.inputs[3].spec().Text(), "mean f32 3");
+  ASSERT_EQ(p.outputs.size(), 3u);
+  EXPECT_EQ(p.outputs[1].Text(), "dgamma f32 8");
+  EXPECT_EQ(p.ref[1].size(), 8u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p.inputs[1].Raw()) % 64, 0u);  // aligned for every implementation
+  EXPECT_EQ(p.InputBytes(), 4u * (24 + 24 + 8 + 3 + 3));
+  // Any element type: a tensor is typed, poisoning fits the type.
+  Tensor t(TensorSpec{"q", DType::kI8, {4}});
+  t.Poison();
+  EXPECT_EQ(t.Data<int8_t>()[3], static_cast<int8_t>(0xA5));
+  EXPECT_EQ(t.Bytes(), 4u);
+  Tensor f(TensorSpec{"y", DType::kF32, {2}});
+  f.Poison();
+  EXPECT_TRUE(std::isnan(f.F32()[1]));
+}
+
+// Each operator's accuracy function passes the reference rounded to float under vlak's bound and
+// catches one wrong element (in every output) and an unwritten (NaN) output.
+TEST(LabOps, AccuracyCatchesAWrongOutput) {
+  const std::vector<std::pair<const char*, std::vector<size_t>>> cases = {
+      {"rope", {3, 2, 16}}, {"rope", {3, 2, 2, 16}}, {"layernorm", {3, 64}}, {"layernorm-bwd", {5, 32}},
+      {"rmsnorm", {3, 64}}, {"matmul", {8, 12, 20}}};
+  for (const auto& [name, dims] : cases) {
+    const OpDef& op = *FindOp(name);
+    Problem p;
+    p.shape.dims = dims;
+    op.make_problem(&p);
+    const double bound = op.impls[0].bound;  // "vlak"
+    ASSERT_FALSE(std::isnan(bound)) << name;
+    Outputs out = p.MakeOutputs();
+    const auto fill = [&] {
+      for (size_t o = 0; o < out.size(); ++o) {
+        for (size_t i = 0; i < p.ref[o].size(); ++i) out[o].F32()[i] = static_cast<float>(p.ref[o][i]);
+      }
+    };
+    fill();
+    Accuracy a = op.accuracy(p, out, bound);
+    EXPECT_EQ(a.bound_ok, 1) << name << " max_scaled " << a.max_scaled;
+    EXPECT_LE(a.max_scaled, bound) << name;
+    EXPECT_GT(a.snr_db, 100) << name;
+    for (size_t o = 0; o < out.size(); ++o) {
+      fill();
+      const size_t i = p.ref[o].size() / 2;
+      const double r = p.ref[o][i];
+      out[o].F32()[i] = static_cast<float>(r + std::copysign(1e-3 * (1 + std::fabs(r)), r));  // >= 1e-3 off
+      a = op.accuracy(p, out, bound);
+      EXPECT_EQ(a.bound_ok, 0) << name << " output " << p.outputs[o].name;
+      EXPECT_GT(a.max_abs, 9e-4) << name;
+    }
+    for (Tensor& t : out) t.Poison();
+    a = op.accuracy(p, out, bound);
+    EXPECT_EQ(a.bound_ok, 0) << name;
+    EXPECT_GT(a.nonfinite, 0u) << name;
+    EXPECT_EQ(op.accuracy(p, out, std::nan("")).bound_ok, -1) << name;  // no bound: measured, not judged
+  }
+}
+
+// The vlak implementations the tree has, on a tiny shape, within their bound (the C references
+// too, under the same bound: they compute the same formulas in float).
+TEST(LabOps, ImplementationsThatExistAreWithinTheBound) {
+  const std::vector<std::pair<const char*, std::vector<size_t>>> cases = {
+      {"rope", {3, 2, 16}}, {"layernorm", {3, 64}}, {"layernorm-bwd", {5, 32}}, {"rmsnorm", {3, 64}}, {"matmul", {8, 12, 20}}};
+  for (const auto& [name, dims] : cases) {
+    const OpDef& op = *FindOp(name);
+    Problem p;
+    p.shape.dims = dims;
+    op.make_problem(&p);
+    for (const ImplDef& d : op.impls) {
+      if (!d.unavailable().empty()) continue;
+      for (int threads : {1, 2}) {
+        Outputs out = p.MakeOutputs();
+        std::string err;
+        Prepared pr = d.prepare(p, out, threads, &err);
+        ASSERT_TRUE(pr.run) << name << " " << d.name << ": " << err;
+        for (Tensor& t : out) t.Poison();
+        pr.select();
+        ASSERT_TRUE(pr.run()) << name << " " << d.name;
+        const bool fixed_order = d.kind == "vlak" || d.kind == "compiler";
+        const double bound = fixed_order ? op.impls[0].bound : 1e-4;  // libraries: loosely
+        const Accuracy a = op.accuracy(p, out, bound);
+        EXPECT_EQ(a.bound_ok, 1) << name << " " << d.name << " t" << threads << ": max_scaled " << a.max_scaled;
+      }
+    }
+  }
+  vlak_set_target(static_cast<vlak_target>(DefaultVlakTarget()));
+}
+
 // ---- the runner on a fake operator -----------------------------------------------------------
 
 OpDef FakeOp(std::vector<std::string>* log) {
@@ -137,11 +260,12 @@ OpDef FakeOp(std::vector<std::string>* log) {
   op.check_shape = [](const std::vector<size_t>&, std::string*) { return true; };
   op.bytes_per_run = [](const Shape& s) { return 8.0 * static_cast<double>(s.Elements()); };
   op.make_problem = [](Problem* p) {
-    p->x.assign(p->shape.Elements(), 1.0f);
-    p->ref.assign(p->shape.Elements(), 2.0);
+    Tensor& x = p->AddInput("x", {p->shape.Elements()});
+    std::fill(x.F32(), x.F32() + x.Elements(), 1.0f);
+    p->AddOutput("y", {p->shape.Elements()}).assign(p->shape.Elements(), 2.0);
   };
-  op.accuracy = [](const Problem& p, const float* y, double bound) {
-    Accuracy a = ElementwiseAccuracy(p.ref, y, 1e-30);
+  op.accuracy = [](const Problem& p, const Outputs& out, double bound) {
+    Accuracy a = ElementwiseAccuracy(p.ref[0], out[0].F32(), 1e-30);
     if (!std::isnan(bound)) a.bound_ok = a.max_rel <= bound;
     return a;
   };
@@ -153,10 +277,11 @@ OpDef FakeOp(std::vector<std::string>* log) {
     d.bound = std::string(name) == "A" ? 1e-6 : std::nan("");
     const std::string n = name;
     // B is exact, A and C are off by 1e-3 relative; each run spins a little so batches are short.
-    d.prepare = [n, log](const Problem& p, float* y, int, std::string*) {
+    d.prepare = [n, log](const Problem& p, Outputs& out, int, std::string*) {
       Prepared pr;
-      pr.run = [n, log, &p, y] {
-        for (size_t i = 0; i < p.x.size(); ++i) y[i] = n == "B" ? 2.0f : 2.002f;
+      pr.run = [n, log, &p, &out] {
+        float* y = out[0].F32();
+        for (size_t i = 0; i < p.In(0).Elements(); ++i) y[i] = n == "B" ? 2.0f : 2.002f;
         volatile double spin = 0;
         for (int k = 0; k < 2000; ++k) spin = spin + k;
         if (log) log->push_back(n);
@@ -170,7 +295,7 @@ OpDef FakeOp(std::vector<std::string>* log) {
   missing.name = "D";
   missing.kind = "library";
   missing.unavailable = [] { return std::string("not built (install libd-dev, reconfigure)"); };
-  missing.prepare = [](const Problem&, float*, int, std::string*) { return Prepared(); };
+  missing.prepare = [](const Problem&, Outputs&, int, std::string*) { return Prepared(); };
   op.impls.push_back(missing);
   op.baselines = {"B"};
   return op;
@@ -222,7 +347,7 @@ TEST(LabRunner, InterleavesImplementationsRoundByRound) {
 TEST(LabRunner, AccuracyRunCannotInheritAnotherOutput) {
   // An implementation that writes nothing must not look exact because its predecessor was.
   OpDef op = FakeOp(nullptr);
-  op.impls[2].prepare = [](const Problem&, float*, int, std::string*) {
+  op.impls[2].prepare = [](const Problem&, Outputs&, int, std::string*) {
     Prepared pr;
     pr.run = [] { return true; };
     return pr;
@@ -273,21 +398,27 @@ TEST(LabStats, NormalisedUnitIsSeed004s) {
 
 // ---- JSON ---------------------------------------------------------------------------------
 
-TEST(LabJson, ParsesAndEscapes) {
+TEST(LabJson, LooseReadsAndParseErrors) {
   Json j;
   std::string err;
-  ASSERT_TRUE(Json::Parse(R"({"a": [1, 2.5e-3, -4], "s": "q\"\\\n\u00e9\ud83d\ude00", "t": true, "n": null})", &j, &err)) << err;
-  EXPECT_EQ(j["a"].Size(), 3u);
-  EXPECT_DOUBLE_EQ(j["a"].At(1).Num(), 2.5e-3);
-  EXPECT_EQ(j["s"].Str(), "q\"\\\n\xc3\xa9\xf0\x9f\x98\x80");
-  EXPECT_TRUE(j["t"].Bool());
-  EXPECT_TRUE(j["n"].IsNull());
-  EXPECT_TRUE(j["missing"].IsNull());
+  ASSERT_TRUE(ParseJson(R"({"a": [1, 2.5e-3, -4], "s": "q\"\\\n\u00e9\ud83d\ude00", "i": "inf", "m": "-inf",
+                            "n": null, "k": 7})", &j, &err)) << err;
+  EXPECT_EQ(JStr(j, "s"), "q\"\\\n\xc3\xa9\xf0\x9f\x98\x80");
+  EXPECT_TRUE(std::isinf(JNum(j, "i")) && JNum(j, "i") > 0);
+  EXPECT_TRUE(std::isinf(JNum(j, "m")) && JNum(j, "m") < 0);
+  EXPECT_TRUE(std::isnan(JNum(j, "n")));          // null: the fallback
+  EXPECT_EQ(JNum(j, "missing", 3.0), 3.0);
+  EXPECT_EQ(JNum(j, "s", 4.0), 4.0);             // a string that is not an infinity
+  EXPECT_EQ(JNum(j, "k"), 7.0);                  // integers read as numbers
+  EXPECT_EQ(JStr(j, "k"), "");
+  EXPECT_TRUE(JGet(j, "missing").is_null());
+  EXPECT_FALSE(j.contains("missing"));           // a loose read does not insert
+  EXPECT_TRUE(JGet(Json(3), "a").is_null());     // not an object
   Json back;
-  ASSERT_TRUE(Json::Parse(j.Dump(2), &back, &err)) << err;
-  EXPECT_EQ(back.Dump(), j.Dump());
+  ASSERT_TRUE(ParseJson(DumpJson(j), &back, &err)) << err;
+  EXPECT_EQ(back, j);
   for (const char* bad : {"{", "[1,]", "{\"a\" 1}", "\"abc", "tru", "[1] x"}) {
-    EXPECT_FALSE(Json::Parse(bad, &j, &err)) << bad;
+    EXPECT_FALSE(ParseJson(bad, &j, &err)) << bad;
     EXPECT_FALSE(err.empty());
   }
 }
@@ -301,7 +432,7 @@ TEST(LabJson, ResultsRoundTripExactly) {
   res.machine.compilers["c-gcc"] = "gcc 12 -O3";
   res.machine.libraries["sleef"] = "3.5.1";
   res.machine.commit = "abc";
-  res.settings.Set("min_time_s", Json(0.2));
+  res.settings["min_time_s"] = 0.2;
   Record r;
   r.suite = "unit";
   r.op = "softmax";
@@ -327,7 +458,22 @@ TEST(LabJson, ResultsRoundTripExactly) {
   r.acc.snr_db = INFINITY;
   r.acc.bound_ok = 1;
   r.bound = "rel<=1e-6";
+  r.acc.max_scaled = 0.25;  // not in the file: the bound verdict is
+  r.bound_kind = "memory";
+  r.copy_gbps = 31.5;
+  r.pct_of_bound = 100 * r.gbps / 31.5;
+  Record mm = r;
+  mm.op = "matmul";
+  mm.flops_per_run = 2.0 * 8 * 8 * 8;
+  mm.gflops = 123.456;
+  mm.bound_kind = "compute";
+  mm.copy_gbps = std::nan("");
+  mm.peak_gflops = 230.1;
+  mm.peak_target = "avx512";
+  mm.pct_of_bound = 100 * 123.456 / 230.1;
   Record ic = r;
+  ic.bound_kind.clear();
+  ic.pct_of_bound = ic.copy_gbps = std::nan("");
   ic.mode = "icount";
   ic.instructions = 20480;
   ic.instr_per_element = 3413.3333333333335;
@@ -339,19 +485,31 @@ TEST(LabJson, ResultsRoundTripExactly) {
   nb.status = "not built";
   nb.detail = "install libxnnpack-dev";
   nb.gbps = std::nan("");
-  res.records = {r, ic, nb};
+  res.records = {r, ic, nb, mm};
 
   Results back;
   std::string err;
   Json parsed;
-  ASSERT_TRUE(Json::Parse(ToJson(res).Dump(1), &parsed, &err)) << err;
+  ASSERT_TRUE(ParseJson(DumpJson(ToJson(res)), &parsed, &err)) << err;
   ASSERT_TRUE(ResultsFromJson(parsed, &back, &err)) << err;
   EXPECT_EQ(back.suite, "unit");
   EXPECT_EQ(back.machine.cpu, res.machine.cpu);
   EXPECT_EQ(back.machine.vlen, 256);
   EXPECT_EQ(back.machine.compilers, res.machine.compilers);
-  EXPECT_DOUBLE_EQ(back.settings["min_time_s"].Num(), 0.2);
-  ASSERT_EQ(back.records.size(), 3u);
+  EXPECT_DOUBLE_EQ(JNum(back.settings, "min_time_s"), 0.2);
+  EXPECT_EQ(JStr(parsed, "format"), "vlak-lab-results/2");
+  ASSERT_EQ(back.records.size(), 4u);
+  // Roofline fields survive bit for bit; a record without one stays without.
+  EXPECT_EQ(back.records[0].bound_kind, "memory");
+  EXPECT_EQ(back.records[0].copy_gbps, 31.5);
+  EXPECT_EQ(back.records[0].pct_of_bound, r.pct_of_bound);
+  EXPECT_EQ(back.records[3].gflops, mm.gflops);
+  EXPECT_EQ(back.records[3].peak_gflops, 230.1);
+  EXPECT_EQ(back.records[3].peak_target, "avx512");
+  EXPECT_EQ(back.records[3].flops_per_run, mm.flops_per_run);
+  EXPECT_EQ(ToJson(back.records[3]), ToJson(mm));
+  EXPECT_TRUE(back.records[1].bound_kind.empty());
+  EXPECT_TRUE(std::isnan(back.records[1].pct_of_bound));
   const Record& b = back.records[0];
   EXPECT_EQ(b.dims, r.dims);
   EXPECT_EQ(b.threads, 2);
@@ -365,16 +523,33 @@ TEST(LabJson, ResultsRoundTripExactly) {
   EXPECT_EQ(b.acc.max_rel, r.acc.max_rel);
   EXPECT_TRUE(std::isinf(b.acc.snr_db));
   EXPECT_EQ(b.acc.bound_ok, 1);
-  EXPECT_EQ(ToJson(b).Dump(), ToJson(r).Dump());
-  EXPECT_EQ(ToJson(back.records[1]).Dump(), ToJson(ic).Dump());
+  EXPECT_EQ(ToJson(b), ToJson(r));
+  EXPECT_EQ(ToJson(back.records[1]), ToJson(ic));
   EXPECT_EQ(back.records[1].instr_per_element, ic.instr_per_element);
   EXPECT_EQ(back.records[1].vtype, "e32m8");
   EXPECT_EQ(back.records[2].status, "not built");
   EXPECT_TRUE(std::isnan(back.records[2].gbps));
 
   Json other;
-  ASSERT_TRUE(Json::Parse("{\"records\": []}", &other, &err));
+  ASSERT_TRUE(ParseJson("{\"records\": []}", &other, &err));
   EXPECT_FALSE(ResultsFromJson(other, &back, &err));
+  ASSERT_TRUE(ParseJson("{\"format\": \"vlak-lab-results/9\", \"records\": []}", &other, &err));
+  EXPECT_FALSE(ResultsFromJson(other, &back, &err));
+  EXPECT_NE(err.find("newer"), std::string::npos) << err;
+}
+
+TEST(LabJson, VersionOneFilesStillRead) {
+  // tests/lab/fixture_results.json is a version 1 file (hand-written JSON, no roofline).
+  Results res;
+  std::string err;
+  ASSERT_TRUE(ReadResultsFile(std::string(VLAK_LAB_TEST_DIR) + "/fixture_results.json", &res, &err)) << err;
+  ASSERT_FALSE(res.records.empty());
+  EXPECT_EQ(res.records[0].impl, "vlak");
+  EXPECT_EQ(res.records[0].time.n, 20u);
+  EXPECT_EQ(res.records[0].gbps, 32.768);
+  EXPECT_TRUE(res.records[0].bound_kind.empty());
+  EXPECT_TRUE(std::isnan(res.records[0].pct_of_bound));
+  EXPECT_EQ(JStr(res.settings, "mode"), "time");
 }
 
 TEST(LabCsv, OneRowPerRecordWithTheHeadersColumns) {
@@ -409,7 +584,7 @@ TEST(LabReport, TablesAndChartsFromAFixedFile) {
   const std::string& md = out.markdown;
   EXPECT_NE(md.find("| fixture_results.json | fixture | time | 2026-01-01T00:00:00Z | Fixture CPU |"), std::string::npos);
   // The results table: vlak's row in bold with its ratio, the missing library as not built.
-  EXPECT_NE(md.find("| **vlak** | avx512 | 250 ns | 2.0% | 32.8 | 4096 | 0.410 | 2.60x | 1.0e-06 | 1.0e-09 | 140.0 | ok ("),
+  EXPECT_NE(md.find("| **vlak** | avx512 | 250 ns | 2.0% | 32.8 | - | 4096 | 0.410 | 2.60x | 1.0e-06 | 1.0e-09 | 140.0 | ok ("),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| onednn | not built: install libdnnl-dev, reconfigure |"), std::string::npos);

@@ -113,6 +113,30 @@ TEST(Rope, InPlaceThreadsAndSpecialValues) {
   });
 }
 
+// 4 MiB of output: past any L2 (the API then streams y), against one small call per position
+// (never streamed): the same bits, for aligned and misaligned y (the kernel peels a head).
+TEST(Rope, StreamedLargeOutputEqualsSmallCalls) {
+  ForEachTarget([] {
+    const size_t positions = 32, rows = 32, d = 1024, per = rows * d, n = positions * per;
+    const Tables t = MakeTables(positions, d, d / 2);
+    std::vector<float> x(n);
+    for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>((i * 7919) % 1000) * 0.01f - 5.0f;
+    std::vector<float> big(n + 64), small(n);
+    for (size_t offset : {size_t{0}, size_t{3}}) {
+      // Aligned to 64 bytes plus `offset` floats.
+      const uintptr_t base = reinterpret_cast<uintptr_t>(big.data());
+      float* y = big.data() + ((64 - base % 64) % 64) / sizeof(float) + offset;
+      ASSERT_EQ(vlak_rope_f32(positions, rows, d, x.data(), t.cos.data(), t.sin.data(), d / 2, y, 0), VLAK_OK);
+      for (size_t p = 0; p < positions; ++p) {
+        ASSERT_EQ(vlak_rope_f32(1, rows, d, x.data() + p * per, t.cos.data() + p * (d / 2), t.sin.data() + p * (d / 2),
+                                d / 2, small.data() + p * per, 0),
+                  VLAK_OK);
+      }
+      EXPECT_TRUE(vlak_test::SameBits(y, small.data(), n)) << "offset " << offset;
+    }
+  });
+}
+
 TEST(Rope, TablesMatchFloat64) {
   const size_t positions = 300, d = 96, stride = 50;
   const Tables t = MakeTables(positions, d, stride);

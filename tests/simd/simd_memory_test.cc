@@ -461,6 +461,82 @@ VLAK_SIMD_TEST(Memory, TableLookup256, U8Tags) {
   }
 }
 
+// ------------------------------------------------------------ LoadInterleaved2, StoreInterleaved2
+// Against the definition, element by element: a[i] = p[2i], b[i] = p[2i + 1]. Whole groups at
+// every element offset within a 64-byte line; strips of every length 0..Lanes(d), their 2n
+// elements ending at a guard page (a load or store reaching past them faults) and, for the
+// store, canaries before and after the 2n elements.
+VLAK_SIMD_TEST(Memory, Interleaved2, AllTags) {
+  using T = TFromD<D>;
+  const D d;
+  const size_t vl = Lanes(d);
+  std::vector<T> src = RandomArray<T>(2 * vl, 16);
+  AvoidCanary(src);
+  std::vector<T> a(MaxLanes(d)), b(MaxLanes(d));
+  // The split lanes of a, b against src; n lanes checked.
+  auto check_split = [&](const std::string& what, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      if (BitsOf(a[i]) != BitsOf(src[2 * i]) || BitsOf(b[i]) != BitsOf(src[2 * i + 1])) {
+        ADD_FAILURE() << what << ": lane " << i << " expected (" << Str(src[2 * i]) << ", " << Str(src[2 * i + 1])
+                      << "), got (" << Str(a[i]) << ", " << Str(b[i]) << ")";
+        return;
+      }
+    }
+  };
+  // a and b as vectors, from src: a[i] = src[2i], b[i] = src[2i + 1], via plain loads.
+  std::vector<T> src_a(MaxLanes(d)), src_b(MaxLanes(d));
+  for (size_t i = 0; i < vl; ++i) {
+    src_a[i] = src[2 * i];
+    src_b[i] = src[2 * i + 1];
+  }
+
+  const size_t offsets = std::max<size_t>(kAlignment / sizeof(T), 3);
+  AlignedArray<T> in(2 * vl + offsets), out(2 * vl + offsets + 1);
+  for (size_t off = 0; off < offsets; ++off) {
+    const std::string what = TagString<D>() + " offset " + std::to_string(off);
+    std::copy(src.begin(), src.end(), in.get() + off);
+    VFromD<D> va, vb;
+    LoadInterleaved2(d, in.get() + off, va, vb);
+    StoreU(d, va, a.data());
+    StoreU(d, vb, b.data());
+    check_split("LoadInterleaved2 " + what, vl);
+    // Round trip, and the store alone from plainly loaded a, b.
+    for (size_t i = 0; i < out.size(); ++i) out[i] = Canary<T>();
+    StoreInterleaved2(d, va, vb, out.get() + off);
+    for (size_t i = 0; i < off; ++i) {
+      if (BitsOf(out[i]) != BitsOf(Canary<T>())) ADD_FAILURE() << "StoreInterleaved2 wrote before p, " << what;
+    }
+    ExpectWrittenThenCanary("StoreInterleaved2(LoadInterleaved2) " + what, out.get() + off, 2 * vl + 1, src.data(),
+                            2 * vl);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = Canary<T>();
+    StoreInterleaved2(d, LoadU(d, src_a.data()), LoadU(d, src_b.data()), out.get() + off);
+    ExpectWrittenThenCanary("StoreInterleaved2 " + what, out.get() + off, 2 * vl + 1, src.data(), 2 * vl);
+  }
+
+  GuardedBuffer guard(2 * vl * sizeof(T));
+  std::vector<T> canaried(2 * vl + 2);
+  for (size_t n = 0; n <= vl; ++n) {
+    const std::string what = TagString<D>() + " strip n=" + std::to_string(n);
+    const auto ds = Strip(d, n);
+    T* p = guard.AtEnd<T>(2 * n);
+    std::copy(src.begin(), src.begin() + 2 * n, p);
+    VFromD<D> va, vb;
+    LoadInterleaved2(ds, p, va, vb);
+    StoreU(d, va, a.data());
+    StoreU(d, vb, b.data());
+    check_split("LoadInterleaved2 " + what, n);
+
+    // Writes exactly 2n elements: canaries on both sides, then ending at the guard page.
+    std::fill(canaried.begin(), canaried.end(), Canary<T>());
+    StoreInterleaved2(ds, LoadU(d, src_a.data()), LoadU(d, src_b.data()), canaried.data() + 1);
+    EXPECT_EQ(BitsOf(canaried[0]), BitsOf(Canary<T>())) << "StoreInterleaved2 " << what << ": wrote before p";
+    ExpectWrittenThenCanary("StoreInterleaved2 " + what, canaried.data() + 1, 2 * vl + 1, src.data(), 2 * n);
+    std::fill(p, p + 2 * n, Canary<T>());
+    StoreInterleaved2(ds, va, vb, p);
+    ExpectBits("StoreInterleaved2(LoadInterleaved2) at page end " + what, p, src.data(), 2 * n);
+  }
+}
+
 // ------------------------------------------------------------------ Zero, Set, Iota, GetLane
 VLAK_SIMD_TEST(Memory, ZeroSetGetLane, AllTags) {
   using T = TFromD<D>;

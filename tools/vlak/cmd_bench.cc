@@ -172,11 +172,11 @@ int CmdBench(int argc, char** argv) {
   Results res;
   res.suite = suite.name;
   res.machine = CollectMachine();
-  res.settings.Set("min_time_s", Json(cases.front().min_time));
-  res.settings.Set("mode", opt.icount ? "icount" : "time");
-  res.settings.Set("min_rounds", opt.min_rounds);
-  res.settings.Set("interleaved", true);
-  if (!over.threads.empty()) res.settings.Set("threads", over.threads[0]);
+  res.settings["min_time_s"] = cases.front().min_time;
+  res.settings["mode"] = opt.icount ? "icount" : "time";
+  res.settings["min_rounds"] = opt.min_rounds;
+  res.settings["interleaved"] = true;
+  if (!over.threads.empty()) res.settings["threads"] = over.threads[0];
   res.records = RunCases(cases, opt);
   progress.Finish();
 
@@ -210,7 +210,7 @@ int CmdBench(int argc, char** argv) {
   }
   int rc = 0;
   if (!json_path.empty()) {
-    if (!WriteTextFile(json_path, ToJson(res).Dump(1) + "\n", &err)) {
+    if (!WriteTextFile(json_path, DumpJson(ToJson(res)) + "\n", &err)) {
       std::fprintf(stderr, "vlak bench: %s\n", err.c_str());
       rc = 1;
     } else {

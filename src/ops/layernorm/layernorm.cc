@@ -11,11 +11,13 @@
 namespace vlak {
 VLAK_PER_TARGET(kLayerNormRows, void, LayerNormRowsF32,
                 (size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, const float* beta,
-                 float eps, float* y, size_t y_stride, float* mean, float* rstd))
+                 float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream))
 VLAK_PER_TARGET(kLayerNormBackwardRows, void, LayerNormBackwardRowsF32,
                 (size_t rows, size_t cols, const float* dy, const float* x, size_t stride, const float* gamma,
                  const float* mean, const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g,
-                 double* sum_b))
+                 double* sum_b, bool stream))
+VLAK_PER_TARGET(kLayerNormColumnSums, void, LayerNormColumnSumsF32,
+                (const double* sums, size_t chunk_stride, int chunks, size_t cols, float* out))
 }  // namespace vlak
 
 extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride,
@@ -30,9 +32,10 @@ extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float*
   if (x == y && x_stride != y_stride) return VLAK_ERROR_INVALID_ARGUMENT;
   if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
   auto* const kernel = Dispatch(kLayerNormRows);
+  const bool stream = StreamOutput(rows * cols * sizeof(float));
   ForEachRowChunk(RowThreads(rows, cols), rows, [&](int, size_t begin, size_t end) {
     kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, beta, eps, y + begin * y_stride, y_stride,
-           mean != nullptr ? mean + begin : nullptr, rstd != nullptr ? rstd + begin : nullptr);
+           mean != nullptr ? mean + begin : nullptr, rstd != nullptr ? rstd + begin : nullptr, stream);
   });
   return VLAK_OK;
 }
@@ -51,30 +54,29 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   auto* const kernel = Dispatch(kLayerNormBackwardRows);
   const bool columns = dgamma != nullptr || dbeta != nullptr;
   const int threads = RowThreads(rows, cols);
-  // Per chunk (thread): f32 accumulators and f64 sums for both columns sums; the chunks' f64
-  // sums are then added in chunk order, so the result depends on the thread count only.
-  std::vector<float> acc;
-  std::vector<double> sums;
-  if (columns) {
-    acc.assign(2 * cols * static_cast<size_t>(threads), 0.0f);
-    sums.assign(2 * cols * static_cast<size_t>(threads), 0.0);
+  const bool stream = StreamOutput(rows * cols * sizeof(float));
+  // Per chunk (thread): f32 partials and f64 sums of both column sums. The chunks' f64 sums are
+  // added in chunk order, so the result depends on the thread count only. The scratch is the
+  // calling thread's, kept between calls (24 bytes per column and thread).
+  thread_local std::vector<float> acc;
+  thread_local std::vector<double> sums;
+  const size_t chunk = 2 * cols;
+  if (columns && acc.size() < chunk * static_cast<size_t>(threads)) {
+    acc.resize(chunk * static_cast<size_t>(threads));
+    sums.resize(chunk * static_cast<size_t>(threads));
   }
+  float* const acc_base = acc.data();
+  double* const sums_base = sums.data();
   ForEachRowChunk(threads, rows, [&](int t, size_t begin, size_t end) {
-    float* const ag = columns ? acc.data() + 2 * cols * static_cast<size_t>(t) : nullptr;
-    double* const sg = columns ? sums.data() + 2 * cols * static_cast<size_t>(t) : nullptr;
+    float* const ag = columns ? acc_base + chunk * static_cast<size_t>(t) : nullptr;
+    double* const sg = columns ? sums_base + chunk * static_cast<size_t>(t) : nullptr;
     kernel(end - begin, cols, dy + begin * stride, x + begin * stride, stride, gamma, mean + begin, rstd + begin,
-           dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr);
+           dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr, stream);
   });
   if (columns) {
-    for (size_t c = 0; c < cols; ++c) {
-      double g = 0, b = 0;
-      for (int t = 0; t < threads; ++t) {
-        g += sums[2 * cols * static_cast<size_t>(t) + c];
-        b += sums[2 * cols * static_cast<size_t>(t) + cols + c];
-      }
-      if (dgamma != nullptr) dgamma[c] = static_cast<float>(g);
-      if (dbeta != nullptr) dbeta[c] = static_cast<float>(b);
-    }
+    auto* const column_sums = Dispatch(kLayerNormColumnSums);
+    if (dgamma != nullptr) column_sums(sums_base, chunk, threads, cols, dgamma);
+    if (dbeta != nullptr) column_sums(sums_base + cols, chunk, threads, cols, dbeta);
   }
   return VLAK_OK;
 }

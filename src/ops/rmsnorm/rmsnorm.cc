@@ -6,7 +6,7 @@
 namespace vlak {
 VLAK_PER_TARGET(kRmsNormRows, void, RmsNormRowsF32,
                 (size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps, float* y,
-                 size_t y_stride))
+                 size_t y_stride, bool stream))
 }  // namespace vlak
 
 extern "C" vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride,
@@ -20,8 +20,9 @@ extern "C" vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x
   if (x == y && x_stride != y_stride) return VLAK_ERROR_INVALID_ARGUMENT;
   if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
   auto* const kernel = Dispatch(kRmsNormRows);
+  const bool stream = StreamOutput(rows * cols * sizeof(float));
   ForEachRowChunk(RowThreads(rows, cols), rows, [&](int, size_t begin, size_t end) {
-    kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, eps, y + begin * y_stride, y_stride);
+    kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, eps, y + begin * y_stride, y_stride, stream);
   });
   return VLAK_OK;
 }

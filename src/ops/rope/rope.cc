@@ -9,7 +9,7 @@
 namespace vlak {
 VLAK_PER_TARGET(kRopeRows, void, RopeRowsF32,
                 (size_t begin, size_t end, size_t rows_per_position, size_t head_dim, const float* x,
-                 const float* cos, const float* sin, size_t table_stride, float* y, unsigned flags))
+                 const float* cos, const float* sin, size_t table_stride, float* y, unsigned flags, bool stream))
 
 namespace {
 // Element count of a [a][b][c] tensor, or false on size_t overflow (in bytes of float).
@@ -39,8 +39,9 @@ extern "C" vlak_status vlak_rope_f32(size_t positions, size_t rows_per_position,
   if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
   auto* const kernel = Dispatch(kRopeRows);
   const size_t rows = positions * rows_per_position;
+  const bool stream = StreamOutput(elements * sizeof(float));
   ForEachRowChunk(RowThreads(rows, head_dim), rows, [&](int, size_t begin, size_t end) {
-    kernel(begin, end, rows_per_position, head_dim, x, cos, sin, table_stride, y, flags);
+    kernel(begin, end, rows_per_position, head_dim, x, cos, sin, table_stride, y, flags, stream);
   });
   return VLAK_OK;
 }

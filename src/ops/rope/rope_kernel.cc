@@ -7,9 +7,16 @@
 // |y - y64| <= 2^-24 |x_a c| + 2^-24 |y| <= 2^-23 (|x_a c| + |x_b s|).
 // Halves pairing (a = i, b = i + d/2): strips of d/2 over both halves, 4 loads, 2 mul, 2 fma,
 // 2 stores per strip; the position's table strips are re-read for each of its rows (from L1).
-// Interleaved pairing (a = 2i, b = 2i + 1): the same arithmetic over stride-2 loads and stores
-// (a gather/scatter on x86; vlse/vsse on RVV): correct everywhere, not tuned.
+// Outputs larger than L2 are stored non-temporally (no read-for-ownership of y), after a head that
+// aligns both halves (when d/2 is a multiple of 16 floats).
+// Interleaved pairing (a = 2i, b = 2i + 1): the same arithmetic on pairs split and joined by
+// LoadInterleaved2/StoreInterleaved2: two contiguous loads and two permutes per register on x86,
+// one segment load/store (vlseg2/vsseg2) on RVV, instead of stride-2 gathers/scatters (x86) or
+// two strided accesses that each walk every cache line of the row (RVV).
 // The loads of a strip precede its stores and a strip touches only its own pairs, so y == x works.
+#include <cstdint>
+
+#include "ops/output_strips.h"
 #include "simd/simd.h"
 #include "vlak/vlak.h"
 
@@ -26,49 +33,76 @@ constexpr int kPow2 = 1;
 #endif
 using DF = Simd<float, kPow2>;
 
-void RowHalves(const float* x, const float* cos, const float* sin, float* y, size_t half) {
+// Pairs [begin, end) of a row. kStream: whole strips stored with Stream (non-temporal on x86),
+// for outputs beyond the caches; the caller makes y + begin and y + half + begin kAlignment-aligned.
+template <bool kStream>
+void PairsHalves(const float* x, const float* cos, const float* sin, float* y, size_t half, size_t begin,
+                 size_t end) {
   const DF d;
-  ForEachStrip(d, half, [&](auto ds, size_t i) {
+  ForEachStrip(d, end - begin, [&](auto ds, size_t j) {
+    const size_t i = begin + j;
     const auto xa = LoadU(ds, x + i);
     const auto xb = LoadU(ds, x + half + i);
     const auto c = LoadU(ds, cos + i);
     const auto s = LoadU(ds, sin + i);
     const auto ya = NegMulAdd(ds, xb, s, Mul(ds, xa, c));
     const auto yb = MulAdd(ds, xb, c, Mul(ds, xa, s));
-    StoreU(ds, ya, y + i);
-    StoreU(ds, yb, y + half + i);
+    if constexpr (kStream && !decltype(ds)::kIsStrip) {
+      Stream(ds, ya, y + i);
+      Stream(ds, yb, y + half + i);
+    } else {
+      StoreU(ds, ya, y + i);
+      StoreU(ds, yb, y + half + i);
+    }
   });
+}
+
+// Both halves streamed after a head that aligns them: the caller checks that they are equally
+// misaligned (half a multiple of the alignment in floats). Out of line: inlined beside the plain
+// loop it cost RVV's rows ~25% more instructions (register pressure in the row loop).
+[[gnu::noinline]] void RowHalvesStreamed(const float* x, const float* cos, const float* sin, float* y, size_t half) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(y);
+  size_t head = half;  // a y that is not even float-aligned is not streamed
+  if (address % sizeof(float) == 0) head = (kAlignment - address % kAlignment) % kAlignment / sizeof(float);
+  if (head > half) head = half;
+  PairsHalves<false>(x, cos, sin, y, half, 0, head);
+  PairsHalves<true>(x, cos, sin, y, half, head, half);
 }
 
 void RowInterleaved(const float* x, const float* cos, const float* sin, float* y, size_t half) {
   const DF d;
   ForEachStrip(d, half, [&](auto ds, size_t i) {
-    const auto xa = LoadStrided(ds, x + 2 * i, 2);
-    const auto xb = LoadStrided(ds, x + 2 * i + 1, 2);
+    VFromD<decltype(ds)> xa, xb;
+    LoadInterleaved2(ds, x + 2 * i, xa, xb);
     const auto c = LoadU(ds, cos + i);
     const auto s = LoadU(ds, sin + i);
     const auto ya = NegMulAdd(ds, xb, s, Mul(ds, xa, c));
     const auto yb = MulAdd(ds, xb, c, Mul(ds, xa, s));
-    StoreStrided(ds, ya, y + 2 * i, 2);
-    StoreStrided(ds, yb, y + 2 * i + 1, 2);
+    StoreInterleaved2(ds, ya, yb, y + 2 * i);
   });
 }
 
 }  // namespace
 
 // Head rows [begin, end) of the flattened [positions][rows_per_position] rows.
+// stream: y leaves the caches anyway (the API's StreamOutput).
 void RopeRowsF32(size_t begin, size_t end, size_t rows_per_position, size_t head_dim, const float* x,
-                 const float* cos, const float* sin, size_t table_stride, float* y, unsigned flags) {
+                 const float* cos, const float* sin, size_t table_stride, float* y, unsigned flags, bool stream) {
   const size_t half = head_dim / 2;
+  const bool interleaved = flags & VLAK_ROPE_INTERLEAVED;
+  stream = kStreamStores && stream && !interleaved && half % (kAlignment / sizeof(float)) == 0;
   for (size_t q = begin; q < end; ++q) {
     const size_t t = q / rows_per_position * table_stride;
     const size_t o = q * head_dim;
-    if (flags & VLAK_ROPE_INTERLEAVED) {
+    if (interleaved) {
       RowInterleaved(x + o, cos + t, sin + t, y + o, half);
+    } else if (stream) {
+      RowHalvesStreamed(x + o, cos + t, sin + t, y + o, half);
     } else {
-      RowHalves(x + o, cos + t, sin + t, y + o, half);
+      PairsHalves<false>(x + o, cos + t, sin + t, y + o, half, 0, half);
     }
   }
+  if (stream) StreamFence();
 }
 
 }  // namespace vlak::VLAK_NS

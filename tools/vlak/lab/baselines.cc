@@ -10,6 +10,11 @@
 
 #include <exception>
 #include <memory>
+#include <unordered_map>
+#include <vector>
+#endif
+#if defined(VLAK_LAB_HAVE_OPENBLAS)
+#include <cblas.h>
 #endif
 #if defined(VLAK_LAB_HAVE_SLEEF)
 #include <sleef.h>
@@ -71,6 +76,32 @@ std::string CrefMissing(const std::string& compiler) {
   if (compiler == "gcc") return "not built (no riscv64-linux-gnu-gcc: install gcc-riscv64-linux-gnu, reconfigure)";
 #endif
   return "not built (no " + compiler + " found at configure time)";
+}
+
+const CrefKernels* Cref(const std::string& compiler) {
+#define VLAK_LAB_CREF_TABLE(P) \
+  {P##softmax_f32, P##exp_f32, P##rope_f32, P##layernorm_f32, P##layernorm_bwd_f32, P##rmsnorm_f32, P##matmul_f32}
+#if defined(VLAK_LAB_HAVE_CREF_GCC)
+  static const CrefKernels gcc = VLAK_LAB_CREF_TABLE(vlak_ref_gcc_);
+  if (compiler == "gcc") return &gcc;
+#endif
+#if defined(VLAK_LAB_HAVE_CREF_CLANG)
+  static const CrefKernels clang = VLAK_LAB_CREF_TABLE(vlak_ref_clang_);
+  if (compiler == "clang") return &clang;
+#endif
+#undef VLAK_LAB_CREF_TABLE
+  (void)compiler;
+  return nullptr;
+}
+
+ImplDef CrefImpl(const std::string& compiler, const std::string& file,
+                 std::function<bool(const CrefKernels&, const Problem&, Outputs&, int threads)> run) {
+  return PlainImpl("c-" + compiler, "compiler", "bench/ref/" + file + " built by " + compiler + ": " + CrefFlags(compiler),
+                   [compiler] { return CrefMissing(compiler); },
+                   [compiler, run](const Problem& p, Outputs& out, int threads) {
+                     const CrefKernels* k = Cref(compiler);
+                     return k != nullptr && run(*k, p, out, threads);
+                   });
 }
 
 std::string CrefFlags(const std::string& compiler) {
@@ -219,6 +250,172 @@ Prepared OnednnPrepared(OnednnOp op, std::vector<long> dims, const float* x, flo
   *err = OnednnMissing();
 #endif
   return pr;
+}
+
+// ---- oneDNN for the transformer operators ----------------------------------------------------
+
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+namespace {
+
+// Engine, stream, the primitive and its arguments, shared by the Prepared's closures.
+struct OnednnRun {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream s{eng};
+  dnnl::primitive prim;
+  std::unordered_map<int, dnnl::memory> args;
+  std::vector<float> owned;  // buffers oneDNN needs that the lab's problem does not have
+};
+
+dnnl::memory::desc Md(std::vector<long> dims) {
+  const auto tag = dims.size() == 1 ? dnnl::memory::format_tag::a : dnnl::memory::format_tag::ab;
+  return dnnl::memory::desc(dnnl::memory::dims(dims.begin(), dims.end()), dnnl::memory::data_type::f32, tag);
+}
+
+dnnl::memory Mem(const OnednnRun& r, const dnnl::memory::desc& md, const float* p) {
+  return dnnl::memory(md, r.eng, const_cast<float*>(p));
+}
+
+Prepared Finish(std::shared_ptr<OnednnRun> r, int threads) {
+  Prepared pr;
+  pr.select = [threads] { SetOmpThreads(threads); };
+  pr.run = [r] {
+    r->prim.execute(r->s, r->args);
+    r->s.wait();
+    return true;
+  };
+  return pr;
+}
+
+const dnnl::normalization_flags kScaleShift = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
+
+}  // namespace
+#endif
+
+Prepared OnednnLayernormForward(size_t rows, size_t cols, const float* x, const float* gamma, const float* beta,
+                                float eps, float* y, int threads, std::string* err) {
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+  try {
+    auto r = std::make_shared<OnednnRun>();
+    const auto md = Md({static_cast<long>(rows), static_cast<long>(cols)});
+    const auto cmd = Md({static_cast<long>(cols)});
+    const dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md, eps, kScaleShift);
+    const dnnl::layer_normalization_forward::primitive_desc pd(desc, r->eng);
+    r->prim = dnnl::layer_normalization_forward(pd);
+    r->args = {{DNNL_ARG_SRC, Mem(*r, md, x)}, {DNNL_ARG_DST, Mem(*r, md, y)},
+               {DNNL_ARG_SCALE, Mem(*r, cmd, gamma)}, {DNNL_ARG_SHIFT, Mem(*r, cmd, beta)}};
+    return Finish(r, threads);
+  } catch (const std::exception& e) {
+    *err = std::string("oneDNN: ") + e.what();
+    return Prepared{[] {}, nullptr, ""};
+  }
+#else
+  (void)rows, (void)cols, (void)x, (void)gamma, (void)beta, (void)eps, (void)y, (void)threads;
+  *err = OnednnMissing();
+  return Prepared{[] {}, nullptr, ""};
+#endif
+}
+
+Prepared OnednnLayernormBackward(size_t rows, size_t cols, const float* dy, const float* x, const float* gamma,
+                                 const float* mean, const float* rstd, float eps, float* dx, float* dgamma,
+                                 float* dbeta, int threads, std::string* err) {
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+  try {
+    auto r = std::make_shared<OnednnRun>();
+    const auto md = Md({static_cast<long>(rows), static_cast<long>(cols)});
+    const auto cmd = Md({static_cast<long>(cols)});
+    const auto smd = Md({static_cast<long>(rows)});
+    const dnnl::layer_normalization_forward::desc fdesc(dnnl::prop_kind::forward_training, md, eps, kScaleShift);
+    const dnnl::layer_normalization_forward::primitive_desc fpd(fdesc, r->eng);
+    const dnnl::layer_normalization_backward::desc desc(dnnl::prop_kind::backward, md, md, eps, kScaleShift);
+    const dnnl::layer_normalization_backward::primitive_desc pd(desc, r->eng, fpd);
+    r->prim = dnnl::layer_normalization_backward(pd);
+    // oneDNN wants the variance (rows) and, with use_shift, a shift it does not use (cols, zero).
+    r->owned.assign(rows + cols, 0.0f);
+    for (size_t i = 0; i < rows; ++i) {
+      const double rs = rstd[i];
+      r->owned[i] = static_cast<float>(1.0 / (rs * rs) - static_cast<double>(eps));
+    }
+    r->args = {{DNNL_ARG_SRC, Mem(*r, md, x)},          {DNNL_ARG_DIFF_DST, Mem(*r, md, dy)},
+               {DNNL_ARG_MEAN, Mem(*r, smd, mean)},     {DNNL_ARG_VARIANCE, Mem(*r, smd, r->owned.data())},
+               {DNNL_ARG_SCALE, Mem(*r, cmd, gamma)},   {DNNL_ARG_SHIFT, Mem(*r, cmd, r->owned.data() + rows)},
+               {DNNL_ARG_DIFF_SRC, Mem(*r, md, dx)},
+               {DNNL_ARG_DIFF_SCALE, Mem(*r, cmd, dgamma)}, {DNNL_ARG_DIFF_SHIFT, Mem(*r, cmd, dbeta)}};
+    return Finish(r, threads);
+  } catch (const std::exception& e) {
+    *err = std::string("oneDNN: ") + e.what();
+    return Prepared{[] {}, nullptr, ""};
+  }
+#else
+  (void)rows, (void)cols, (void)dy, (void)x, (void)gamma, (void)mean, (void)rstd, (void)eps, (void)dx, (void)dgamma,
+      (void)dbeta, (void)threads;
+  *err = OnednnMissing();
+  return Prepared{[] {}, nullptr, ""};
+#endif
+}
+
+Prepared OnednnMatmul(size_t m, size_t n, size_t k, const float* a, const float* b, float* c, int threads,
+                      std::string* err) {
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+  try {
+    auto r = std::make_shared<OnednnRun>();
+    const auto amd = Md({static_cast<long>(m), static_cast<long>(k)});
+    const auto bmd = Md({static_cast<long>(k), static_cast<long>(n)});
+    const auto cmd = Md({static_cast<long>(m), static_cast<long>(n)});
+    const dnnl::matmul::desc desc(amd, bmd, cmd);
+    r->prim = dnnl::matmul(dnnl::matmul::primitive_desc(desc, r->eng));
+    r->args = {{DNNL_ARG_SRC, Mem(*r, amd, a)}, {DNNL_ARG_WEIGHTS, Mem(*r, bmd, b)}, {DNNL_ARG_DST, Mem(*r, cmd, c)}};
+    return Finish(r, threads);
+  } catch (const std::exception& e) {
+    *err = std::string("oneDNN: ") + e.what();
+    return Prepared{[] {}, nullptr, ""};
+  }
+#else
+  (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)threads;
+  *err = OnednnMissing();
+  return Prepared{[] {}, nullptr, ""};
+#endif
+}
+
+// ---- OpenBLAS -------------------------------------------------------------------------------
+
+std::string OpenblasMissing() {
+#if defined(VLAK_LAB_HAVE_OPENBLAS)
+  return "";
+#elif defined(__riscv)
+  return "not built (no riscv64 build of it in the cross sysroot)";
+#else
+  return "not built (install libopenblas-dev, reconfigure)";
+#endif
+}
+
+std::string OpenblasVersion() {
+#if defined(VLAK_LAB_HAVE_OPENBLAS)
+  // openblas_get_config(): "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64"
+  return openblas_get_config();
+#else
+  return "";
+#endif
+}
+
+void OpenblasSgemm(int threads, size_t m, size_t n, size_t k, const float* a, const float* b, float* c) {
+#if defined(VLAK_LAB_HAVE_OPENBLAS)
+  openblas_set_num_threads(threads);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+              static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), b, static_cast<blasint>(n), 0.0f, c,
+              static_cast<blasint>(n));
+#else
+  (void)threads, (void)m, (void)n, (void)k, (void)a, (void)b, (void)c;
+#endif
+}
+
+std::string EigenMissing() {
+#if defined(VLAK_LAB_HAVE_EIGEN)
+  return "";
+#elif defined(__riscv)
+  return "not built (the lab does not build Eigen for riscv64)";
+#else
+  return "not built (install libeigen3-dev, reconfigure)";
+#endif
 }
 
 void SetOmpThreads(int threads) {

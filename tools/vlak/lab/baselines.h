@@ -3,21 +3,32 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "lab/ops.h"
 
+// bench/ref/*.c, each compiled by gcc and by clang with its own symbol prefix (lab.cmake).
+#define VLAK_LAB_CREF_DECLS(P)                                                                         \
+  void P##softmax_f32(const float* x, float* y, size_t rows, size_t cols);                            \
+  void P##exp_f32(const float* x, float* y, size_t n);                                                \
+  void P##rope_f32(const float* x, const float* cos_t, const float* sin_t, float* y, size_t positions, \
+                   size_t rows, size_t dim);                                                         \
+  void P##layernorm_f32(const float* x, const float* gamma, const float* beta, float* y, size_t rows,  \
+                        size_t cols, float eps);                                                      \
+  void P##layernorm_bwd_f32(const float* dy, const float* x, const float* gamma, const float* mean,    \
+                            const float* rstd, float* dx, float* dgamma, float* dbeta, size_t rows,    \
+                            size_t cols);                                                             \
+  void P##rmsnorm_f32(const float* x, const float* gamma, float* y, size_t rows, size_t cols, float eps); \
+  void P##matmul_f32(const float* a, const float* b, float* c, size_t m, size_t n, size_t k);          \
+  const char* P##compiler(void);
 extern "C" {
 #if defined(VLAK_LAB_HAVE_CREF_GCC)
-void vlak_ref_gcc_softmax_f32(const float* x, float* y, size_t rows, size_t cols);
-void vlak_ref_gcc_exp_f32(const float* x, float* y, size_t n);
-const char* vlak_ref_gcc_compiler(void);
+VLAK_LAB_CREF_DECLS(vlak_ref_gcc_)
 #endif
 #if defined(VLAK_LAB_HAVE_CREF_CLANG)
-void vlak_ref_clang_softmax_f32(const float* x, float* y, size_t rows, size_t cols);
-void vlak_ref_clang_exp_f32(const float* x, float* y, size_t n);
-const char* vlak_ref_clang_compiler(void);
+VLAK_LAB_CREF_DECLS(vlak_ref_clang_)
 #endif
 }
 
@@ -28,6 +39,25 @@ std::string XnnpackMissing();
 std::string OnednnMissing();
 std::string SleefMissing();
 std::string CrefMissing(const std::string& compiler);  // "gcc" or "clang"
+
+// The plain C kernels one compiler built (bench/ref/<op>_ref.c; signatures above).
+struct CrefKernels {
+  void (*softmax_f32)(const float*, float*, size_t, size_t);
+  void (*exp_f32)(const float*, float*, size_t);
+  void (*rope_f32)(const float*, const float*, const float*, float*, size_t, size_t, size_t);
+  void (*layernorm_f32)(const float*, const float*, const float*, float*, size_t, size_t, float);
+  void (*layernorm_bwd_f32)(const float*, const float*, const float*, const float*, const float*, float*, float*,
+                            float*, size_t, size_t);
+  void (*rmsnorm_f32)(const float*, const float*, float*, size_t, size_t, float);
+  void (*matmul_f32)(const float*, const float*, float*, size_t, size_t, size_t);
+};
+// Null when that compiler's objects are not in this build (CrefMissing says why).
+const CrefKernels* Cref(const std::string& compiler);
+
+// An implementation "c-gcc" / "c-clang" running bench/ref/<file>: run gets the kernels (never
+// null when it is called: the implementation is "not built" otherwise).
+ImplDef CrefImpl(const std::string& compiler, const std::string& file,
+                 std::function<bool(const CrefKernels&, const Problem&, Outputs&, int threads)> run);
 
 // The flags each C reference was compiled with (for the machine record), "" if not built.
 std::string CrefFlags(const std::string& compiler);
@@ -53,6 +83,33 @@ void SetOmpThreads(int threads);
 enum class OnednnOp { kExp, kSoftmaxLastAxis };
 Prepared OnednnPrepared(OnednnOp op, std::vector<long> dims, const float* x, float* y, int threads,
                         std::string* err);
+
+// oneDNN for the transformer operators, dense row-major f32, set up once (engine, stream, memories
+// over the lab's buffers, primitive); select() sets the OpenMP thread count oneDNN uses.
+//   layer_normalization_forward, forward_inference, use_scale | use_shift (gamma, beta), rows x cols.
+Prepared OnednnLayernormForward(size_t rows, size_t cols, const float* x, const float* gamma, const float* beta,
+                                float eps, float* y, int threads, std::string* err);
+//   layer_normalization_backward, prop backward (dx and the scale/shift gradients), given the
+//   forward's mean and rstd (oneDNN takes the variance: 1/rstd^2 - eps, made here, not timed).
+Prepared OnednnLayernormBackward(size_t rows, size_t cols, const float* dy, const float* x, const float* gamma,
+                                 const float* mean, const float* rstd, float eps, float* dx, float* dgamma,
+                                 float* dbeta, int threads, std::string* err);
+//   matmul primitive, C (m x n) = A (m x k) B (k x n).
+Prepared OnednnMatmul(size_t m, size_t n, size_t k, const float* a, const float* b, float* c, int threads,
+                      std::string* err);
+
+// OpenBLAS cblas_sgemm (row-major, no transposes, alpha 1, beta 0) on `threads` threads
+// (openblas_set_num_threads before each call: a 1-thread row must not use the pool).
+std::string OpenblasMissing();
+std::string OpenblasVersion();
+void OpenblasSgemm(int threads, size_t m, size_t n, size_t k, const float* a, const float* b, float* c);
+
+// Eigen 3 matrix product (Map of row-major matrices, c.noalias() = a * b), compiled in
+// eigen_kernels.cc with -march=native as a user of the header-only library would build it;
+// Eigen::setNbThreads(threads) (its OpenMP GEMM).
+std::string EigenMissing();
+std::string EigenVersion();
+void EigenMatmul(int threads, size_t m, size_t n, size_t k, const float* a, const float* b, float* c);
 
 // SLEEF expf u10 over n floats. isa: "avx512", "avx2" or "scalar" (Sleef_expf16_u10,
 // Sleef_expf8_u10, Sleef_expf_u10); SleefIsaSupported says whether this build and CPU have it.

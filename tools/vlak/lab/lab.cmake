@@ -13,12 +13,33 @@ add_custom_command(OUTPUT ${_suites_cc}
   COMMENT "Embedding the lab's built-in suites" VERBATIM)
 
 add_library(vlak_lab STATIC
-  ${_lab}/baselines.cc ${_lab}/json.cc ${_lab}/machine.cc ${_lab}/op_exp.cc ${_lab}/op_softmax.cc
-  ${_lab}/ops.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
+  ${_lab}/baselines.cc ${_lab}/machine.cc ${_lab}/op_exp.cc ${_lab}/op_softmax.cc ${_lab}/op_rope.cc
+  ${_lab}/op_layernorm.cc ${_lab}/op_layernorm_bwd.cc ${_lab}/op_rmsnorm.cc ${_lab}/op_matmul.cc
+  ${_lab}/ops.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/roofline.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
   ${_lab}/svg.cc ${_suites_cc})
 target_include_directories(vlak_lab PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/vlak ${PROJECT_SOURCE_DIR}/src
                                            ${CMAKE_CURRENT_SOURCE_DIR}/qemu-icount)
 target_link_libraries(vlak_lab PUBLIC vlak_static)
+# The roofline's FMA loop, compiled once per target with that target's flags (as the kernels are).
+vlak_target_objects(vlak_lab_peak ${_lab}/peak_kernel.cc)
+foreach(t IN LISTS VLAK_TARGETS)
+  target_sources(vlak_lab PRIVATE $<TARGET_OBJECTS:vlak_lab_peak_${t}>)
+endforeach()
+target_compile_definitions(vlak_lab PRIVATE ${VLAK_TARGET_DEFINES})
+# Results files are JSON (nlohmann-json3-dev). The riscv64 cross sysroot has no copy of it, but it
+# is header-only and architecture-independent, so a cross build uses the host's headers, through a
+# directory that holds only them (putting the host's whole /usr/include on a cross compile's path
+# would shadow the sysroot's libc headers).
+if(CMAKE_CROSSCOMPILING)
+  find_path(VLAK_NLOHMANN_DIR nlohmann/json.hpp NO_CMAKE_FIND_ROOT_PATH REQUIRED)
+  set(_nl ${CMAKE_CURRENT_BINARY_DIR}/nlohmann_only)
+  file(MAKE_DIRECTORY ${_nl})
+  file(CREATE_LINK ${VLAK_NLOHMANN_DIR}/nlohmann ${_nl}/nlohmann SYMBOLIC)
+  target_include_directories(vlak_lab SYSTEM PUBLIC ${_nl})
+else()
+  find_package(nlohmann_json 3.2 REQUIRED)
+  target_link_libraries(vlak_lab PUBLIC nlohmann_json::nlohmann_json)
+endif()
 if(OpenMP_CXX_FOUND)
   target_link_libraries(vlak_lab PUBLIC OpenMP::OpenMP_CXX)
 endif()
@@ -47,7 +68,8 @@ elseif(NOT CMAKE_CROSSCOMPILING)
   set(_clang_target "")
 endif()
 set(_cref_gcc_flags -O3 ${_isa} -fopenmp-simd)
-set(_cref_clang_flags ${_clang_target} -O3 ${_isa} -fopenmp-simd)
+# -march=native on AVX10 CPUs makes clang-19 warn that avx10.1-256 becomes avx10.1-512: noise.
+set(_cref_clang_flags ${_clang_target} -O3 ${_isa} -fopenmp-simd -Wno-invalid-feature-combination)
 foreach(cc gcc clang)
   string(TOUPPER ${cc} CC)
   if(NOT VLAK_LAB_${CC})
@@ -55,7 +77,7 @@ foreach(cc gcc clang)
     continue()
   endif()
   set(_objs "")
-  foreach(src softmax exp)
+  foreach(src softmax exp rope layernorm rmsnorm matmul)
     set(_o ${CMAKE_CURRENT_BINARY_DIR}/cref_${cc}_${src}.o)
     set(_extra "")
     if(cc STREQUAL "clang")
@@ -74,6 +96,25 @@ foreach(cc gcc clang)
   target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_CREF_${CC}=1 "VLAK_LAB_CREF_${CC}_FLAGS=\"${_flags_text}\"")
   message(STATUS "vlak lab: C reference by ${VLAK_LAB_${CC}} ${_flags_text}")
 endforeach()
+
+# ---- which vlak entry points this tree implements -----------------------------------------------
+# The transformer operators land one by one; the lab is written against vlak.h and builds an
+# operator's vlak implementations only where the tree defines the entry point (else they show as
+# "not built"), so it links at every step. CONFIGURE_DEPENDS: a new source file re-runs this.
+file(GLOB_RECURSE _vlak_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/*.cc)
+set(_vlak_have "")
+foreach(fn rope layernorm layernorm_backward rmsnorm matmul)
+  foreach(f IN LISTS _vlak_srcs)
+    file(STRINGS ${f} _hit REGEX "vlak_status vlak_${fn}_f32\\(")
+    if(_hit)
+      string(TOUPPER ${fn} FN)
+      target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_VLAK_${FN}=1)
+      list(APPEND _vlak_have ${fn})
+      break()
+    endif()
+  endforeach()
+endforeach()
+message(STATUS "vlak lab: vlak entry points found: ${_vlak_have}")
 
 # ---- library baselines (optional: a missing one is reported as not built) ----------------------
 # Not find_package(dnnl): Debian's dnnl-config.cmake demands OpenCL, which the CPU API never uses.
@@ -103,7 +144,27 @@ if(SLEEF_INCLUDE_DIR AND SLEEF_LIBRARY)
   target_include_directories(vlak_lab SYSTEM PRIVATE ${SLEEF_INCLUDE_DIR})
   target_link_libraries(vlak_lab PUBLIC ${SLEEF_LIBRARY})
 endif()
-message(STATUS "vlak lab baselines: xnnpack=${XNNPACK_LIBRARY} onednn=${DNNL_LIBRARY} sleef=${SLEEF_LIBRARY}")
+# OpenBLAS: the pthread flavour Debian installs by default (cblas.h in a flavour directory).
+find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas openblas-openmp)
+find_library(OPENBLAS_LIBRARY openblas)
+if(OPENBLAS_INCLUDE_DIR AND OPENBLAS_LIBRARY)
+  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_OPENBLAS=1)
+  target_include_directories(vlak_lab SYSTEM PRIVATE ${OPENBLAS_INCLUDE_DIR})
+  target_link_libraries(vlak_lab PUBLIC ${OPENBLAS_LIBRARY})
+endif()
+# Eigen: header-only; compiled here with the lab's flags, so it vectorises for what the lab's
+# translation unit is built for: eigen_kernels.cc gets -march=native (a user's build of it).
+find_path(EIGEN3_INCLUDE_DIR Eigen/Core PATH_SUFFIXES eigen3)
+target_sources(vlak_lab PRIVATE ${_lab}/eigen_kernels.cc)
+if(EIGEN3_INCLUDE_DIR)
+  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_EIGEN=1)
+  target_include_directories(vlak_lab SYSTEM PRIVATE ${EIGEN3_INCLUDE_DIR})
+  if(NOT CMAKE_CROSSCOMPILING)
+    set_source_files_properties(${_lab}/eigen_kernels.cc PROPERTIES COMPILE_OPTIONS "-march=native;-Wno-invalid-feature-combination")
+  endif()
+endif()
+message(STATUS "vlak lab baselines: xnnpack=${XNNPACK_LIBRARY} onednn=${DNNL_LIBRARY} sleef=${SLEEF_LIBRARY} "
+               "openblas=${OPENBLAS_LIBRARY} eigen=${EIGEN3_INCLUDE_DIR}")
 
 target_sources(vlak_cli PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/vlak/cmd_bench.cc ${CMAKE_CURRENT_SOURCE_DIR}/vlak/cmd_report.cc)
 target_link_libraries(vlak_cli PRIVATE vlak_lab)

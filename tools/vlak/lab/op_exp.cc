@@ -20,47 +20,33 @@ namespace {
 
 using ArrayFn = std::function<bool(const float* x, float* y, size_t n)>;
 
-std::string TargetMissing(vlak_target t) {
-  if (!vlak_target_compiled(t)) return std::string("not compiled in (") + vlak_target_name(t) + ")";
-  if (!vlak_target_supported(t)) return std::string("CPU lacks ") + vlak_target_name(t);
-  return "";
+// Splits the array into equal blocks, one per thread; fn(x, y, n) per block.
+bool ForBlocks(const Problem& p, Outputs& out, int threads, const ArrayFn& fn) {
+  const float* x = p.In(0).F32();
+  float* y = out[0].F32();
+  return ParallelOk(threads, p.In(0).Elements(), [&](size_t b, size_t e) { return fn(x + b, y + b, e - b); });
 }
 
 ImplDef ArrayImpl(const std::string& name, const std::string& kind, const std::string& what,
-                  std::function<std::string()> missing, int target, ArrayFn fn) {
-  ImplDef d;
-  d.name = name;
-  d.kind = kind;
-  d.description = what;
-  d.unavailable = std::move(missing);
-  d.prepare = [fn, target](const Problem& p, float* y, int threads, std::string*) {
-    Prepared pr;
-    if (target != -2) {  // -2: not vlak code
-      const auto t = static_cast<vlak_target>(target < 0 ? DefaultVlakTarget() : target);
-      pr.target = vlak_target_name(t);
-      pr.select = [t] { vlak_set_target(t); };
-    }
-    pr.run = [&p, y, threads, fn] {
-      bool ok = true;
-      ParallelBlocks(threads, p.x.size(), [&](size_t b, size_t e) {
-        if (e > b && !fn(p.x.data() + b, y + b, e - b)) ok = false;
-      });
-      return ok;
-    };
-    return pr;
-  };
-  return d;
+                  std::function<std::string()> missing, ArrayFn fn) {
+  return PlainImpl(name, kind, what, std::move(missing),
+                   [fn](const Problem& p, Outputs& out, int threads) { return ForBlocks(p, out, threads, fn); });
 }
 
 ImplDef VlakExpImpl(vlak_exp_variant v, int target) {
   const std::string vn = vlak_exp_variant_name(v);
   const std::string tn = target < 0 ? "" : vlak_target_name(static_cast<vlak_target>(target));
   const std::string name = "vlak-" + vn + (target < 0 ? "" : "@" + tn);
-  ImplDef d = ArrayImpl(
-      name, "vlak", "vlak_exp_f32 " + vn + (target < 0 ? " on the target the library picks" : " forced to " + tn),
-      [target] { return target < 0 ? std::string() : TargetMissing(static_cast<vlak_target>(target)); }, target,
-      [v](const float* x, float* y, size_t n) { return vlak_exp_f32(n, x, y, v) == VLAK_OK; });
-  d.bound = ExpVariantBound(v);
+  // The lab splits the array over threads (vlak_exp_f32 is one call on one thread).
+  ImplDef d = VlakImpl(name, target, "vlak_exp_f32 " + vn + (target < 0 ? " on the target the library picks" : " forced to " + tn),
+                       ExpVariantBound(v), nullptr, [](const Problem&, Outputs&) { return false; });
+  d.prepare = [prep = d.prepare, v](const Problem& p, Outputs& out, int threads, std::string* err) {
+    Prepared pr = prep(p, out, 1, err);  // target forcing from VlakImpl; vlak itself on one thread
+    pr.run = [&p, &out, threads, v] {
+      return ForBlocks(p, out, threads, [v](const float* x, float* y, size_t n) { return vlak_exp_f32(n, x, y, v) == VLAK_OK; });
+    };
+    return pr;
+  };
   return d;
 }
 
@@ -70,8 +56,8 @@ ImplDef OnednnExpImpl() {
   d.kind = "library";
   d.description = "oneDNN eltwise_forward eltwise_exp (its own ISA choice), OpenMP threads";
   d.unavailable = OnednnMissing;
-  d.prepare = [](const Problem& p, float* y, int threads, std::string* err) {
-    return OnednnPrepared(OnednnOp::kExp, {static_cast<long>(p.x.size())}, p.x.data(), y, threads, err);
+  d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
+    return OnednnPrepared(OnednnOp::kExp, {static_cast<long>(p.In(0).Elements())}, p.In(0).F32(), out[0].F32(), threads, err);
   };
   return d;
 }
@@ -88,7 +74,7 @@ ImplDef SleefImpl(const std::string& name, const std::string& isa) {
         if (isa != "best" && !SleefIsaSupported(isa)) return "CPU lacks " + isa;
         return std::string();
       },
-      -2, [isa](const float* x, float* y, size_t n) {
+      [isa](const float* x, float* y, size_t n) {
         std::string use = isa;
         if (use == "best") use = SleefIsaSupported("avx512") ? "avx512" : SleefIsaSupported("avx2") ? "avx2" : "scalar";
         SleefExpF32(use, x, y, n);
@@ -112,17 +98,17 @@ OpDef MakeExpOp() {
   op.bytes_per_run = [](const Shape& s) { return 8.0 * static_cast<double>(s.Elements()); };
   op.make_problem = [](Problem* p) {
     const size_t n = p->shape.Elements();
-    p->x.resize(n);
-    p->ref.resize(n);
+    float* x = p->AddInput("x", {n}).F32();
+    std::vector<double>& ref = p->AddOutput("y", {n});
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> u(-87.3f, 88.7f);
     for (size_t i = 0; i < n; ++i) {
-      p->x[i] = u(rng);
-      p->ref[i] = std::exp(static_cast<double>(p->x[i]));
+      x[i] = u(rng);
+      ref[i] = std::exp(static_cast<double>(x[i]));
     }
   };
-  op.accuracy = [](const Problem& p, const float* y, double eps) {
-    Accuracy a = ElementwiseAccuracy(p.ref, y, FLT_MIN);
+  op.accuracy = [](const Problem& p, const Outputs& out, double eps) {
+    Accuracy a = ElementwiseAccuracy(p.ref[0], out[0].F32(), FLT_MIN);
     if (!std::isnan(eps)) a.bound_ok = a.nonfinite == 0 && a.max_rel <= eps ? 1 : 0;
     return a;
   };
@@ -139,30 +125,18 @@ OpDef MakeExpOp() {
     for (int v = VLAK_EXP_SCHRAUDOLPH; v <= VLAK_EXP_PRECISE; ++v) op.impls.push_back(VlakExpImpl(static_cast<vlak_exp_variant>(v), t));
   }
   op.impls.push_back(ArrayImpl("naive", "libm", "a loop over libm expf, the project's compiler and flags",
-                               [] { return std::string(); }, -2, [](const float* x, float* y, size_t n) {
+                               [] { return std::string(); }, [](const float* x, float* y, size_t n) {
                                  for (size_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
                                  return true;
                                }));
-  op.impls.push_back(ArrayImpl("c-gcc", "compiler", "bench/ref/exp_ref.c built by gcc: " + CrefFlags("gcc"),
-                               [] { return CrefMissing("gcc"); }, -2, [](const float* x, float* y, size_t n) {
-#if defined(VLAK_LAB_HAVE_CREF_GCC)
-                                 vlak_ref_gcc_exp_f32(x, y, n);
-                                 return true;
-#else
-                                 (void)x, (void)y, (void)n;
-                                 return false;
-#endif
-                               }));
-  op.impls.push_back(ArrayImpl("c-clang", "compiler", "bench/ref/exp_ref.c built by clang: " + CrefFlags("clang"),
-                               [] { return CrefMissing("clang"); }, -2, [](const float* x, float* y, size_t n) {
-#if defined(VLAK_LAB_HAVE_CREF_CLANG)
-                                 vlak_ref_clang_exp_f32(x, y, n);
-                                 return true;
-#else
-                                 (void)x, (void)y, (void)n;
-                                 return false;
-#endif
-                               }));
+  for (const char* cc : {"gcc", "clang"}) {
+    op.impls.push_back(CrefImpl(cc, "exp_ref.c", [](const CrefKernels& k, const Problem& p, Outputs& out, int threads) {
+      return ForBlocks(p, out, threads, [&](const float* x, float* y, size_t n) {
+        k.exp_f32(x, y, n);
+        return true;
+      });
+    }));
+  }
   op.impls.push_back(SleefImpl("sleef", "best"));
   op.impls.push_back(SleefImpl("sleef@avx2", "avx2"));  // listed everywhere so suites stay portable
   op.impls.push_back(OnednnExpImpl());

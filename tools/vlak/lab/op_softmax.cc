@@ -31,46 +31,20 @@ size_t Cols(const Problem& p) { return p.shape.dims[1]; }
 
 // Runs fn(x_row_block, y_row_block, rows_in_block) over the rows on `threads` threads.
 template <class Fn>
-bool ForRowBlocks(const Problem& p, float* y, int threads, Fn fn) {
+bool ForRowBlocks(const Problem& p, Outputs& out, int threads, Fn fn) {
   const size_t cols = Cols(p);
-  bool ok = true;
-  ParallelBlocks(threads, Rows(p), [&](size_t r0, size_t r1) {
-    if (r1 > r0 && !fn(p.x.data() + r0 * cols, y + r0 * cols, r1 - r0)) ok = false;
-  });
-  return ok;
-}
-
-std::string TargetMissing(vlak_target t) {
-  if (!vlak_target_compiled(t)) return std::string("not compiled in (") + vlak_target_name(t) + ")";
-  if (!vlak_target_supported(t)) return std::string("CPU lacks ") + vlak_target_name(t);
-  return "";
+  const float* x = p.In(0).F32();
+  float* y = out[0].F32();
+  return ParallelOk(threads, Rows(p), [&](size_t r0, size_t r1) { return fn(x + r0 * cols, y + r0 * cols, r1 - r0); });
 }
 
 // vlak's public kernel on one target (-1: the one the library picks), one algorithm and flags.
-ImplDef VlakImpl(const std::string& name, int target, SoftmaxAlgo algo, unsigned flags, double eps,
-                 const std::string& what) {
-  ImplDef d;
-  d.name = name;
-  d.kind = "vlak";
-  d.description = what;
-  d.bound = eps;
-  d.unavailable = [target] { return target < 0 ? std::string() : TargetMissing(static_cast<vlak_target>(target)); };
-  d.prepare = [target, algo, flags](const Problem& p, float* y, int threads, std::string* err) {
-    Prepared pr;
-    const auto t = static_cast<vlak_target>(target < 0 ? DefaultVlakTarget() : target);
-    pr.target = vlak_target_name(t);
-    pr.select = [t, threads] {
-      vlak_set_target(t);
-      vlak_set_num_threads(threads);
-    };
-    pr.run = [&p, y, algo, flags] {
-      const size_t cols = Cols(p);
-      return SoftmaxF32(Rows(p), cols, p.x.data(), cols, y, cols, flags, algo) == VLAK_OK;
-    };
-    (void)err;
-    return pr;
-  };
-  return d;
+ImplDef SoftmaxImpl(const std::string& name, int target, SoftmaxAlgo algo, unsigned flags, double eps,
+                    const std::string& what) {
+  return VlakImpl(name, target, what, eps, nullptr, [algo, flags](const Problem& p, Outputs& out) {
+    const size_t cols = Cols(p);
+    return SoftmaxF32(Rows(p), cols, p.In(0).F32(), cols, out[0].F32(), cols, flags, algo) == VLAK_OK;
+  });
 }
 
 // The three-pass kernel with a chosen exp variant and LMUL (what `vlak hackathon` tabulates).
@@ -82,14 +56,14 @@ ImplDef VariantImpl(vlak_exp_variant v, int pow2) {
                   ", rows split by the lab";
   d.lmul = 1 << pow2;
   d.bound = ExpVariantBound(v);
-  d.prepare = [v, pow2](const Problem& p, float* y, int threads, std::string*) {
+  d.prepare = [v, pow2](const Problem& p, Outputs& out, int threads, std::string*) {
     Prepared pr;
     const auto t = static_cast<vlak_target>(DefaultVlakTarget());
     pr.target = vlak_target_name(t);
     pr.select = [t] { vlak_set_target(t); };
-    pr.run = [&p, y, v, pow2, threads] {
+    pr.run = [&p, &out, v, pow2, threads] {
       const size_t cols = Cols(p);
-      return ForRowBlocks(p, y, threads, [&](const float* x, float* yy, size_t rows) {
+      return ForRowBlocks(p, out, threads, [&](const float* x, float* yy, size_t rows) {
         for (size_t r = 0; r < rows; ++r) {
           if (!SoftmaxVariantRow(v, pow2, x + r * cols, yy + r * cols, cols)) return false;
         }
@@ -105,19 +79,9 @@ ImplDef VariantImpl(vlak_exp_variant v, int pow2) {
 ImplDef RowFnImpl(const std::string& name, const std::string& kind, const std::string& what,
                   std::function<std::string()> missing,
                   std::function<bool(const float*, float*, size_t rows, size_t cols)> fn) {
-  ImplDef d;
-  d.name = name;
-  d.kind = kind;
-  d.description = what;
-  d.unavailable = std::move(missing);
-  d.prepare = [fn](const Problem& p, float* y, int threads, std::string*) {
-    Prepared pr;
-    pr.run = [&p, y, threads, fn] {
-      return ForRowBlocks(p, y, threads, [&](const float* x, float* yy, size_t rows) { return fn(x, yy, rows, Cols(p)); });
-    };
-    return pr;
-  };
-  return d;
+  return PlainImpl(name, kind, what, std::move(missing), [fn](const Problem& p, Outputs& out, int threads) {
+    return ForRowBlocks(p, out, threads, [&](const float* x, float* y, size_t rows) { return fn(x, y, rows, Cols(p)); });
+  });
 }
 
 // The loop everyone writes first: libm expf, three passes, compiled with the project's flags.
@@ -150,7 +114,7 @@ ImplDef XnnpackImpl() {
   d.kind = "library";
   d.description = "XNNPACK xnn_create_softmax_nc_f32 (its own ISA choice), pthreadpool threads";
   d.unavailable = XnnpackMissing;
-  d.prepare = [](const Problem& p, float* y, int threads, std::string* err) {
+  d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     Prepared pr;
 #if defined(VLAK_LAB_HAVE_XNNPACK)
     if (xnn_initialize(nullptr) != xnn_status_success) {
@@ -165,13 +129,13 @@ ImplDef XnnpackImpl() {
     }
     std::shared_ptr<xnn_operator> holder(op, [](xnn_operator_t o) { xnn_delete_operator(o); });
     pthreadpool_t pool = XnnPool(threads);
-    if (xnn_setup_softmax_nc_f32(op, Rows(p), p.x.data(), y, pool) != xnn_status_success) {
+    if (xnn_setup_softmax_nc_f32(op, Rows(p), p.In(0).F32(), out[0].F32(), pool) != xnn_status_success) {
       *err = "xnn_setup_softmax_nc_f32 failed";
       return pr;
     }
     pr.run = [holder, pool] { return xnn_run_operator(holder.get(), pool) == xnn_status_success; };
 #else
-    (void)p, (void)y, (void)threads, (void)err;
+    (void)p, (void)out, (void)threads, (void)err;
 #endif
     return pr;
   };
@@ -184,22 +148,23 @@ ImplDef OnednnImpl() {
   d.kind = "library";
   d.description = "oneDNN softmax_forward (its own ISA choice), OpenMP threads";
   d.unavailable = OnednnMissing;
-  d.prepare = [](const Problem& p, float* y, int threads, std::string* err) {
+  d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     return OnednnPrepared(OnednnOp::kSoftmaxLastAxis, {static_cast<long>(Rows(p)), static_cast<long>(Cols(p))},
-                          p.x.data(), y, threads, err);
+                          p.In(0).F32(), out[0].F32(), threads, err);
   };
   return d;
 }
 
-Accuracy SoftmaxAccuracy(const Problem& p, const float* y, double eps) {
-  Accuracy a = ElementwiseAccuracy(p.ref, y, 1e-30);
+Accuracy SoftmaxAccuracy(const Problem& p, const Outputs& out, double eps) {
+  const float* y = out[0].F32();
+  Accuracy a = ElementwiseAccuracy(p.ref[0], y, 1e-30);
   if (std::isnan(eps)) return a;
   const double base = std::max(1e-6, 2 * eps);
   const size_t rows = Rows(p), cols = Cols(p);
   bool ok = a.nonfinite == 0;
   for (size_t r = 0; r < rows && ok; ++r) {
-    const float* x = p.x.data() + r * cols;
-    const double* ref = p.ref.data() + r * cols;
+    const float* x = p.In(0).F32() + r * cols;
+    const double* ref = p.ref[0].data() + r * cols;
     const float* yr = y + r * cols;
     const float m = *std::max_element(x, x + cols);
     for (size_t i = 0; i < cols; ++i) {
@@ -232,12 +197,12 @@ OpDef MakeSoftmaxOp() {
   op.bytes_per_run = [](const Shape& s) { return 8.0 * static_cast<double>(s.Elements()); };
   op.make_problem = [](Problem* p) {
     const size_t rows = p->shape.dims[0], cols = p->shape.dims[1];
-    p->x.resize(rows * cols);
+    float* x = p->AddInput("x", {rows, cols}).F32();
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> u(-10.0f, 10.0f);
-    for (auto& v : p->x) v = u(rng);
-    p->ref.resize(rows * cols);
-    for (size_t r = 0; r < rows; ++r) SoftmaxReferenceF64(p->x.data() + r * cols, cols, p->ref.data() + r * cols, 0);
+    for (size_t i = 0; i < rows * cols; ++i) x[i] = u(rng);
+    std::vector<double>& ref = p->AddOutput("y", {rows, cols});
+    for (size_t r = 0; r < rows; ++r) SoftmaxReferenceF64(x + r * cols, cols, ref.data() + r * cols, 0);
   };
   op.accuracy = SoftmaxAccuracy;
   op.bound_text = [](double eps) {
@@ -248,47 +213,33 @@ OpDef MakeSoftmaxOp() {
   op.baselines = {"xnnpack", "onednn", "naive"};
 
   const double accurate = ExpVariantBound(VLAK_EXP_ACCURATE);
-  op.impls.push_back(VlakImpl("vlak", -1, SoftmaxAlgo::kAuto, 0, accurate,
+  op.impls.push_back(SoftmaxImpl("vlak", -1, SoftmaxAlgo::kAuto, 0, accurate,
                               "vlak_softmax_f32 on the target the library picks (accurate exp)"));
   for (int t = VLAK_TARGET_SCALAR; t <= VLAK_TARGET_RVV; ++t) {
     const auto target = static_cast<vlak_target>(t);
     if (!vlak_target_compiled(target)) continue;
-    op.impls.push_back(VlakImpl(std::string("vlak@") + vlak_target_name(target), t, SoftmaxAlgo::kAuto, 0, accurate,
+    op.impls.push_back(SoftmaxImpl(std::string("vlak@") + vlak_target_name(target), t, SoftmaxAlgo::kAuto, 0, accurate,
                                 std::string("vlak_softmax_f32 forced to ") + vlak_target_name(target)));
   }
-  op.impls.push_back(VlakImpl("vlak-3pass", -1, SoftmaxAlgo::kThreePass, 0, accurate, "three-pass kernel forced"));
-  op.impls.push_back(VlakImpl("vlak-2pass", -1, SoftmaxAlgo::kTwoPass, 0, accurate, "two-pass (Dukhan) kernel forced"));
-  op.impls.push_back(VlakImpl("vlak-fast", -1, SoftmaxAlgo::kAuto, VLAK_SOFTMAX_EXP_FAST,
+  op.impls.push_back(SoftmaxImpl("vlak-3pass", -1, SoftmaxAlgo::kThreePass, 0, accurate, "three-pass kernel forced"));
+  op.impls.push_back(SoftmaxImpl("vlak-2pass", -1, SoftmaxAlgo::kTwoPass, 0, accurate, "two-pass (Dukhan) kernel forced"));
+  op.impls.push_back(SoftmaxImpl("vlak-fast", -1, SoftmaxAlgo::kAuto, VLAK_SOFTMAX_EXP_FAST,
                               ExpVariantBound(VLAK_EXP_BITTRICK_P5), "VLAK_SOFTMAX_EXP_FAST (bit-trick exp)"));
-  op.impls.push_back(VlakImpl("vlak-precise", -1, SoftmaxAlgo::kAuto, VLAK_SOFTMAX_EXP_PRECISE,
+  op.impls.push_back(SoftmaxImpl("vlak-precise", -1, SoftmaxAlgo::kAuto, VLAK_SOFTMAX_EXP_PRECISE,
                               ExpVariantBound(VLAK_EXP_PRECISE), "VLAK_SOFTMAX_EXP_PRECISE (<= 1 ULP exp)"));
   for (int v = VLAK_EXP_SCHRAUDOLPH; v <= VLAK_EXP_PRECISE; ++v) {
     for (int k = 0; k <= 3; ++k) op.impls.push_back(VariantImpl(static_cast<vlak_exp_variant>(v), k));
   }
   op.impls.push_back(RowFnImpl("naive", "libm", "three loops with libm expf, the project's compiler and flags",
                                [] { return std::string(); }, NaiveRows));
-  op.impls.push_back(RowFnImpl("c-gcc", "compiler", "bench/ref/softmax_ref.c built by gcc: " + CrefFlags("gcc"),
-                               [] { return CrefMissing("gcc"); },
-                               [](const float* x, float* y, size_t rows, size_t cols) {
-#if defined(VLAK_LAB_HAVE_CREF_GCC)
-                                 vlak_ref_gcc_softmax_f32(x, y, rows, cols);
-                                 return true;
-#else
-                                 (void)x, (void)y, (void)rows, (void)cols;
-                                 return false;
-#endif
-                               }));
-  op.impls.push_back(RowFnImpl("c-clang", "compiler", "bench/ref/softmax_ref.c built by clang: " + CrefFlags("clang"),
-                               [] { return CrefMissing("clang"); },
-                               [](const float* x, float* y, size_t rows, size_t cols) {
-#if defined(VLAK_LAB_HAVE_CREF_CLANG)
-                                 vlak_ref_clang_softmax_f32(x, y, rows, cols);
-                                 return true;
-#else
-                                 (void)x, (void)y, (void)rows, (void)cols;
-                                 return false;
-#endif
-                               }));
+  for (const char* cc : {"gcc", "clang"}) {
+    op.impls.push_back(CrefImpl(cc, "softmax_ref.c", [](const CrefKernels& k, const Problem& p, Outputs& out, int threads) {
+      return ForRowBlocks(p, out, threads, [&](const float* x, float* y, size_t rows) {
+        k.softmax_f32(x, y, rows, Cols(p));
+        return true;
+      });
+    }));
+  }
   // Not a softmax: the memory bound. Its output is a copy (no accuracy bound applies); with
   // --baseline copy, "vs copy" r = copy time / this time, and a two-pass softmax, which moves 12
   // bytes per element to the copy's 8, runs at 1.5 r of its bound.

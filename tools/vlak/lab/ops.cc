@@ -1,8 +1,14 @@
 #include "lab/ops.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
+#include <random>
+#include <atomic>
+#include <algorithm>
+#include <limits>
 
 #include "vlak/vlak.h"
 
@@ -21,6 +27,103 @@ std::string Shape::Text() const {
 size_t Shape::Elements() const {
   size_t n = 1;
   for (size_t d : dims) n *= d;
+  return n;
+}
+
+size_t DTypeSize(DType t) {
+  switch (t) {
+    case DType::kF32: return 4;
+    case DType::kF64: return 8;
+    case DType::kI32: return 4;
+    case DType::kI8: return 1;
+    case DType::kU8: return 1;
+  }
+  return 1;
+}
+
+const char* DTypeName(DType t) {
+  switch (t) {
+    case DType::kF32: return "f32";
+    case DType::kF64: return "f64";
+    case DType::kI32: return "i32";
+    case DType::kI8: return "i8";
+    case DType::kU8: return "u8";
+  }
+  return "?";
+}
+
+size_t TensorSpec::Elements() const {
+  size_t n = 1;
+  for (size_t d : dims) n *= d;
+  return n;
+}
+
+std::string TensorSpec::Text() const {
+  std::string s = name + " " + DTypeName(dtype) + " ";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s;
+}
+
+void Tensor::Free::operator()(void* p) const { std::free(p); }
+
+Tensor::Tensor(TensorSpec spec) : spec_(std::move(spec)) {
+  // aligned_alloc wants a multiple of the alignment; one extra line keeps size 0 valid.
+  const size_t bytes = (spec_.Bytes() + 63) / 64 * 64 + 64;
+  void* p = std::aligned_alloc(64, bytes);
+  if (p == nullptr) {
+    std::fprintf(stderr, "vlak lab: out of memory for %s (%zu bytes)\n", spec_.Text().c_str(), bytes);
+    std::abort();
+  }
+  std::memset(p, 0, bytes);
+  data_.reset(p);
+}
+
+void* Tensor::Check(DType want) {
+  if (want != spec_.dtype) {
+    std::fprintf(stderr, "vlak lab: tensor %s read as %s\n", spec_.Text().c_str(), DTypeName(want));
+    std::abort();
+  }
+  return data_.get();
+}
+
+void Tensor::Poison() {
+  if (!data_) return;
+  if (spec_.dtype == DType::kF32) {
+    std::fill(F32(), F32() + Elements(), std::numeric_limits<float>::quiet_NaN());
+  } else if (spec_.dtype == DType::kF64) {
+    std::fill(Data<double>(), Data<double>() + Elements(), std::numeric_limits<double>::quiet_NaN());
+  } else {
+    std::memset(data_.get(), 0xA5, Bytes());
+  }
+}
+
+Tensor& Problem::AddInput(const std::string& name, std::vector<size_t> dims, DType t) {
+  inputs.emplace_back(TensorSpec{name, t, std::move(dims)});
+  return inputs.back();
+}
+
+std::vector<double>& Problem::AddOutput(const std::string& name, std::vector<size_t> dims, DType t) {
+  outputs.push_back(TensorSpec{name, t, std::move(dims)});
+  ref.emplace_back(outputs.back().Elements());
+  scale.emplace_back();
+  return ref.back();
+}
+
+Outputs Problem::MakeOutputs() const {
+  Outputs out;
+  for (const auto& s : outputs) out.emplace_back(s);
+  return out;
+}
+
+size_t Problem::InputBytes() const {
+  size_t n = 0;
+  for (const auto& t : inputs) n += t.Bytes();
+  return n;
+}
+
+size_t Problem::OutputBytes() const {
+  size_t n = 0;
+  for (const auto& s : outputs) n += s.Bytes();
   return n;
 }
 
@@ -58,7 +161,8 @@ std::string OpDef::ImplNames() const {
 }
 
 const std::vector<OpDef>& Operators() {
-  static const std::vector<OpDef> ops = {MakeSoftmaxOp(), MakeExpOp()};
+  static const std::vector<OpDef> ops = {MakeSoftmaxOp(),      MakeExpOp(),     MakeRopeOp(), MakeLayernormOp(),
+                                         MakeLayernormBwdOp(), MakeRmsnormOp(), MakeMatmulOp()};
   return ops;
 }
 
@@ -122,6 +226,130 @@ Accuracy ElementwiseAccuracy(const std::vector<double>& ref, const float* y, dou
   }
   a.snr_db = noise == 0 ? INFINITY : 10.0 * std::log10(sig / noise);
   return a;
+}
+
+Accuracy OutputsAccuracy(const Problem& p, const Outputs& out, double bound, double rel_floor_frac) {
+  Accuracy a;
+  double sig = 0, noise = 0;
+  bool scaled = false, ok = true;
+  double max_scaled = 0;
+  for (size_t o = 0; o < p.outputs.size() && o < out.size(); ++o) {
+    if (out[o].dtype() != DType::kF32) continue;
+    const std::vector<double>& ref = p.ref[o];
+    const float* y = out[o].F32();
+    double peak = 0;
+    for (double r : ref) if (std::isfinite(r)) peak = std::fmax(peak, std::fabs(r));
+    const double floor = std::fmax(rel_floor_frac * peak, 1e-300);
+    const std::vector<float>& sc = p.scale[o];
+    if (!sc.empty()) scaled = true;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      const double r = ref[i], v = y[i];
+      if (!std::isfinite(r)) continue;  // special values are the tests' business
+      if (!std::isfinite(v)) {
+        ++a.nonfinite;
+        a.max_rel = a.max_abs = INFINITY;
+        noise = INFINITY;
+        ok = false;
+        max_scaled = INFINITY;
+        continue;
+      }
+      const double d = std::fabs(v - r);
+      a.max_abs = std::fmax(a.max_abs, d);
+      if (std::fabs(r) >= floor) a.max_rel = std::fmax(a.max_rel, d / std::fabs(r));
+      sig += r * r;
+      noise += d * d;
+      if (!sc.empty()) {
+        const double s = sc[i];
+        // A zero scale allows no error at all (e.g. a rope output whose inputs are all zero).
+        const double q = s > 0 ? d / s : (d == 0 ? 0.0 : INFINITY);
+        max_scaled = std::fmax(max_scaled, q);
+        if (!std::isnan(bound) && !(d <= bound * s)) ok = false;
+      }
+    }
+  }
+  a.snr_db = noise == 0 ? INFINITY : 10.0 * std::log10(sig / noise);
+  if (scaled) a.max_scaled = max_scaled;
+  if (!std::isnan(bound)) a.bound_ok = ok && a.nonfinite == 0 ? 1 : 0;
+  return a;
+}
+
+std::string TargetMissing(int target) {
+  const auto t = static_cast<vlak_target>(target);
+  if (!vlak_target_compiled(t)) return std::string("not compiled in (") + vlak_target_name(t) + ")";
+  if (!vlak_target_supported(t)) return std::string("CPU lacks ") + vlak_target_name(t);
+  return "";
+}
+
+bool ParallelOk(int threads, size_t count, const std::function<bool(size_t, size_t)>& fn) {
+  std::atomic<bool> ok{true};
+  ParallelBlocks(threads, count, [&](size_t b, size_t e) {
+    if (e > b && !fn(b, e)) ok = false;
+  });
+  return ok;
+}
+
+ImplDef VlakImpl(const std::string& name, int target, const std::string& what, double bound,
+               std::function<std::string()> missing, VlakRun run) {
+  ImplDef d;
+  d.name = name;
+  d.kind = "vlak";
+  d.description = what;
+  d.bound = bound;
+  d.unavailable = [target, missing] {
+    const std::string m = missing ? missing() : std::string();
+    if (!m.empty() || target < 0) return m;
+    return TargetMissing(target);
+  };
+  d.prepare = [target, run](const Problem& p, Outputs& out, int threads, std::string*) {
+    Prepared pr;
+    const auto t = static_cast<vlak_target>(target < 0 ? DefaultVlakTarget() : target);
+    pr.target = vlak_target_name(t);
+    pr.select = [t, threads] {
+      vlak_set_target(t);
+      vlak_set_num_threads(threads);
+    };
+    pr.run = [&p, &out, run] { return run(p, out); };
+    return pr;
+  };
+  return d;
+}
+
+std::vector<ImplDef> VlakTargetImpls(const std::string& what, double bound, std::function<std::string()> missing,
+                                     VlakRun run) {
+  std::vector<ImplDef> v;
+  v.push_back(VlakImpl("vlak", -1, what + " on the target the library picks", bound, missing, run));
+  for (int t = VLAK_TARGET_SCALAR; t <= VLAK_TARGET_RVV; ++t) {
+    const auto target = static_cast<vlak_target>(t);
+    if (!vlak_target_compiled(target)) continue;
+    v.push_back(VlakImpl(std::string("vlak@") + vlak_target_name(target), t,
+                       what + " forced to " + vlak_target_name(target), bound, missing, run));
+  }
+  return v;
+}
+
+std::string VlakEntryMissing(bool have, const char* fn) {
+  return have ? std::string() : std::string("not built (") + fn + " is not in this tree yet)";
+}
+
+void FillUniform(float* p, size_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  for (size_t i = 0; i < n; ++i) p[i] = u(rng);
+}
+
+ImplDef PlainImpl(const std::string& name, const std::string& kind, const std::string& what,
+                  std::function<std::string()> missing, PlainRun run) {
+  ImplDef d;
+  d.name = name;
+  d.kind = kind;
+  d.description = what;
+  if (missing) d.unavailable = std::move(missing);
+  d.prepare = [run](const Problem& p, Outputs& out, int threads, std::string*) {
+    Prepared pr;
+    pr.run = [&p, &out, threads, run] { return run(p, out, threads); };
+    return pr;
+  };
+  return d;
 }
 
 }  // namespace vlak::lab

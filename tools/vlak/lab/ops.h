@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,16 +24,82 @@ struct Shape {
 // "256x2048" -> {256, 2048}; every dim a positive integer (k/M suffixes allowed: 16K, 1M).
 bool ParseDims(const std::string& text, std::vector<size_t>* dims, std::string* err);
 
-// One case's input and float64 reference, shared by every implementation of the case.
+// Element types of the lab's tensors.
+enum class DType { kF32, kF64, kI32, kI8, kU8 };
+size_t DTypeSize(DType t);
+const char* DTypeName(DType t);  // "f32", ...
+template <class T> constexpr DType DTypeOf();
+template <> constexpr DType DTypeOf<float>() { return DType::kF32; }
+template <> constexpr DType DTypeOf<double>() { return DType::kF64; }
+template <> constexpr DType DTypeOf<int32_t>() { return DType::kI32; }
+template <> constexpr DType DTypeOf<int8_t>() { return DType::kI8; }
+template <> constexpr DType DTypeOf<uint8_t>() { return DType::kU8; }
+
+struct TensorSpec {
+  std::string name;  // "x", "gamma", "dx", "A"
+  DType dtype = DType::kF32;
+  std::vector<size_t> dims;
+  size_t Elements() const;
+  size_t Bytes() const { return Elements() * DTypeSize(dtype); }
+  std::string Text() const;  // "gamma f32 8192"
+};
+
+// A dense tensor the lab owns, zero-filled, its data 64-byte aligned (a library that wants aligned
+// rows gets them, and every implementation sees the same alignment). Move-only.
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(TensorSpec spec);
+  const TensorSpec& spec() const { return spec_; }
+  const std::string& name() const { return spec_.name; }
+  DType dtype() const { return spec_.dtype; }
+  const std::vector<size_t>& dims() const { return spec_.dims; }
+  size_t Elements() const { return spec_.Elements(); }
+  size_t Bytes() const { return spec_.Bytes(); }
+  void* Raw() { return data_.get(); }
+  const void* Raw() const { return data_.get(); }
+  // Typed views; asking for the wrong element type is a programming error (aborts with a message).
+  template <class T> T* Data() { return static_cast<T*>(Check(DTypeOf<T>())); }
+  template <class T> const T* Data() const { return static_cast<const T*>(const_cast<Tensor*>(this)->Check(DTypeOf<T>())); }
+  float* F32() { return Data<float>(); }
+  const float* F32() const { return Data<float>(); }
+  // Fills with a value no implementation produces by accident (NaN for floats, 0xA5 bytes else).
+  void Poison();
+
+ private:
+  void* Check(DType want);
+  struct Free { void operator()(void* p) const; };
+  TensorSpec spec_;
+  std::unique_ptr<void, Free> data_;
+};
+
+using Outputs = std::vector<Tensor>;
+
+// One case's inputs, output shapes and float64 references, shared by every implementation (and
+// thread count) of the case. An operator owns any number of inputs (softmax: x; layernorm: x,
+// gamma, beta; matmul: A, B) and of outputs (layernorm backward: dx, dgamma, dbeta).
 struct Problem {
   Shape shape;
-  std::vector<float> x;
-  std::vector<double> ref;
+  std::vector<Tensor> inputs;
+  std::vector<TensorSpec> outputs;
+  // Per output: its float64 reference, and (optional, may be empty) the per-element error scale
+  // its bound is stated in: an implementation with bound B passes when |y - ref| <= B * scale.
+  std::vector<std::vector<double>> ref;
+  std::vector<std::vector<float>> scale;
+
+  const Tensor& In(size_t i) const { return inputs.at(i); }
+  Tensor& AddInput(const std::string& name, std::vector<size_t> dims, DType t = DType::kF32);
+  // Declares an output and returns its reference (sized to it) for the operator to fill; the
+  // reference returned is valid until the next AddOutput.
+  std::vector<double>& AddOutput(const std::string& name, std::vector<size_t> dims, DType t = DType::kF32);
+  Outputs MakeOutputs() const;
+  size_t InputBytes() const;
+  size_t OutputBytes() const;
 };
 
 // A prepared implementation: select() is called before each timed batch, outside the timing
-// (it forces the vlak target / thread count this implementation runs with); run() computes y
-// from the problem's x once and returns false on failure.
+// (it forces the vlak target / thread count this implementation runs with); run() computes the
+// outputs from the problem's inputs once and returns false on failure.
 struct Prepared {
   std::function<void()> select = [] {};
   std::function<bool()> run;
@@ -45,6 +112,9 @@ struct Accuracy {
   double snr_db = 0;      // 10 log10(sum ref^2 / sum (y - ref)^2); +inf for an exact result
   size_t nonfinite = 0;   // NaN/inf outputs where the reference is finite
   int bound_ok = -1;      // 1 within the bound, 0 not, -1 no bound for this implementation
+  // max |y - ref| / scale over outputs that state a scale (Problem::scale): bound_ok == 1 means
+  // max_scaled <= the bound. NaN when the operator states none.
+  double max_scaled = __builtin_nan("");
 };
 
 struct ImplDef {
@@ -54,8 +124,9 @@ struct ImplDef {
   int lmul = 0;             // LMUL the code is written for (vlak variant rows); 0 = its own choice
   // Empty when it can run here; otherwise why not, e.g. "not built (libxnnpack-dev)".
   std::function<std::string()> unavailable = [] { return std::string(); };
-  // Sets up a run over problem.x -> y on `threads` threads. On failure: run is empty, *err says why.
-  std::function<Prepared(const Problem&, float* y, int threads, std::string* err)> prepare;
+  // Sets up a run of the problem's inputs -> out on `threads` threads (out is allocated from
+  // problem.outputs and outlives the Prepared). On failure: run is empty, *err says why.
+  std::function<Prepared(const Problem&, Outputs& out, int threads, std::string* err)> prepare;
   // Accuracy bound parameter (operator-specific; NaN: not checked) and its text for the table.
   double bound = __builtin_nan("");
 };
@@ -67,8 +138,12 @@ struct OpDef {
   std::string bytes_formula;  // "8 bytes/element: read x, write y"
   std::function<bool(const std::vector<size_t>& dims, std::string* err)> check_shape;
   std::function<double(const Shape&)> bytes_per_run;
-  std::function<void(Problem*)> make_problem;  // fills x and ref from shape
-  std::function<Accuracy(const Problem&, const float* y, double bound)> accuracy;
+  // Roofline: "memory" (bytes_per_run against the copy bandwidth of the same working set) or
+  // "compute" (flops_per_run against the FMA peak); "" none.
+  std::string roofline = "memory";
+  std::function<double(const Shape&)> flops_per_run;  // empty: not flop-counted
+  std::function<void(Problem*)> make_problem;  // inputs, outputs and references from shape
+  std::function<Accuracy(const Problem&, const Outputs& out, double bound)> accuracy;
   std::function<std::string(double bound)> bound_text;
   std::vector<std::string> baselines;  // default --baseline order: the first one available wins
   std::vector<ImplDef> impls;
@@ -84,6 +159,11 @@ std::string OpNames();
 // Registered by op_<name>.cc.
 OpDef MakeSoftmaxOp();
 OpDef MakeExpOp();
+OpDef MakeRopeOp();
+OpDef MakeLayernormOp();
+OpDef MakeLayernormBwdOp();
+OpDef MakeRmsnormOp();
+OpDef MakeMatmulOp();
 
 // Shared helpers for operator files.
 int CpuCount();
@@ -93,5 +173,40 @@ void ParallelBlocks(int threads, size_t count, const std::function<void(size_t, 
 int DefaultVlakTarget();
 // Accuracy over an elementwise output: rel where |ref| >= rel_floor, abs everywhere, SNR.
 Accuracy ElementwiseAccuracy(const std::vector<double>& ref, const float* y, double rel_floor);
+
+// Accuracy over all f32 outputs against Problem::ref: max rel where |ref| >= rel_floor_frac x the
+// largest |ref| of that output (relative error of values near zero says nothing), max abs, one
+// SNR over everything, and, with a bound (not NaN), bound_ok from Problem::scale.
+Accuracy OutputsAccuracy(const Problem& p, const Outputs& out, double bound, double rel_floor_frac = 1e-3);
+
+// ---- implementation helpers for op_<name>.cc -----------------------------------------------
+
+// "" when vlak target t (a vlak_target value) runs here, else why not.
+std::string TargetMissing(int target);
+
+// Runs fn(begin, end) over [0, count) on `threads` threads (ParallelBlocks); false if any failed.
+bool ParallelOk(int threads, size_t count, const std::function<bool(size_t, size_t)>& fn);
+
+// vlak's entry point on the target the library picks ("vlak") and forced to each compiled target
+// ("vlak@scalar", ...). run is called with the target forced and vlak_set_num_threads(threads)
+// done (vlak threads itself). missing: "" when the entry point exists in this build.
+using VlakRun = std::function<bool(const Problem&, Outputs&)>;
+// One of them: target -1 = the library's choice.
+ImplDef VlakImpl(const std::string& name, int target, const std::string& what, double bound,
+                 std::function<std::string()> missing, VlakRun run);
+std::vector<ImplDef> VlakTargetImpls(const std::string& what, double bound, std::function<std::string()> missing,
+                                     VlakRun run);
+
+// "" when a vlak entry point is in this build (lab.cmake's VLAK_LAB_HAVE_VLAK_<FN>), else
+// "not built (<fn> is not in this tree yet)": the lab builds before every operator has landed.
+std::string VlakEntryMissing(bool have, const char* fn);
+
+// Uniform floats in [lo, hi) from a fixed seed (inputs are the same in every run).
+void FillUniform(float* p, size_t n, float lo, float hi, unsigned seed);
+
+// Code that is neither vlak nor a library with its own set-up: run(problem, out, threads).
+using PlainRun = std::function<bool(const Problem&, Outputs&, int threads)>;
+ImplDef PlainImpl(const std::string& name, const std::string& kind, const std::string& what,
+                  std::function<std::string()> missing, PlainRun run);
 
 }  // namespace vlak::lab

@@ -8,202 +8,264 @@ namespace vlak::lab {
 
 namespace {
 
-Json Num(double v) { return Json(v); }  // non-finite numbers become null in the file
-
-double NumOr(const Json& j, double fallback) {
-  if (j.IsString()) {  // infinities are written as strings ("inf") so SNR of exact results survives
-    if (j.Str() == "inf") return INFINITY;
-    if (j.Str() == "-inf") return -INFINITY;
-  }
-  return j.Num(fallback);
+const Json& NullJson() {
+  static const Json null;
+  return null;
 }
 
-Json NumInf(double v) {
+Json Num(double v) { return std::isfinite(v) ? Json(v) : Json(); }  // JSON has no NaN/inf: null
+
+Json NumInf(double v) {  // infinities as strings, so the SNR of an exact result survives
   if (std::isinf(v)) return Json(v > 0 ? "inf" : "-inf");
-  return Json(v);
+  return Num(v);
 }
 
 Json SummaryJson(const Summary& s) {
-  Json j = Json::Object();
-  j.Set("median", Num(s.median));
-  j.Set("q1", Num(s.q1));
-  j.Set("q3", Num(s.q3));
-  j.Set("min", Num(s.min));
-  j.Set("max", Num(s.max));
-  j.Set("samples", Json(static_cast<double>(s.n)));
+  Json j = Json::object();
+  j["median"] = Num(s.median);
+  j["q1"] = Num(s.q1);
+  j["q3"] = Num(s.q3);
+  j["min"] = Num(s.min);
+  j["max"] = Num(s.max);
+  j["samples"] = s.n;
   return j;
 }
 
 Summary SummaryFromJson(const Json& j) {
   Summary s;
-  s.median = j["median"].Num();
-  s.q1 = j["q1"].Num();
-  s.q3 = j["q3"].Num();
-  s.min = j["min"].Num();
-  s.max = j["max"].Num();
-  s.n = static_cast<size_t>(j["samples"].Num(0));
+  s.median = JNum(j, "median");
+  s.q1 = JNum(j, "q1");
+  s.q3 = JNum(j, "q3");
+  s.min = JNum(j, "min");
+  s.max = JNum(j, "max");
+  s.n = static_cast<size_t>(JNum(j, "samples", 0));
   return s;
 }
 
 }  // namespace
 
+const Json& JGet(const Json& j, const char* key) {
+  if (!j.is_object()) return NullJson();
+  const auto it = j.find(key);
+  return it == j.end() ? NullJson() : *it;
+}
+
+double JNum(const Json& j, const char* key, double fallback) {
+  const Json& v = JGet(j, key);
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+  }
+  return fallback;
+}
+
+std::string JStr(const Json& j, const char* key) {
+  const Json& v = JGet(j, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+bool ParseJson(const std::string& text, Json* out, std::string* err) {
+  try {
+    *out = Json::parse(text);
+    return true;
+  } catch (const Json::exception& e) {
+    *err = e.what();
+    return false;
+  }
+}
+
 Json ToJson(const Record& r) {
-  Json j = Json::Object();
-  j.Set("suite", r.suite);
-  j.Set("op", r.op);
-  j.Set("shape", r.shape);
-  Json dims = Json::Array();
-  for (size_t d : r.dims) dims.Push(Json(static_cast<double>(d)));
-  j.Set("dims", dims);
-  j.Set("elements", Json(static_cast<double>(r.elements)));
-  j.Set("threads", r.threads);
-  j.Set("impl", r.impl);
-  j.Set("kind", r.kind);
-  j.Set("description", r.description);
-  j.Set("status", r.status);
-  if (!r.detail.empty()) j.Set("detail", r.detail);
-  j.Set("target", r.target);
-  j.Set("mode", r.mode);
-  j.Set("bytes_per_run", Num(r.bytes_per_run));
-  j.Set("bytes_formula", r.bytes_formula);
+  Json j = Json::object();
+  j["suite"] = r.suite;
+  j["op"] = r.op;
+  j["shape"] = r.shape;
+  j["dims"] = r.dims;
+  j["elements"] = r.elements;
+  j["threads"] = r.threads;
+  j["impl"] = r.impl;
+  j["kind"] = r.kind;
+  j["description"] = r.description;
+  j["status"] = r.status;
+  if (!r.detail.empty()) j["detail"] = r.detail;
+  j["target"] = r.target;
+  j["mode"] = r.mode;
+  j["bytes_per_run"] = Num(r.bytes_per_run);
+  j["bytes_formula"] = r.bytes_formula;
+  if (r.flops_per_run > 0) j["flops_per_run"] = Num(r.flops_per_run);
   if (r.mode == "time") {
     Json t = SummaryJson(r.time);
-    t.Set("unit", "seconds per run");
-    t.Set("runs", Json(static_cast<double>(r.runs)));
-    j.Set("time", t);
-    j.Set("gbps", Num(r.gbps));
-    j.Set("elements_per_s", Num(r.elements_per_s));
-    j.Set("norm_unit", Num(r.norm_unit));
+    t["unit"] = "seconds per run";
+    t["runs"] = r.runs;
+    j["time"] = t;
+    j["gbps"] = Num(r.gbps);
+    j["elements_per_s"] = Num(r.elements_per_s);
+    j["norm_unit"] = Num(r.norm_unit);
+    if (r.flops_per_run > 0) j["gflops"] = Num(r.gflops);
   }
-  j.Set("baseline", r.baseline);
-  j.Set("speedup", Num(r.speedup));
-  Json ratios = Json::Object();
-  for (const auto& [k, v] : r.ratios) ratios.Set(k, Num(v));
-  j.Set("ratios", ratios);
-  Json a = Json::Object();
+  if (!r.bound_kind.empty()) {
+    Json rl = Json::object();
+    rl["kind"] = r.bound_kind;
+    if (r.bound_kind == "memory") {
+      rl["copy_gbps"] = Num(r.copy_gbps);
+    } else {
+      rl["peak_gflops"] = Num(r.peak_gflops);
+      rl["peak_target"] = r.peak_target;
+    }
+    rl["pct_of_bound"] = Num(r.pct_of_bound);
+    j["roofline"] = rl;
+  }
+  j["baseline"] = r.baseline;
+  j["speedup"] = Num(r.speedup);
+  Json ratios = Json::object();
+  for (const auto& [k, v] : r.ratios) ratios[k] = Num(v);
+  j["ratios"] = ratios;
+  Json a = Json::object();
   // No output, no accuracy: a missing implementation has nulls, not zeros.
-  a.Set("max_rel", r.Ok() ? NumInf(r.acc.max_rel) : Json());
-  a.Set("max_abs", r.Ok() ? NumInf(r.acc.max_abs) : Json());
-  a.Set("snr_db", r.Ok() ? NumInf(r.acc.snr_db) : Json());
-  a.Set("nonfinite", Json(static_cast<double>(r.acc.nonfinite)));
-  a.Set("bound", r.bound);
-  a.Set("bound_ok", r.acc.bound_ok < 0 ? Json() : Json(r.acc.bound_ok == 1));
-  j.Set("accuracy", a);
+  a["max_rel"] = r.Ok() ? NumInf(r.acc.max_rel) : Json();
+  a["max_abs"] = r.Ok() ? NumInf(r.acc.max_abs) : Json();
+  a["snr_db"] = r.Ok() ? NumInf(r.acc.snr_db) : Json();
+  a["nonfinite"] = r.acc.nonfinite;
+  a["bound"] = r.bound;
+  a["bound_ok"] = r.acc.bound_ok < 0 ? Json() : Json(r.acc.bound_ok == 1);
+  j["accuracy"] = a;
   if (r.mode == "icount") {
-    Json ic = Json::Object();
-    ic.Set("instructions", Num(r.instructions));
-    ic.Set("per_element", Num(r.instr_per_element));
-    ic.Set("vlen", r.vlen);
-    ic.Set("vtype", r.vtype);
-    j.Set("icount", ic);
+    Json ic = Json::object();
+    ic["instructions"] = Num(r.instructions);
+    ic["per_element"] = Num(r.instr_per_element);
+    ic["vlen"] = r.vlen;
+    ic["vtype"] = r.vtype;
+    j["icount"] = ic;
   }
-  j.Set("lmul", r.lmul);
+  j["lmul"] = r.lmul;
   return j;
 }
 
 Record RecordFromJson(const Json& j) {
   Record r;
-  r.suite = j["suite"].Str();
-  r.op = j["op"].Str();
-  r.shape = j["shape"].Str();
-  for (const auto& d : j["dims"].Items()) r.dims.push_back(static_cast<size_t>(d.Num(0)));
-  r.elements = static_cast<size_t>(j["elements"].Num(0));
-  r.threads = static_cast<int>(j["threads"].Num(1));
-  r.impl = j["impl"].Str();
-  r.kind = j["kind"].Str();
-  r.description = j["description"].Str();
-  r.status = j["status"].Str();
-  r.detail = j["detail"].Str();
-  r.target = j["target"].Str();
-  r.mode = j["mode"].Str();
-  r.bytes_per_run = j["bytes_per_run"].Num(0);
-  r.bytes_formula = j["bytes_formula"].Str();
-  if (j.Has("time")) {
-    r.time = SummaryFromJson(j["time"]);
-    r.runs = static_cast<size_t>(j["time"]["runs"].Num(0));
+  r.suite = JStr(j, "suite");
+  r.op = JStr(j, "op");
+  r.shape = JStr(j, "shape");
+  for (const auto& d : JGet(j, "dims")) {
+    if (d.is_number()) r.dims.push_back(d.get<size_t>());
   }
-  r.gbps = j["gbps"].Num();
-  r.elements_per_s = j["elements_per_s"].Num();
-  r.norm_unit = j["norm_unit"].Num();
-  r.baseline = j["baseline"].Str();
-  r.speedup = j["speedup"].Num();
-  for (const auto& [k, v] : j["ratios"].Members()) r.ratios[k] = v.Num();
-  const Json& a = j["accuracy"];
-  r.acc.max_rel = NumOr(a["max_rel"], NAN);
-  r.acc.max_abs = NumOr(a["max_abs"], NAN);
-  r.acc.snr_db = NumOr(a["snr_db"], NAN);
-  r.acc.nonfinite = static_cast<size_t>(a["nonfinite"].Num(0));
-  r.bound = a["bound"].Str();
-  r.acc.bound_ok = a["bound_ok"].IsNull() ? -1 : a["bound_ok"].Bool() ? 1 : 0;
-  if (j.Has("icount")) {
-    r.instructions = j["icount"]["instructions"].Num();
-    r.instr_per_element = j["icount"]["per_element"].Num();
-    r.vlen = static_cast<int>(j["icount"]["vlen"].Num(0));
-    r.vtype = j["icount"]["vtype"].Str();
+  r.elements = static_cast<size_t>(JNum(j, "elements", 0));
+  r.threads = static_cast<int>(JNum(j, "threads", 1));
+  r.impl = JStr(j, "impl");
+  r.kind = JStr(j, "kind");
+  r.description = JStr(j, "description");
+  r.status = JStr(j, "status");
+  r.detail = JStr(j, "detail");
+  r.target = JStr(j, "target");
+  r.mode = JStr(j, "mode");
+  r.bytes_per_run = JNum(j, "bytes_per_run", 0);
+  r.bytes_formula = JStr(j, "bytes_formula");
+  r.flops_per_run = JNum(j, "flops_per_run", 0);
+  if (const Json& t = JGet(j, "time"); t.is_object()) {
+    r.time = SummaryFromJson(t);
+    r.runs = static_cast<size_t>(JNum(t, "runs", 0));
   }
-  r.lmul = static_cast<int>(j["lmul"].Num(0));
+  r.gbps = JNum(j, "gbps");
+  r.elements_per_s = JNum(j, "elements_per_s");
+  r.norm_unit = JNum(j, "norm_unit");
+  r.gflops = JNum(j, "gflops");
+  if (const Json& rl = JGet(j, "roofline"); rl.is_object()) {
+    r.bound_kind = JStr(rl, "kind");
+    r.copy_gbps = JNum(rl, "copy_gbps");
+    r.peak_gflops = JNum(rl, "peak_gflops");
+    r.peak_target = JStr(rl, "peak_target");
+    r.pct_of_bound = JNum(rl, "pct_of_bound");
+  }
+  r.baseline = JStr(j, "baseline");
+  r.speedup = JNum(j, "speedup");
+  if (const Json& ratios = JGet(j, "ratios"); ratios.is_object()) {
+    for (const auto& [k, v] : ratios.items()) r.ratios[k] = v.is_number() ? v.get<double>() : NAN;
+  }
+  const Json& a = JGet(j, "accuracy");
+  r.acc.max_rel = JNum(a, "max_rel");
+  r.acc.max_abs = JNum(a, "max_abs");
+  r.acc.snr_db = JNum(a, "snr_db");
+  r.acc.nonfinite = static_cast<size_t>(JNum(a, "nonfinite", 0));
+  r.bound = JStr(a, "bound");
+  const Json& ok = JGet(a, "bound_ok");
+  r.acc.bound_ok = ok.is_boolean() ? (ok.get<bool>() ? 1 : 0) : -1;
+  if (const Json& ic = JGet(j, "icount"); ic.is_object()) {
+    r.instructions = JNum(ic, "instructions");
+    r.instr_per_element = JNum(ic, "per_element");
+    r.vlen = static_cast<int>(JNum(ic, "vlen", 0));
+    r.vtype = JStr(ic, "vtype");
+  }
+  r.lmul = static_cast<int>(JNum(j, "lmul", 0));
   return r;
 }
 
 Json ToJson(const Results& res) {
-  Json j = Json::Object();
-  j.Set("format", "vlak-lab-results/1");
-  j.Set("suite", res.suite);
+  Json j = Json::object();
+  j["format"] = kResultsFormat;
+  j["suite"] = res.suite;
   const Machine& m = res.machine;
-  Json mj = Json::Object();
-  mj.Set("cpu", m.cpu);
-  mj.Set("arch", m.arch);
-  mj.Set("isa", m.isa);
-  mj.Set("cores", m.cores);
-  mj.Set("vlen", m.vlen);
-  mj.Set("vlak_version", m.vlak_version);
-  mj.Set("vlak_target", m.vlak_target);
-  mj.Set("compiler", m.compiler);
-  Json comp = Json::Object();
-  for (const auto& [k, v] : m.compilers) comp.Set(k, v);
-  mj.Set("compilers", comp);
-  Json libs = Json::Object();
-  for (const auto& [k, v] : m.libraries) libs.Set(k, v);
-  mj.Set("libraries", libs);
-  mj.Set("commit", m.commit);
-  mj.Set("date", m.date);
-  mj.Set("host", m.host);
-  mj.Set("omp_blocktime", m.omp_blocktime);
-  mj.Set("load", m.load);
-  j.Set("machine", mj);
-  j.Set("settings", res.settings);
-  Json recs = Json::Array();
-  for (const auto& r : res.records) recs.Push(ToJson(r));
-  j.Set("records", recs);
+  Json mj = Json::object();
+  mj["cpu"] = m.cpu;
+  mj["arch"] = m.arch;
+  mj["isa"] = m.isa;
+  mj["cores"] = m.cores;
+  mj["vlen"] = m.vlen;
+  mj["vlak_version"] = m.vlak_version;
+  mj["vlak_target"] = m.vlak_target;
+  mj["compiler"] = m.compiler;
+  mj["compilers"] = Json::object();
+  for (const auto& [k, v] : m.compilers) mj["compilers"][k] = v;
+  mj["libraries"] = Json::object();
+  for (const auto& [k, v] : m.libraries) mj["libraries"][k] = v;
+  mj["commit"] = m.commit;
+  mj["date"] = m.date;
+  mj["host"] = m.host;
+  mj["omp_blocktime"] = m.omp_blocktime;
+  mj["load"] = m.load;
+  j["machine"] = mj;
+  j["settings"] = res.settings.is_object() ? res.settings : Json::object();
+  Json recs = Json::array();
+  for (const auto& r : res.records) recs.push_back(ToJson(r));
+  j["records"] = recs;
   return j;
 }
 
 bool ResultsFromJson(const Json& j, Results* out, std::string* err) {
-  if (!j.IsObject() || j["format"].Str().rfind("vlak-lab-results/", 0) != 0) {
-    *err = "not a vlak bench results file (no \"format\": \"vlak-lab-results/...\")";
+  const std::string format = JStr(j, "format");
+  if (format != "vlak-lab-results/1" && format != "vlak-lab-results/2") {
+    *err = format.rfind("vlak-lab-results/", 0) == 0
+               ? "results format " + format + " is newer than this vlak reads (vlak-lab-results/1 and /2)"
+               : "not a vlak bench results file (no \"format\": \"vlak-lab-results/...\")";
     return false;
   }
   *out = Results();
-  out->suite = j["suite"].Str();
-  const Json& mj = j["machine"];
+  out->suite = JStr(j, "suite");
+  const Json& mj = JGet(j, "machine");
   Machine& m = out->machine;
-  m.cpu = mj["cpu"].Str();
-  m.arch = mj["arch"].Str();
-  m.isa = mj["isa"].Str();
-  m.cores = static_cast<int>(mj["cores"].Num(0));
-  m.vlen = static_cast<int>(mj["vlen"].Num(0));
-  m.vlak_version = mj["vlak_version"].Str();
-  m.vlak_target = mj["vlak_target"].Str();
-  m.compiler = mj["compiler"].Str();
-  for (const auto& [k, v] : mj["compilers"].Members()) m.compilers[k] = v.Str();
-  for (const auto& [k, v] : mj["libraries"].Members()) m.libraries[k] = v.Str();
-  m.commit = mj["commit"].Str();
-  m.date = mj["date"].Str();
-  m.host = mj["host"].Str();
-  m.omp_blocktime = mj["omp_blocktime"].Str();
-  m.load = mj["load"].Str();
-  out->settings = j["settings"];
-  for (const auto& r : j["records"].Items()) out->records.push_back(RecordFromJson(r));
+  m.cpu = JStr(mj, "cpu");
+  m.arch = JStr(mj, "arch");
+  m.isa = JStr(mj, "isa");
+  m.cores = static_cast<int>(JNum(mj, "cores", 0));
+  m.vlen = static_cast<int>(JNum(mj, "vlen", 0));
+  m.vlak_version = JStr(mj, "vlak_version");
+  m.vlak_target = JStr(mj, "vlak_target");
+  m.compiler = JStr(mj, "compiler");
+  for (const char* key : {"compilers", "libraries"}) {
+    const Json& o = JGet(mj, key);
+    if (!o.is_object()) continue;
+    auto& dst = std::string(key) == "compilers" ? m.compilers : m.libraries;
+    for (const auto& [k, v] : o.items()) dst[k] = v.is_string() ? v.get<std::string>() : std::string();
+  }
+  m.commit = JStr(mj, "commit");
+  m.date = JStr(mj, "date");
+  m.host = JStr(mj, "host");
+  m.omp_blocktime = JStr(mj, "omp_blocktime");
+  m.load = JStr(mj, "load");
+  if (const Json& st = JGet(j, "settings"); st.is_object()) out->settings = st;
+  for (const auto& r : JGet(j, "records")) {
+    if (r.is_object()) out->records.push_back(RecordFromJson(r));
+  }
   return true;
 }
 
@@ -217,8 +279,8 @@ bool ReadResultsFile(const std::string& path, Results* out, std::string* err) {
   ss << f.rdbuf();
   Json j;
   std::string e;
-  if (!Json::Parse(ss.str(), &j, &e)) {
-    *err = path + ":" + e;
+  if (!ParseJson(ss.str(), &j, &e)) {
+    *err = path + ": " + e;
     return false;
   }
   if (!ResultsFromJson(j, out, &e)) {
@@ -226,6 +288,11 @@ bool ReadResultsFile(const std::string& path, Results* out, std::string* err) {
     return false;
   }
   return true;
+}
+
+std::string DumpJson(const Json& j) {
+  // replace: a stray non-UTF-8 byte (a CPU name, a compiler banner) must not abort the write.
+  return j.dump(1, ' ', false, Json::error_handler_t::replace);
 }
 
 bool WriteTextFile(const std::string& path, const std::string& text, std::string* err) {
@@ -264,6 +331,13 @@ std::string FormatSci(double v) {
   return buf;
 }
 
+std::string FormatPercent(double pct) {
+  if (!std::isfinite(pct)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, pct < 10 ? "%.1f%%" : "%.0f%%", pct);
+  return buf;
+}
+
 std::string FormatSeconds(double s) {
   if (std::isnan(s)) return "-";
   if (s < 1e-6) return FormatNumber(s * 1e9) + " ns";
@@ -296,7 +370,8 @@ std::string CsvNum(double v) {
 std::string CsvHeader() {
   return "suite,op,shape,elements,threads,impl,kind,target,status,detail,mode,median_s,q1_s,q3_s,min_s,max_s,"
          "samples,runs,gbps,elements_per_s,norm_unit,baseline,speedup,max_rel,max_abs,snr_db,bound,bound_ok,"
-         "instructions,instr_per_element,vlen,lmul,vtype\n";
+         "instructions,instr_per_element,vlen,lmul,vtype,gflops,bound_kind,copy_gbps,peak_gflops,peak_target,"
+         "pct_of_bound\n";
 }
 
 std::string CsvRow(const Record& r) {
@@ -341,6 +416,12 @@ std::string CsvRow(const Record& r) {
   add(r.vlen ? std::to_string(r.vlen) : "");
   add(r.lmul ? std::to_string(r.lmul) : "");
   add(CsvField(r.vtype));
+  add(CsvNum(r.gflops));
+  add(CsvField(r.bound_kind));
+  add(CsvNum(r.copy_gbps));
+  add(CsvNum(r.peak_gflops));
+  add(CsvField(r.peak_target));
+  add(CsvNum(r.pct_of_bound));
   return s + "\n";
 }
 
@@ -355,14 +436,22 @@ void PrintTable(FILE* out, const std::vector<Record>& records) {
       std::fprintf(out, "\n%s %s, %d thread%s%s; %s", r.op.c_str(), r.shape.c_str(), r.threads, r.threads == 1 ? "" : "s",
                    ic ? (", VLEN " + std::to_string(r.vlen)).c_str() : "", r.bytes_formula.c_str());
       if (!r.baseline.empty()) std::fprintf(out, "; vs %s = %s / this", r.baseline.c_str(), ic ? "its instructions" : "its time");
+      // The case's bound, from the first record that has one (all share it, except the peaks of
+      // forced vlak targets, which their rows' %bound already use).
+      for (const Record& o : records) {
+        if (o.CaseKey() != r.CaseKey() || o.bound_kind.empty()) continue;
+        if (o.bound_kind == "memory") std::fprintf(out, "; bound: copy %s GB/s", FormatNumber(o.copy_gbps).c_str());
+        else std::fprintf(out, "; bound: FMA peak %s GFLOP/s (%s)", FormatNumber(o.peak_gflops).c_str(), o.peak_target.c_str());
+        break;
+      }
       std::fprintf(out, "\n");
       if (ic) {
         std::fprintf(out, "  %-24s %5s %6s %12s %10s %11s %9s %9s %7s  %s\n", "impl", "LMUL", "vtype", "instructions",
                      "instr/elem", ("vs " + r.baseline).substr(0, 11).c_str(), "max rel", "max abs", "SNR dB", "bound");
       } else {
-        std::fprintf(out, "  %-24s %-7s %10s %6s %8s %9s %8s %11s %9s %9s %7s  %s\n", "impl", "target", "median", "+-",
-                     "GB/s", "Melem/s", "norm", ("vs " + r.baseline).substr(0, 11).c_str(), "max rel", "max abs", "SNR dB",
-                     "bound");
+        std::fprintf(out, "  %-24s %-7s %10s %6s %8s %6s %9s %8s %11s %9s %9s %7s  %s\n", "impl", "target", "median", "+-",
+                     r.flops_per_run > 0 ? "GFLOP/s" : "GB/s", "%bound", "Melem/s", "norm",
+                     ("vs " + r.baseline).substr(0, 11).c_str(), "max rel", "max abs", "SNR dB", "bound");
       }
     }
     if (!r.Ok()) {
@@ -383,9 +472,10 @@ void PrintTable(FILE* out, const std::vector<Record>& records) {
     } else {
       char spread[16];
       std::snprintf(spread, sizeof spread, "%.1f%%", 100 * r.time.RelSpread());
-      std::fprintf(out, "  %-24s %-7s %10s %6s %8s %9s %8s %11s %9s %9s %7s  %s\n", r.impl.c_str(),
+      std::fprintf(out, "  %-24s %-7s %10s %6s %8s %6s %9s %8s %11s %9s %9s %7s  %s\n", r.impl.c_str(),
                    r.target.empty() ? "-" : r.target.c_str(), FormatSeconds(r.time.median).c_str(), spread,
-                   FormatNumber(r.gbps).c_str(), FormatNumber(r.elements_per_s / 1e6).c_str(),
+                   FormatNumber(r.flops_per_run > 0 ? r.gflops : r.gbps).c_str(), FormatPercent(r.pct_of_bound).c_str(),
+                   FormatNumber(r.elements_per_s / 1e6).c_str(),
                    FormatNumber(r.norm_unit).c_str(), speed.c_str(), FormatSci(r.acc.max_rel).c_str(),
                    FormatSci(r.acc.max_abs).c_str(), FormatNumber(r.acc.snr_db, 4).c_str(), flag);
     }

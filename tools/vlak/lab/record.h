@@ -6,11 +6,30 @@
 #include <string>
 #include <vector>
 
-#include "lab/json.h"
+#include <nlohmann/json.hpp>
+
 #include "lab/ops.h"
 #include "lab/stats.h"
 
 namespace vlak::lab {
+
+// Results files are JSON through nlohmann-json; ordered_json keeps the members in the order they
+// are written, so files diff cleanly.
+using Json = nlohmann::ordered_json;
+
+// Loose reads for files written by older versions: a missing key or a value of another type gives
+// the fallback. Numbers that are not finite are written as null (NaN) or, where an infinity means
+// something (the SNR of an exact result), as the strings "inf" / "-inf"; JNum reads both back.
+double JNum(const Json& j, const char* key, double fallback = __builtin_nan(""));
+std::string JStr(const Json& j, const char* key);
+// The member or a null value (never throws, never inserts).
+const Json& JGet(const Json& j, const char* key);
+// Parses text; on failure false and *err = nlohmann's message (with the byte position).
+bool ParseJson(const std::string& text, Json* out, std::string* err);
+
+// The results file format written now. Version 2 adds the roofline fields (roofline, gflops,
+// flops_per_run) and writes counts as integers; version 1 files read back the same, without them.
+inline constexpr const char* kResultsFormat = "vlak-lab-results/2";
 
 struct Record {
   std::string suite, op, shape, impl, kind, description;
@@ -38,6 +57,18 @@ struct Record {
   Accuracy acc;
   std::string bound;  // the bound's text, "" when not checked
 
+  // Roofline (time mode). bound_kind "memory": the case's copy bandwidth, measured in the same run
+  // for the same bytes and threads (copy_gbps), pct_of_bound = 100 * gbps / copy_gbps. "compute":
+  // the FMA peak of peak_target on the case's threads (peak_gflops), pct_of_bound = 100 * gflops /
+  // peak_gflops. "" when the operator declares no bound or it was not measured (icount mode).
+  std::string bound_kind;
+  double flops_per_run = 0;  // 0: not a flop-counted operator
+  double gflops = __builtin_nan("");
+  double copy_gbps = __builtin_nan("");
+  double peak_gflops = __builtin_nan("");
+  std::string peak_target;
+  double pct_of_bound = __builtin_nan("");
+
   // icount mode (RISC-V under the qemu-icount plugin): retired instructions of one run.
   double instructions = __builtin_nan("");
   double instr_per_element = __builtin_nan("");
@@ -62,7 +93,7 @@ struct Machine {
 struct Results {
   std::string suite;
   Machine machine;
-  Json settings = Json::Object();
+  Json settings = Json::object();
   std::vector<Record> records;
 };
 
@@ -71,6 +102,8 @@ Record RecordFromJson(const Json& j);
 Json ToJson(const Results& r);
 bool ResultsFromJson(const Json& j, Results* out, std::string* err);
 bool ReadResultsFile(const std::string& path, Results* out, std::string* err);
+// The text of a results file: one space of indent per level, as version 1 wrote it.
+std::string DumpJson(const Json& j);
 bool WriteTextFile(const std::string& path, const std::string& text, std::string* err);
 
 std::string CsvHeader();
@@ -83,5 +116,6 @@ void PrintTable(FILE* out, const std::vector<Record>& records);
 std::string FormatSeconds(double s);
 std::string FormatNumber(double v, int sig = 3);  // 3 significant digits, "-" for NaN
 std::string FormatSci(double v);                  // 1.2e-07, "-" for NaN, "inf"
+std::string FormatPercent(double pct);            // "83%", "4.2%", "-" for NaN
 
 }  // namespace vlak::lab

@@ -208,26 +208,79 @@ void AccuracySpeedCharts(const std::vector<Record>& recs, const std::string& op,
   }
 }
 
+// Each implementation's % of the case's bound (roofline.h), a group per case.
+void RooflineChart(const std::vector<Record>& recs, const std::string& op, ReportOutput* out, std::string& md) {
+  std::vector<std::string> groups, impls;
+  std::vector<const Record*> heads;
+  for (const Record* h : CaseHeads(recs, op)) {
+    bool any = false;
+    for (const auto& r : recs) {
+      if (r.CaseKey() != h->CaseKey() || !r.Ok() || !std::isfinite(r.pct_of_bound)) continue;
+      any = true;
+      if (std::find(impls.begin(), impls.end(), r.impl) == impls.end()) impls.push_back(r.impl);
+    }
+    if (!any) continue;
+    heads.push_back(h);
+    groups.push_back(CaseLabel(*h));
+  }
+  if (heads.empty()) {
+    md += "_No roofline in these results (icount runs, or files from before the roofline)._\n\n";
+    return;
+  }
+  svg::BarChart c;
+  const bool compute = heads.front()->bound_kind == "compute";
+  c.title = op + ": % of the roofline bound";
+  c.subtitle = compute ? "GFLOP/s / FMA peak of the row's target (widest for non-vlak code), measured in the same run"
+                       : "GB/s / copy GB/s of the same working set and threads, measured in the same run";
+  c.groups = groups;
+  c.series = impls;
+  c.y = {"% of bound", false, 10};
+  c.ref_lines_y = {100.0};
+  c.ref_label = "bound";
+  for (const auto& name : impls) {
+    std::vector<double> v;
+    for (const Record* h : heads) {
+      const Record* r = FindRec(recs, h->CaseKey(), name);
+      v.push_back(r && r->Ok() ? r->pct_of_bound : std::nan(""));
+    }
+    c.values.push_back(v);
+  }
+  c.width = std::max(900, static_cast<int>(groups.size() * std::max<size_t>(impls.size(), 3) * 16 + 320));
+  const std::string file = Sanitize(op + "-roofline") + ".svg";
+  out->files.push_back({file, svg::Render(c)});
+  md += "![" + c.title + "](" + file + ")\n\n";
+}
+
 std::string ResultsTable(const std::vector<Record>& recs, const std::string& op) {
   std::string md;
   for (const Record* h : CaseHeads(recs, op)) {
+    std::string bound;
+    for (const auto& r : recs) {
+      if (r.CaseKey() != h->CaseKey() || r.bound_kind.empty()) continue;
+      bound = r.bound_kind == "memory" ? "; bound: copy of the same bytes " + FormatNumber(r.copy_gbps) + " GB/s"
+                                       : "; bound: FMA peak " + FormatNumber(r.peak_gflops) + " GFLOP/s (" + r.peak_target + ")";
+      break;
+    }
+    const bool flops = h->flops_per_run > 0;
     md += "**" + op + " " + h->shape + ", " + std::to_string(h->threads) + " thread" + (h->threads > 1 ? "s" : "") + "**" +
-          (h->baseline.empty() ? "" : " (ratio: " + h->baseline + " time / time)") + "\n\n";
+          (h->baseline.empty() ? "" : " (ratio: " + h->baseline + " time / time" + bound + ")") +
+          (h->baseline.empty() && !bound.empty() ? " (" + bound.substr(2) + ")" : "") + "\n\n";
     const std::string ratio = "vs " + (h->baseline.empty() ? std::string("baseline") : h->baseline);
-    md += MarkdownRow({"impl", "target", "median", "+-", "GB/s", "Melem/s", "norm (1e10/s)", ratio, "max rel", "max abs",
-                       "SNR dB", "bound"});
-    md += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
+    md += MarkdownRow({"impl", "target", "median", "+-", flops ? "GFLOP/s" : "GB/s", "% of bound", "Melem/s", "norm (1e10/s)",
+                       ratio, "max rel", "max abs", "SNR dB", "bound"});
+    md += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
     for (const auto& r : recs) {
       if (r.CaseKey() != h->CaseKey()) continue;
       if (!r.Ok()) {
-        md += MarkdownRow({r.impl, r.status + (r.detail.empty() ? "" : ": " + r.detail), "", "", "", "", "", "", "", "", "", ""});
+        md += MarkdownRow({r.impl, r.status + (r.detail.empty() ? "" : ": " + r.detail), "", "", "", "", "", "", "", "", "", "", ""});
         continue;
       }
       char spread[16];
       std::snprintf(spread, sizeof spread, "%.1f%%", 100 * r.time.RelSpread());
       const std::string flag = r.acc.bound_ok < 0 ? "-" : r.acc.bound_ok ? "ok (" + r.bound + ")" : "**FAIL** (" + r.bound + ")";
       md += MarkdownRow({r.kind == "vlak" ? "**" + r.impl + "**" : r.impl, r.target.empty() ? "-" : r.target,
-                         FormatSeconds(r.time.median), spread, FormatNumber(r.gbps), FormatNumber(r.elements_per_s / 1e6),
+                         FormatSeconds(r.time.median), spread, FormatNumber(flops ? r.gflops : r.gbps),
+                         FormatPercent(r.pct_of_bound), FormatNumber(r.elements_per_s / 1e6),
                          FormatNumber(r.norm_unit), Speed(r.speedup), FormatSci(r.acc.max_rel), FormatSci(r.acc.max_abs),
                          FormatNumber(r.acc.snr_db, 4), flag});
     }
@@ -429,13 +482,16 @@ ReportOutput BuildReport(const std::vector<ReportInput>& inputs) {
         " of `vlak bench`. Time is the median over interleaved rounds (A B C A B C ...), `+-` half the inter-quartile "
         "range; ratios are taken round by round within a case, so drift of the machine cancels. GB/s counts the bytes "
         "each operator really has to move (its formula is under each table); `norm` is seed 004's normalised unit, "
-        "elements / second / 1e10. Accuracy is against a float64 reference of the same input.\n\n";
+        "elements / second / 1e10. Accuracy is against a float64 reference of the same input. `% of bound` is the "
+        "roofline measured in the same run: GB/s over the copy bandwidth of the same bytes on the same threads "
+        "(memory-bound operators), GFLOP/s over the FMA peak of the row's target (matmul; non-vlak code against the "
+        "widest target); on a shared machine a multi-thread peak or copy can come out low, so compare within a case.\n\n";
   md += "## Runs\n\n";
   md += MarkdownRow({"file", "suite", "mode", "date", "CPU", "ISA", "vlak target", "commit"});
   md += "|---|---|---|---|---|---|---|---|\n";
   for (const auto& in : inputs) {
     const Machine& m = in.results.machine;
-    md += MarkdownRow({in.path, in.results.suite, in.results.settings["mode"].Str(), m.date, m.cpu, m.isa, m.vlak_target, m.commit});
+    md += MarkdownRow({in.path, in.results.suite, JStr(in.results.settings, "mode"), m.date, m.cpu, m.isa, m.vlak_target, m.commit});
   }
   md += "\n";
   for (const auto& in : inputs) {
@@ -517,6 +573,8 @@ ReportOutput BuildReport(const std::vector<ReportInput>& inputs) {
     ThroughputCharts(timed, op, &out, md);
     md += "### Speed-up over each baseline\n\n";
     SpeedupChart(timed, op, &out, md);
+    md += "### Roofline: % of bound\n\n";
+    RooflineChart(timed, op, &out, md);
     md += "### Accuracy vs speed\n\n";
     AccuracySpeedCharts(timed, op, &out, md);
     md += "### Results\n\n";

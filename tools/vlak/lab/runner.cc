@@ -9,6 +9,7 @@
 
 #include "icount_marker.h"
 #include "lab/machine.h"
+#include "lab/roofline.h"
 #include "vlak/vlak.h"
 
 namespace vlak::lab {
@@ -40,6 +41,7 @@ Record BaseRecord(const Case& c, const ImplDef& d, const std::string& suite) {
   r.kind = d.kind;
   r.description = d.description;
   r.bytes_per_run = c.op->bytes_per_run(c.shape);
+  r.flops_per_run = c.op->flops_per_run ? c.op->flops_per_run(c.shape) : 0;
   r.bytes_formula = c.op->bytes_formula;
   r.baseline = c.baseline;
   r.lmul = d.lmul;
@@ -127,6 +129,39 @@ void CountCase(std::vector<Live>& live) {
   }
 }
 
+int TargetId(const std::string& name) {
+  for (int t = VLAK_TARGET_SCALAR; t <= VLAK_TARGET_RVV; ++t) {
+    if (name == vlak_target_name(static_cast<vlak_target>(t))) return t;
+  }
+  return -1;
+}
+
+// Roofline of the case's timed records (roofline.h): the copy bandwidth of the same working set
+// on the same threads, measured right after the case's rounds, or the FMA peak of each row's
+// target.
+void Roofline(const Case& c, std::vector<Live>& live) {
+  const std::string& kind = c.op->roofline;
+  if (kind != "memory" && kind != "compute") return;
+  double copy = std::nan("");
+  for (Live& l : live) {
+    Record& r = l.rec;
+    if (l.failed || !(r.time.median > 0)) continue;
+    r.bound_kind = kind;
+    if (r.flops_per_run > 0) r.gflops = r.flops_per_run / r.time.median / 1e9;
+    if (kind == "memory") {
+      if (std::isnan(copy)) copy = MeasureCopyGbps(r.bytes_per_run, c.threads, std::clamp(c.min_time / 2, 0.02, 0.1));
+      r.copy_gbps = copy;
+      r.pct_of_bound = 100.0 * r.gbps / copy;
+    } else {
+      const int t = r.target.empty() ? WidestTarget() : TargetId(r.target);
+      if (t < 0) continue;
+      r.peak_target = vlak_target_name(static_cast<vlak_target>(t));
+      r.peak_gflops = MeasurePeakGflops(t, c.threads);
+      r.pct_of_bound = 100.0 * r.gflops / r.peak_gflops;
+    }
+  }
+}
+
 }  // namespace
 
 double MedianRatio(const std::vector<double>& a, const std::vector<double>& b) {
@@ -152,7 +187,7 @@ std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& o
       problem_key = key;
     }
     const Problem& p = *problem;
-    std::vector<float> y(p.x.size());
+    Outputs outs = p.MakeOutputs();
 
     std::vector<Live> live;
     std::vector<Record> skipped;
@@ -177,7 +212,7 @@ std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& o
       std::string err;
       Live l;
       l.def = d;
-      l.prep = d->prepare(p, y.data(), c.threads, &err);
+      l.prep = d->prepare(p, outs, c.threads, &err);
       l.rec = r;
       if (!l.prep.run) {
         l.rec.status = "failed";
@@ -188,7 +223,7 @@ std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& o
       l.rec.target = l.prep.target;
       // Accuracy from a first run into a poisoned buffer, so an implementation that writes
       // nothing cannot inherit the previous one's output.
-      std::fill(y.begin(), y.end(), std::numeric_limits<float>::quiet_NaN());
+      for (Tensor& t : outs) t.Poison();
       l.prep.select();
       if (!l.prep.run()) {
         l.rec.status = "failed";
@@ -196,7 +231,7 @@ std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& o
         skipped.push_back(l.rec);
         continue;
       }
-      l.rec.acc = c.op->accuracy(p, y.data(), d->bound);
+      l.rec.acc = c.op->accuracy(p, outs, d->bound);
       live.push_back(std::move(l));
     }
 
@@ -231,6 +266,7 @@ std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& o
         if (o.def->kind != "vlak" && &o != &l && !o.failed) r.ratios[o.def->name] = MedianRatio(o.samples, l.samples);
       }
     }
+    if (!opt.icount) Roofline(c, live);
     if (!base) {
       for (Live& l : live) l.rec.baseline.clear();
       for (Record& r : skipped) r.baseline.clear();

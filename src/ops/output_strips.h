@@ -1,0 +1,67 @@
+// Output passes of row kernels: y[i] = body(ds, i) over a row, optionally with non-temporal stores
+// and with the next row's input prefetched.
+//
+// Streamed (Stream: on x86 no read-for-ownership of y's lines, which are written whole; an
+// ordinary store on RVV and scalar): for outputs that will not stay in cache anyway. The head up
+// to y's first kAlignment boundary and the last, short strip use ordinary stores.
+// Prefetch: a row kernel reads its row from memory in its first pass and from cache in the
+// output pass, during which memory would idle; prefetching the next row's input there overlaps
+// the two (measured on the Xeon: the first pass's loads were the hot spot without it).
+// Include after simd/simd.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "simd/simd.h"
+
+namespace vlak::VLAK_NS {
+
+// Whether Stream is a non-temporal store on this target (x86); elsewhere it is an ordinary store,
+// and the streamed paths are compiled out rather than paid for (RVV instruction budgets).
+inline constexpr bool kStreamStores =
+    VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512;
+
+// Prefetches the lines of next[i, i + Lanes(ds)) (next may be null: nothing). RISC-V has a
+// prefetch instruction only with Zicbop: without it clang drops the prefetch but keeps the loop
+// around it (3 instructions per 64 bytes, a quarter of layernorm's output pass at VLEN 512).
+template <class D>
+inline void PrefetchStrip(D ds, const float* next, size_t i) {
+#if defined(__riscv) && !defined(__riscv_zicbop)
+  (void)ds, (void)next, (void)i;
+#else
+  if (next == nullptr) return;
+  for (size_t k = 0; k < Lanes(ds); k += 64 / sizeof(float)) __builtin_prefetch(next + i + k);
+#endif
+}
+
+// next0/next1: inputs of the next row to prefetch (null: none), n elements each.
+template <class D, class F>
+void OutputStrips(D d, float* y, size_t n, bool stream, const float* next0, const float* next1, F&& body) {
+  if (!kStreamStores || !stream) {
+    ForEachStrip(d, n, [&](auto ds, size_t i) {
+      PrefetchStrip(ds, next0, i);
+      PrefetchStrip(ds, next1, i);
+      StoreU(ds, body(ds, i), y + i);
+    });
+    return;
+  }
+  const uintptr_t address = reinterpret_cast<uintptr_t>(y);
+  size_t head = n;  // a y that is not even float-aligned is not streamed
+  if (address % sizeof(float) == 0) head = (kAlignment - address % kAlignment) % kAlignment / sizeof(float);
+  if (head > n) head = n;
+  ForEachStrip(d, head, [&](auto ds, size_t i) { StoreU(ds, body(ds, i), y + i); });
+  ForEachStrip(d, n - head, [&](auto ds, size_t i) {
+    PrefetchStrip(ds, next0, head + i);
+    PrefetchStrip(ds, next1, head + i);
+    const auto v = body(ds, head + i);
+    if constexpr (decltype(ds)::kIsStrip) {
+      StoreU(ds, v, y + head + i);
+    } else {
+      Stream(ds, v, y + head + i);
+    }
+  });
+  StreamFence();
+}
+
+}  // namespace vlak::VLAK_NS
