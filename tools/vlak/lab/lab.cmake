@@ -97,25 +97,6 @@ foreach(cc gcc clang)
   message(STATUS "vlak lab: C reference by ${VLAK_LAB_${CC}} ${_flags_text}")
 endforeach()
 
-# ---- which vlak entry points this tree implements -----------------------------------------------
-# The transformer operators land one by one; the lab is written against vlak.h and builds an
-# operator's vlak implementations only where the tree defines the entry point (else they show as
-# "not built"), so it links at every step. CONFIGURE_DEPENDS: a new source file re-runs this.
-file(GLOB_RECURSE _vlak_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/*.cc)
-set(_vlak_have "")
-foreach(fn rope layernorm layernorm_backward rmsnorm matmul)
-  foreach(f IN LISTS _vlak_srcs)
-    file(STRINGS ${f} _hit REGEX "vlak_status vlak_${fn}_f32\\(")
-    if(_hit)
-      string(TOUPPER ${fn} FN)
-      target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_VLAK_${FN}=1)
-      list(APPEND _vlak_have ${fn})
-      break()
-    endif()
-  endforeach()
-endforeach()
-message(STATUS "vlak lab: vlak entry points found: ${_vlak_have}")
-
 # ---- library baselines (optional: a missing one is reported as not built) ----------------------
 # Not find_package(dnnl): Debian's dnnl-config.cmake demands OpenCL, which the CPU API never uses.
 find_path(XNNPACK_INCLUDE_DIR xnnpack.h)

@@ -19,11 +19,6 @@
 namespace vlak::lab {
 namespace {
 
-#if defined(VLAK_LAB_HAVE_VLAK_ROPE)
-constexpr bool kHaveVlak = true;
-#else
-constexpr bool kHaveVlak = false;
-#endif
 enum { kX, kCos, kSin };
 
 // positions, rows per position, head_dim from either shape form.
@@ -94,17 +89,12 @@ OpDef MakeRopeOp() {
   op.baselines = {"c-gcc", "c-clang"};
 
   for (auto& d : VlakTargetImpls("vlak_rope_f32 (halves)", std::ldexp(1.0, -23),
-                                 [] { return VlakEntryMissing(kHaveVlak, "vlak_rope_f32"); },
+                                 [] { return std::string(); },
                                  [](const Problem& p, Outputs& out) {
-#if defined(VLAK_LAB_HAVE_VLAK_ROPE)
                                    const Geometry g = Geo(p.shape);
                                    return vlak_rope_f32(g.positions, g.rows, g.dim, p.In(kX).F32(), p.In(kCos).F32(),
                                                         p.In(kSin).F32(), g.dim / 2, out[0].F32(),
                                                         VLAK_ROPE_HALVES) == VLAK_OK;
-#else
-                                   (void)p, (void)out;
-                                   return false;
-#endif
                                  })) {
     op.impls.push_back(std::move(d));
   }

@@ -327,10 +327,6 @@ std::vector<ImplDef> VlakTargetImpls(const std::string& what, double bound, std:
   return v;
 }
 
-std::string VlakEntryMissing(bool have, const char* fn) {
-  return have ? std::string() : std::string("not built (") + fn + " is not in this tree yet)";
-}
-
 void FillUniform(float* p, size_t n, float lo, float hi, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(lo, hi);

@@ -197,10 +197,6 @@ ImplDef VlakImpl(const std::string& name, int target, const std::string& what, d
 std::vector<ImplDef> VlakTargetImpls(const std::string& what, double bound, std::function<std::string()> missing,
                                      VlakRun run);
 
-// "" when a vlak entry point is in this build (lab.cmake's VLAK_LAB_HAVE_VLAK_<FN>), else
-// "not built (<fn> is not in this tree yet)": the lab builds before every operator has landed.
-std::string VlakEntryMissing(bool have, const char* fn);
-
 // Uniform floats in [lo, hi) from a fixed seed (inputs are the same in every run).
 void FillUniform(float* p, size_t n, float lo, float hi, unsigned seed);
 
