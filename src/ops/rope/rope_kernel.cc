@@ -58,9 +58,8 @@ void PairsHalves(const float* x, const float* cos, const float* sin, float* y, s
 }
 
 // Both halves streamed after a head that aligns them: the caller checks that they are equally
-// misaligned (half a multiple of the alignment in floats). Out of line: inlined beside the plain
-// loop it cost RVV's rows ~25% more instructions (register pressure in the row loop).
-[[gnu::noinline]] void RowHalvesStreamed(const float* x, const float* cos, const float* sin, float* y, size_t half) {
+// misaligned (half a multiple of the alignment in floats). x86 only (kStreamStores).
+void RowHalvesStreamed(const float* x, const float* cos, const float* sin, float* y, size_t half) {
   const uintptr_t address = reinterpret_cast<uintptr_t>(y);
   size_t head = half;  // a y that is not even float-aligned is not streamed
   if (address % sizeof(float) == 0) head = (kAlignment - address % kAlignment) % kAlignment / sizeof(float);
