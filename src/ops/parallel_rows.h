@@ -11,7 +11,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dispatch/dispatch.h"
 #include "dispatch/threads.h"
+#include "vlak/vlak.h"
 
 namespace vlak {
 
@@ -46,6 +48,23 @@ void ForEachRowChunk(int threads, size_t rows, F&& fn) {
 inline bool RowsExtentOverflows(size_t rows, size_t cols, size_t stride) {
   if (cols > SIZE_MAX / sizeof(float)) return true;
   return rows > 1 && (rows - 1) > (SIZE_MAX / sizeof(float) - cols) / stride;
+}
+
+// The argument checks of a normalisation over rows (layernorm, rmsnorm): VLAK_OK with *empty set
+// when there is nothing to do, an error status (nothing may be written), or VLAK_OK to run.
+inline vlak_status CheckNormRows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* y,
+                                 size_t y_stride, float eps, bool* empty) {
+  *empty = false;
+  if (!(eps >= 0.0f)) return VLAK_ERROR_INVALID_ARGUMENT;  // negative or NaN
+  if (rows == 0 || cols == 0) {
+    *empty = true;
+    return VLAK_OK;
+  }
+  if (x == nullptr || y == nullptr) return VLAK_ERROR_NULL_POINTER;
+  if (x_stride < cols || y_stride < cols) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (RowsExtentOverflows(rows, cols, x_stride > y_stride ? x_stride : y_stride)) return VLAK_ERROR_OVERFLOW;
+  if (x == y && x_stride != y_stride) return VLAK_ERROR_INVALID_ARGUMENT;
+  return TargetError();
 }
 
 // Whether a row operator writes its output with non-temporal stores (output_strips.h): when the

@@ -24,13 +24,10 @@ extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float*
                                           const float* gamma, const float* beta, float eps, float* y,
                                           size_t y_stride, float* mean, float* rstd) {
   using namespace vlak;
-  if (!(eps >= 0.0f)) return VLAK_ERROR_INVALID_ARGUMENT;  // negative or NaN
-  if (rows == 0 || cols == 0) return VLAK_OK;
-  if (x == nullptr || y == nullptr) return VLAK_ERROR_NULL_POINTER;
-  if (x_stride < cols || y_stride < cols) return VLAK_ERROR_INVALID_ARGUMENT;
-  if (RowsExtentOverflows(rows, cols, x_stride > y_stride ? x_stride : y_stride)) return VLAK_ERROR_OVERFLOW;
-  if (x == y && x_stride != y_stride) return VLAK_ERROR_INVALID_ARGUMENT;
-  if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
+  bool empty;
+  if (const vlak_status st = CheckNormRows(rows, cols, x, x_stride, y, y_stride, eps, &empty); st != VLAK_OK || empty) {
+    return st;
+  }
   auto* const kernel = Dispatch(kLayerNormRows);
   const bool stream = StreamOutput(rows * cols * sizeof(float));
   ForEachRowChunk(RowThreads(rows, cols), rows, [&](int, size_t begin, size_t end) {

@@ -32,19 +32,13 @@
 
 #include "ops/row_sums.h"
 #include "ops/output_strips.h"
+#include "ops/row_kernel_lmul.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
 namespace {
 
-// LMUL per target: RVV 4 (each pass keeps at most ~6 groups live), x86 2, scalar 1.
-#if defined(VLAK_SIMD_RVV)
-constexpr int kPow2 = 2;
-#elif defined(VLAK_SIMD_SCALAR)
-constexpr int kPow2 = 0;
-#else
-constexpr int kPow2 = 1;
-#endif
+constexpr int kPow2 = kRowKernelPow2;  // ops/row_kernel_lmul.h
 using DF = Simd<float, kPow2>;
 
 constexpr size_t kShiftSamples = 16;

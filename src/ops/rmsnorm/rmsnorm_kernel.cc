@@ -12,19 +12,13 @@
 
 #include "ops/output_strips.h"
 #include "ops/row_sums.h"
+#include "ops/row_kernel_lmul.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
 namespace {
 
-// LMUL per target: RVV 4, x86 2, scalar 1 (as layernorm_kernel.cc).
-#if defined(VLAK_SIMD_RVV)
-constexpr int kPow2 = 2;
-#elif defined(VLAK_SIMD_SCALAR)
-constexpr int kPow2 = 0;
-#else
-constexpr int kPow2 = 1;
-#endif
+constexpr int kPow2 = kRowKernelPow2;  // ops/row_kernel_lmul.h
 using DF = Simd<float, kPow2>;
 
 [[gnu::noinline, gnu::cold]] double RstdF64(const float* x, size_t n, float eps) {

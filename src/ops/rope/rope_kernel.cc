@@ -17,20 +17,14 @@
 #include <cstdint>
 
 #include "ops/output_strips.h"
+#include "ops/row_kernel_lmul.h"
 #include "simd/simd.h"
 #include "vlak/vlak.h"
 
 namespace vlak::VLAK_NS {
 namespace {
 
-// LMUL per target: RVV 4 (6 groups live: x_a, x_b, c, s and the two products), x86 2, scalar 1.
-#if defined(VLAK_SIMD_RVV)
-constexpr int kPow2 = 2;
-#elif defined(VLAK_SIMD_SCALAR)
-constexpr int kPow2 = 0;
-#else
-constexpr int kPow2 = 1;
-#endif
+constexpr int kPow2 = kRowKernelPow2;  // ops/row_kernel_lmul.h
 using DF = Simd<float, kPow2>;
 
 // Pairs [begin, end) of a row. kStream: whole strips stored with Stream (non-temporal on x86),
