@@ -70,12 +70,8 @@ inline vlak_status CheckNormRows(size_t rows, size_t cols, const float* x, size_
 // Whether a row operator writes its output with non-temporal stores (output_strips.h): when the
 // output is larger than the per-core L2 (sysconf; 1 MiB where unknown), it leaves the core's
 // caches before anyone reads it, so the read-for-ownership of each line is wasted bandwidth.
-// Only x86 has non-temporal stores in the vector layer (output_strips.h's kStreamStores).
-inline bool StreamOutput(size_t output_bytes) {
-#if !defined(__x86_64__)
-  (void)output_bytes;
-  return false;
-#else
+// The per-core L2 size in bytes (sysconf, asked once; 1 MiB where the system does not say).
+inline size_t L2CacheBytes() {
   static const size_t l2 = [] {
     long bytes = -1;
 #if defined(_SC_LEVEL2_CACHE_SIZE)
@@ -83,7 +79,16 @@ inline bool StreamOutput(size_t output_bytes) {
 #endif
     return bytes > 0 ? static_cast<size_t>(bytes) : size_t{1} << 20;
   }();
-  return output_bytes > l2;
+  return l2;
+}
+
+// Only x86 has non-temporal stores in the vector layer (output_strips.h's kStreamStores).
+inline bool StreamOutput(size_t output_bytes) {
+#if !defined(__x86_64__)
+  (void)output_bytes;
+  return false;
+#else
+  return output_bytes > L2CacheBytes();
 #endif
 }
 

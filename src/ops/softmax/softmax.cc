@@ -1,12 +1,10 @@
 // vlak_softmax_f32: argument checks, the algorithm choice, rows over threads.
 
-#include <unistd.h>
-
 #include <cstdint>
-
 
 #include "dispatch/dispatch.h"
 #include "dispatch/threads.h"
+#include "ops/parallel_rows.h"
 #include "ops/softmax/softmax.h"
 
 namespace vlak {
@@ -28,20 +26,7 @@ constexpr unsigned kKnownFlags = VLAK_SOFTMAX_LOG | VLAK_SOFTMAX_SAFE | VLAK_SOF
 // rule: two-pass when 8 * cols bytes exceed the L2 cache (sysconf; 1 MB where unknown). Rows
 // below 64K elements never ask (every such row fits any L2 this targets).
 constexpr size_t kTwoPassNeverBelow = size_t{1} << 16;
-size_t TwoPassMinCols() {
-  static const size_t cols = [] {
-    long l2 = -1;
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    const size_t bytes = l2 > 0 ? static_cast<size_t>(l2) : size_t{1} << 20;
-    return bytes / (2 * sizeof(float)) + 1;
-  }();
-  return cols;
-}
-
-// Parallelise only when each thread gets enough elements to pay for waking it.
-constexpr size_t kMinElementsPerThread = size_t{1} << 14;
+size_t TwoPassMinCols() { return L2CacheBytes() / (2 * sizeof(float)) + 1; }
 
 using RowFn = vlak_status(const float*, float*, size_t, unsigned, int);
 
@@ -49,14 +34,7 @@ using RowFn = vlak_status(const float*, float*, size_t, unsigned, int);
 // call (attention's common case) does not pay for this function's registers.
 [[gnu::noinline]] vlak_status Rows(RowFn* row, size_t rows, size_t cols, const float* x, size_t x_stride, float* y,
                             size_t y_stride, unsigned flags, int algo_id) {
-  // NumThreads is an OpenMP call: only asked when there is work for two.
-  int threads = 1;
-  if (rows * cols >= 2 * kMinElementsPerThread) {
-    threads = NumThreads();
-    const size_t by_work = rows * cols / kMinElementsPerThread;
-    if (static_cast<size_t>(threads) > rows) threads = static_cast<int>(rows);
-    if (static_cast<size_t>(threads) > by_work) threads = static_cast<int>(by_work);
-  }
+  const int threads = RowThreads(rows, cols);  // asks OpenMP only when there is work for two
   if (threads <= 1) {
     for (size_t r = 0; r < rows; ++r) row(x + r * x_stride, y + r * y_stride, cols, flags, algo_id);
     return VLAK_OK;
