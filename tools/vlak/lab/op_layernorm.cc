@@ -17,27 +17,18 @@ namespace {
 
 constexpr float kEps = 1e-5f;
 
-size_t Rows(const Problem& p) { return p.shape.dims[0]; }
-size_t Cols(const Problem& p) { return p.shape.dims[1]; }
-
 }  // namespace
 
 OpDef MakeLayernormOp() {
   OpDef op;
   op.name = "layernorm";
-  op.shape_syntax = "ROWSxCOLS (e.g. 1151x8192)";
-  op.size_label = "cols";
+  SetRowsColsShape(&op);
   op.bytes_formula = "8 bytes/element (read x, write y) + 8/column (gamma, beta)";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 2) return true;
-    *err = "layernorm shapes are ROWSxCOLS (e.g. 1151x8192)";
-    return false;
-  };
   op.bytes_per_run = [](const Shape& s) {
     return 8.0 * static_cast<double>(s.Elements()) + 8.0 * static_cast<double>(s.dims[1]);
   };
   op.make_problem = [](Problem* p) {
-    const size_t rows = Rows(*p), cols = Cols(*p);
+    const size_t rows = RowsOf(*p), cols = ColsOf(*p);
     float* x = p->AddInput("x", {rows, cols}).F32();
     float* gamma = p->AddInput("gamma", {cols}).F32();
     float* beta = p->AddInput("beta", {cols}).F32();
@@ -69,8 +60,8 @@ OpDef MakeLayernormOp() {
 
   for (auto& d : VlakTargetImpls("vlak_layernorm_f32", 1e-5, [] { return std::string(); },
                                  [](const Problem& p, Outputs& out) {
-                                   const size_t cols = Cols(p);
-                                   return vlak_layernorm_f32(Rows(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
+                                   const size_t cols = ColsOf(p);
+                                   return vlak_layernorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
                                                              p.In(2).F32(), kEps, out[0].F32(), cols, nullptr,
                                                              nullptr) == VLAK_OK;
                                  })) {
@@ -78,8 +69,8 @@ OpDef MakeLayernormOp() {
   }
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "layernorm_ref.c", [](const CrefKernels& k, const Problem& p, Outputs& out, int threads) {
-      const size_t cols = Cols(p);
-      return ParallelOk(threads, Rows(p), [&](size_t r0, size_t r1) {
+      const size_t cols = ColsOf(p);
+      return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
         k.layernorm_f32(p.In(0).F32() + r0 * cols, p.In(1).F32(), p.In(2).F32(), out[0].F32() + r0 * cols, r1 - r0,
                         cols, kEps);
         return true;
@@ -92,7 +83,7 @@ OpDef MakeLayernormOp() {
   dnnl.description = "oneDNN layer_normalization_forward, inference, scale and shift (its own ISA choice), OpenMP threads";
   dnnl.unavailable = OnednnMissing;
   dnnl.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
-    return OnednnLayernormForward(Rows(p), Cols(p), p.In(0).F32(), p.In(1).F32(), p.In(2).F32(), kEps, out[0].F32(),
+    return OnednnLayernormForward(RowsOf(p), ColsOf(p), p.In(0).F32(), p.In(1).F32(), p.In(2).F32(), kEps, out[0].F32(),
                                   threads, err);
   };
   op.impls.push_back(dnnl);

@@ -28,11 +28,8 @@ constexpr float kEps = 1e-5f;
 enum { kDy, kX, kGamma, kMean, kRstd };  // input order
 enum { kDx, kDgamma, kDbeta };           // output order
 
-size_t Rows(const Problem& p) { return p.shape.dims[0]; }
-size_t Cols(const Problem& p) { return p.shape.dims[1]; }
-
 void MakeProblem(Problem* p) {
-  const size_t rows = Rows(*p), cols = Cols(*p);
+  const size_t rows = RowsOf(*p), cols = ColsOf(*p);
   float* dy = p->AddInput("dy", {rows, cols}).F32();
   float* x = p->AddInput("x", {rows, cols}).F32();
   float* gamma = p->AddInput("gamma", {cols}).F32();
@@ -80,7 +77,7 @@ void MakeProblem(Problem* p) {
 
 // The C reference on `threads` row blocks, each with its own dgamma/dbeta partials.
 bool CrefRun(const CrefKernels& k, const Problem& p, Outputs& out, int threads, std::vector<float>& partials) {
-  const size_t rows = Rows(p), cols = Cols(p);
+  const size_t rows = RowsOf(p), cols = ColsOf(p);
   const size_t t = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(threads), rows));
   partials.assign(2 * t * cols, 0.0f);  // zeroing is part of a reduction's cost
   // One index per thread: block i of the rows and partials i.
@@ -112,14 +109,8 @@ bool CrefRun(const CrefKernels& k, const Problem& p, Outputs& out, int threads, 
 OpDef MakeLayernormBwdOp() {
   OpDef op;
   op.name = "layernorm-bwd";
-  op.shape_syntax = "ROWSxCOLS (e.g. 1151x8192)";
-  op.size_label = "cols";
+  SetRowsColsShape(&op);
   op.bytes_formula = "12 bytes/element (read dy, x; write dx) + 12/column (gamma, dgamma, dbeta) + 8/row (mean, rstd)";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 2) return true;
-    *err = "layernorm-bwd shapes are ROWSxCOLS (e.g. 1151x8192)";
-    return false;
-  };
   op.bytes_per_run = [](const Shape& s) {
     return 12.0 * static_cast<double>(s.Elements()) + 12.0 * static_cast<double>(s.dims[1]) +
            8.0 * static_cast<double>(s.dims[0]);
@@ -137,7 +128,7 @@ OpDef MakeLayernormBwdOp() {
                                  [] { return std::string(); },
                                  [](const Problem& p, Outputs& out) {
                                    return vlak_layernorm_backward_f32(
-                                              Rows(p), Cols(p), p.In(kDy).F32(), p.In(kX).F32(), Cols(p),
+                                              RowsOf(p), ColsOf(p), p.In(kDy).F32(), p.In(kX).F32(), ColsOf(p),
                                               p.In(kGamma).F32(), p.In(kMean).F32(), p.In(kRstd).F32(),
                                               out[kDx].F32(), out[kDgamma].F32(), out[kDbeta].F32()) == VLAK_OK;
                                  })) {
@@ -164,7 +155,7 @@ OpDef MakeLayernormBwdOp() {
   dnnl.description = "oneDNN layer_normalization_backward, prop backward, scale and shift gradients, OpenMP threads";
   dnnl.unavailable = OnednnMissing;
   dnnl.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
-    return OnednnLayernormBackward(Rows(p), Cols(p), p.In(kDy).F32(), p.In(kX).F32(), p.In(kGamma).F32(),
+    return OnednnLayernormBackward(RowsOf(p), ColsOf(p), p.In(kDy).F32(), p.In(kX).F32(), p.In(kGamma).F32(),
                                    p.In(kMean).F32(), p.In(kRstd).F32(), kEps, out[kDx].F32(), out[kDgamma].F32(),
                                    out[kDbeta].F32(), threads, err);
   };

@@ -18,7 +18,6 @@
 namespace vlak::lab {
 namespace {
 
-
 size_t M(const Problem& p) { return p.shape.dims[0]; }
 size_t N(const Problem& p) { return p.shape.dims[1]; }
 size_t K(const Problem& p) { return p.shape.dims[2]; }

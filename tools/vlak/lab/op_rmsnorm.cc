@@ -15,27 +15,18 @@ namespace {
 
 constexpr float kEps = 1e-5f;
 
-size_t Rows(const Problem& p) { return p.shape.dims[0]; }
-size_t Cols(const Problem& p) { return p.shape.dims[1]; }
-
 }  // namespace
 
 OpDef MakeRmsnormOp() {
   OpDef op;
   op.name = "rmsnorm";
-  op.shape_syntax = "ROWSxCOLS (e.g. 1151x8192)";
-  op.size_label = "cols";
+  SetRowsColsShape(&op);
   op.bytes_formula = "8 bytes/element (read x, write y) + 4/column (gamma)";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 2) return true;
-    *err = "rmsnorm shapes are ROWSxCOLS (e.g. 1151x8192)";
-    return false;
-  };
   op.bytes_per_run = [](const Shape& s) {
     return 8.0 * static_cast<double>(s.Elements()) + 4.0 * static_cast<double>(s.dims[1]);
   };
   op.make_problem = [](Problem* p) {
-    const size_t rows = Rows(*p), cols = Cols(*p);
+    const size_t rows = RowsOf(*p), cols = ColsOf(*p);
     float* x = p->AddInput("x", {rows, cols}).F32();
     float* gamma = p->AddInput("gamma", {cols}).F32();
     FillUniform(x, rows * cols, -2.0f, 2.0f, 1);
@@ -64,16 +55,16 @@ OpDef MakeRmsnormOp() {
 
   for (auto& d : VlakTargetImpls("vlak_rmsnorm_f32", 1e-5, [] { return std::string(); },
                                  [](const Problem& p, Outputs& out) {
-                                   const size_t cols = Cols(p);
-                                   return vlak_rmsnorm_f32(Rows(p), cols, p.In(0).F32(), cols, p.In(1).F32(), kEps,
+                                   const size_t cols = ColsOf(p);
+                                   return vlak_rmsnorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(), kEps,
                                                            out[0].F32(), cols) == VLAK_OK;
                                  })) {
     op.impls.push_back(std::move(d));
   }
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "rmsnorm_ref.c", [](const CrefKernels& k, const Problem& p, Outputs& out, int threads) {
-      const size_t cols = Cols(p);
-      return ParallelOk(threads, Rows(p), [&](size_t r0, size_t r1) {
+      const size_t cols = ColsOf(p);
+      return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
         k.rmsnorm_f32(p.In(0).F32() + r0 * cols, p.In(1).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
         return true;
       });

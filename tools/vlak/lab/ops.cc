@@ -327,6 +327,16 @@ std::vector<ImplDef> VlakTargetImpls(const std::string& what, double bound, std:
   return v;
 }
 
+void SetRowsColsShape(OpDef* op) {
+  op->shape_syntax = "ROWSxCOLS (e.g. 1151x8192)";
+  op->size_label = "cols";
+  op->check_shape = [name = op->name](const std::vector<size_t>& dims, std::string* err) {
+    if (dims.size() == 2) return true;
+    *err = name + " shapes are ROWSxCOLS (e.g. 1151x8192)";
+    return false;
+  };
+}
+
 void FillUniform(float* p, size_t n, float lo, float hi, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(lo, hi);

@@ -197,6 +197,11 @@ ImplDef VlakImpl(const std::string& name, int target, const std::string& what, d
 std::vector<ImplDef> VlakTargetImpls(const std::string& what, double bound, std::function<std::string()> missing,
                                      VlakRun run);
 
+// Row-wise operators (layernorm, its backward, rmsnorm): shape ROWSxCOLS, swept over cols.
+void SetRowsColsShape(OpDef* op);
+inline size_t RowsOf(const Problem& p) { return p.shape.dims[0]; }
+inline size_t ColsOf(const Problem& p) { return p.shape.dims[1]; }
+
 // Uniform floats in [lo, hi) from a fixed seed (inputs are the same in every run).
 void FillUniform(float* p, size_t n, float lo, float hi, unsigned seed);
 
