@@ -2,8 +2,12 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -59,6 +63,28 @@ inline std::vector<float> Normal(size_t n, float mean, float sd, uint32_t seed) 
   for (auto& e : v) e = dist(rng);
   return v;
 }
+
+// `count` floats ending exactly at an inaccessible page: touching element `count` faults.
+class GuardedFloats {
+ public:
+  explicit GuardedFloats(size_t count) {
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    bytes_ = (count * sizeof(float) + page_ - 1) / page_ * page_ + page_;
+    base_ = static_cast<char*>(mmap(nullptr, bytes_ + page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (base_ == MAP_FAILED || mprotect(base_ + bytes_, page_, PROT_NONE) != 0) std::abort();
+    data_ = reinterpret_cast<float*>(base_ + bytes_) - count;
+    for (size_t i = 0; i < count; ++i) data_[i] = std::sin(static_cast<float>(i) * 0.7f) + 0.25f;
+  }
+  ~GuardedFloats() { munmap(base_, bytes_ + page_); }
+  GuardedFloats(const GuardedFloats&) = delete;
+  GuardedFloats& operator=(const GuardedFloats&) = delete;
+  float* data() { return data_; }
+
+ private:
+  size_t page_, bytes_;
+  char* base_;
+  float* data_;
+};
 
 // Bitwise equality of float arrays (NaN == NaN of the same payload, +0 != -0).
 inline bool SameBits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }

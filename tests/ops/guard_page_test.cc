@@ -1,0 +1,75 @@
+// Every C entry point with its inputs and outputs ending at an inaccessible page, for every length
+// 1 .. 3 * lanes + 1 (lanes of the widest group any kernel uses, LMUL 8), on every target: a read
+// or write past the last element faults and fails the test. Under qemu this runs at each VLEN.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ops/ops_test_util.h"
+#include "vlak/vlak.h"
+
+namespace {
+
+using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
+
+size_t MaxLength() { return 3 * vlak_target_lanes(vlak_active_target(), 3, sizeof(float)) + 1; }
+
+TEST(GuardPages, SoftmaxAndExp) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      GuardedFloats x(2 * n), y(2 * n), e(n);
+      ASSERT_EQ(vlak_softmax_f32(2, n, x.data(), n, y.data(), n, 0), VLAK_OK);
+      ASSERT_EQ(vlak_softmax_f32(1, n, x.data(), n, y.data(), n, VLAK_SOFTMAX_LOG), VLAK_OK);
+      ASSERT_EQ(vlak_exp_f32(n, x.data(), e.data(), VLAK_EXP_ACCURATE), VLAK_OK);
+      ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1]) && std::isfinite(e.data()[n - 1])) << n;
+    }
+  });
+}
+
+TEST(GuardPages, Rope) {
+  ForEachTarget([] {
+    for (size_t half = 1; half <= MaxLength(); ++half) {
+      GuardedFloats x(4 * half), y(4 * half), c(half), s(half);
+      for (unsigned flags : {VLAK_ROPE_HALVES, VLAK_ROPE_INTERLEAVED}) {
+        ASSERT_EQ(vlak_rope_f32(1, 2, 2 * half, x.data(), c.data(), s.data(), half, y.data(), flags), VLAK_OK);
+      }
+      ASSERT_EQ(vlak_rope_tables_f32(1, 2 * half, 10000.0, c.data(), s.data(), half), VLAK_OK);
+    }
+  });
+}
+
+TEST(GuardPages, Norms) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      GuardedFloats x(2 * n), y(2 * n), gamma(n), beta(n), mean(2), rstd(2), dx(2 * n), dg(n), db(n);
+      ASSERT_EQ(vlak_layernorm_f32(2, n, x.data(), n, gamma.data(), beta.data(), 1e-5f, y.data(), n, mean.data(),
+                                   rstd.data()),
+                VLAK_OK);
+      ASSERT_EQ(vlak_layernorm_backward_f32(2, n, y.data(), x.data(), n, gamma.data(), mean.data(), rstd.data(),
+                                            dx.data(), dg.data(), db.data()),
+                VLAK_OK);
+      ASSERT_EQ(vlak_rmsnorm_f32(2, n, x.data(), n, gamma.data(), 1e-6f, y.data(), n), VLAK_OK);
+      ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1]) && std::isfinite(dg.data()[n - 1])) << n;
+    }
+  });
+}
+
+TEST(GuardPages, Matmul) {
+  ForEachTarget([] {
+    for (size_t len = 1; len <= MaxLength(); ++len) {
+      // len as n (the vector dimension) and as k (the summed one), with B plain and transposed.
+      for (const size_t n : {len, size_t{3}}) {
+        const size_t m = 2, k = n == len ? 3 : len;
+        GuardedFloats a(m * k), b(k * n), c(m * n);
+        ASSERT_EQ(vlak_matmul_f32(m, n, k, a.data(), k, b.data(), n, c.data(), n, 0), VLAK_OK);
+        ASSERT_EQ(vlak_matmul_f32(m, n, k, a.data(), k, b.data(), k, c.data(), n,
+                                  VLAK_MATMUL_TRANS_B | VLAK_MATMUL_ACCUMULATE),
+                  VLAK_OK);
+        ASSERT_TRUE(std::isfinite(c.data()[m * n - 1])) << m << "x" << n << "x" << k;
+      }
+    }
+  });
+}
+
+}  // namespace
