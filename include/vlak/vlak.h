@@ -57,7 +57,9 @@ vlak_target vlak_active_target(void);
 vlak_status vlak_target_error(void);
 
 /* Forces a target; VLAK_ERROR_TARGET_UNAVAILABLE if it is not compiled in or unsupported. Clears
- * an error left by VLAK_TARGET on success. */
+ * an error left by VLAK_TARGET on success. It may be called while other threads run kernels: each
+ * call of an entry point runs on one target, the one active when its kernel was chosen (rope and
+ * matmul give the same bits on every target; the others differ within their bounds). */
 vlak_status vlak_set_target(vlak_target target);
 
 /* Lanes in one register group of 2^lmul_pow2 registers (lmul_pow2 in 0..3) of elements of

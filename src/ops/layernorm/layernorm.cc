@@ -48,7 +48,9 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   if (stride < cols) return VLAK_ERROR_INVALID_ARGUMENT;
   if (RowsExtentOverflows(rows, cols, stride)) return VLAK_ERROR_OVERFLOW;
   if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
-  auto* const kernel = Dispatch(kLayerNormBackwardRows);
+  // One target for the whole call (vlak_set_target may run concurrently): rows and column sums.
+  const Target target = ActiveTarget();
+  auto* const kernel = Dispatch(kLayerNormBackwardRows, target);
   const bool columns = dgamma != nullptr || dbeta != nullptr;
   const int threads = RowThreads(rows, cols);
   const bool stream = StreamOutput(rows * cols * sizeof(float));
@@ -71,7 +73,7 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
            dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr, stream);
   });
   if (columns) {
-    auto* const column_sums = Dispatch(kLayerNormColumnSums);
+    auto* const column_sums = Dispatch(kLayerNormColumnSums, target);
     if (dgamma != nullptr) column_sums(sums_base, chunk, threads, cols, dgamma);
     if (dbeta != nullptr) column_sums(sums_base + cols, chunk, threads, cols, dbeta);
   }

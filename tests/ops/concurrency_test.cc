@@ -1,0 +1,175 @@
+// Every entry point called from 8 threads at once (oversubscribed on small machines), with
+// different shapes and flags per thread, while another thread changes vlak_set_num_threads or the
+// target. Each result must equal the one computed alone beforehand: bit for bit, except where
+// vlak.h lets a result depend on the thread count (layernorm backward's dgamma/dbeta: within its
+// bound) or on the target (the norms, softmax, exp: equal to the result of one of the targets).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "ops/ops_test_util.h"
+#include "vlak/vlak.h"
+
+namespace {
+
+using vlak_test::Normal;
+using vlak_test::SameBits;
+
+// One job: computes its outputs into `out` (all outputs concatenated) and returns the status.
+struct Job {
+  std::function<vlak_status(std::vector<float>& out)> run;
+  bool same_on_every_target;  // rope, matmul
+  size_t column_sums = 0;     // trailing outputs that may depend on the thread count (dgamma, dbeta)
+};
+
+std::vector<Job> MakeJobs(uint32_t seed) {
+  std::vector<Job> jobs;
+  // Large enough (r x c >= 2 x 16K) that the calls split over the library's own threads.
+  const size_t r = 12 + seed % 5, c = 3000 + 37 * (seed % 7);
+  auto x = std::make_shared<std::vector<float>>(Normal(r * c, 1.0f, 2.0f, seed));
+  auto g = std::make_shared<std::vector<float>>(Normal(c, 1.0f, 0.3f, seed + 1));
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c);
+                    return vlak_softmax_f32(r, c, x->data(), c, out.data(), c, (seed & 1) ? VLAK_SOFTMAX_LOG : 0);
+                  },
+                  false});
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c);
+                    return vlak_exp_f32(r * c, x->data(), out.data(), static_cast<vlak_exp_variant>(seed % 6));
+                  },
+                  false});
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c + 2 * r);
+                    return vlak_layernorm_f32(r, c, x->data(), c, g->data(), nullptr, 1e-5f, out.data(), c,
+                                              out.data() + r * c, out.data() + r * c + r);
+                  },
+                  false});
+  // The backward's inputs once, here: computed inside the job, a target switch between the two
+  // calls would mix two targets' statistics into one result.
+  auto mean = std::make_shared<std::vector<float>>(r), rstd = std::make_shared<std::vector<float>>(r);
+  auto dy = std::make_shared<std::vector<float>>(Normal(r * c, 0.0f, 1.0f, seed + 4));
+  std::vector<float> y(r * c);
+  vlak_layernorm_f32(r, c, x->data(), c, nullptr, nullptr, 1e-5f, y.data(), c, mean->data(), rstd->data());
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c + 2 * c);
+                    return vlak_layernorm_backward_f32(r, c, dy->data(), x->data(), c, g->data(), mean->data(),
+                                                       rstd->data(), out.data(), out.data() + r * c,
+                                                       out.data() + r * c + c);
+                  },
+                  false, 2 * c});
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c);
+                    return vlak_rmsnorm_f32(r, c, x->data(), c, g->data(), 1e-6f, out.data(), c);
+                  },
+                  false});
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t positions = r, rows = 2, d = 2 * (c / 4);
+                    std::vector<float> cs(positions * d / 2), sn(positions * d / 2);
+                    vlak_rope_tables_f32(positions, d, 10000.0, cs.data(), sn.data(), d / 2);
+                    out.resize(positions * rows * d);
+                    return vlak_rope_f32(positions, rows, d, x->data(), cs.data(), sn.data(), d / 2, out.data(),
+                                         (seed & 2) ? VLAK_ROPE_INTERLEAVED : VLAK_ROPE_HALVES);
+                  },
+                  true});
+  const size_t m = r, n = c / 3, k = 17 + seed % 40;
+  auto a = std::make_shared<std::vector<float>>(Normal(m * k, 0.0f, 1.0f, seed + 2));
+  auto b = std::make_shared<std::vector<float>>(Normal(k * n, 0.0f, 1.0f, seed + 3));
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.assign(m * n, 1.0f);
+                    return vlak_matmul_f32(m, n, k, a->data(), k, b->data(), n, out.data(), n,
+                                           (seed & 4) ? VLAK_MATMUL_ACCUMULATE : 0);
+                  },
+                  true});
+  return jobs;
+}
+
+bool Close(const std::vector<float>& a, const std::vector<float>& b, size_t from) {
+  for (size_t i = from; i < a.size(); ++i) {
+    if (!(std::fabs(a[i] - b[i]) <= 1e-5f * (1.0f + std::fabs(b[i])))) return false;
+  }
+  return true;
+}
+
+// What a job may give: its result alone on each supported target.
+std::vector<std::vector<float>> Expected(Job& job, bool every_target) {
+  std::vector<std::vector<float>> want;
+  const vlak_target saved = vlak_active_target();
+  for (int t = VLAK_TARGET_SCALAR; t <= VLAK_TARGET_RVV; ++t) {
+    const auto target = static_cast<vlak_target>(t);
+    if (!vlak_target_supported(target) || (!every_target && target != saved)) continue;
+    EXPECT_EQ(vlak_set_target(target), VLAK_OK);
+    std::vector<float> out;
+    EXPECT_EQ(job.run(out), VLAK_OK);
+    want.push_back(std::move(out));
+  }
+  EXPECT_EQ(vlak_set_target(saved), VLAK_OK);
+  return want;
+}
+
+// 8 workers run every job of their own seed 3 times while `disturb` runs until they finish.
+void RunConcurrently(bool every_target, const std::function<void(std::atomic<bool>&)>& disturb) {
+  constexpr int kWorkers = 8;
+  std::vector<std::vector<Job>> jobs;
+  std::vector<std::vector<std::vector<std::vector<float>>>> want;
+  for (int w = 0; w < kWorkers; ++w) {
+    jobs.push_back(MakeJobs(100 + w));
+    want.emplace_back();
+    for (Job& j : jobs.back()) want.back().push_back(Expected(j, every_target));
+  }
+  std::atomic<bool> done{false};
+  std::atomic<int> failures{0};
+  std::thread disturber([&] { disturb(done); });
+  std::vector<std::thread> workers;
+  for (int w = 0; w < kWorkers; ++w) {
+    workers.emplace_back([&, w] {
+      for (int rep = 0; rep < 3; ++rep) {
+        for (size_t j = 0; j < jobs[w].size(); ++j) {
+          std::vector<float> out;
+          if (jobs[w][j].run(out) != VLAK_OK) ++failures;
+          bool ok = false;
+          for (const auto& cand : want[w][j]) {
+            const size_t exact = cand.size() - jobs[w][j].column_sums;
+            ok = ok || (out.size() == cand.size() && SameBits(out.data(), cand.data(), exact) && Close(out, cand, exact));
+          }
+          if (!ok) {
+            ++failures;
+            ADD_FAILURE() << "worker " << w << " job " << j << " repetition " << rep;
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : workers) t.join();
+  done = true;
+  disturber.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(Concurrency, EveryEntryPointWhileTheThreadCountChanges) {
+  RunConcurrently(false, [](std::atomic<bool>& done) {
+    for (int i = 0; !done; ++i) {
+      EXPECT_EQ(vlak_set_num_threads(1 + i % 3), VLAK_OK);
+      std::this_thread::yield();
+    }
+    vlak_set_num_threads(0);
+  });
+}
+
+TEST(Concurrency, EveryEntryPointWhileTheTargetChanges) {
+  const vlak_target saved = vlak_active_target();
+  RunConcurrently(true, [saved](std::atomic<bool>& done) {
+    for (int i = 0; !done; ++i) {
+      const auto t = static_cast<vlak_target>(i % 4);
+      if (vlak_target_supported(t)) EXPECT_EQ(vlak_set_target(t), VLAK_OK);
+      std::this_thread::yield();
+    }
+    EXPECT_EQ(vlak_set_target(saved), VLAK_OK);
+  });
+}
+
+}  // namespace
