@@ -179,7 +179,8 @@ vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t 
  * its row's largest term, max rstd * (|g| + |mean_c(g)| + |xhat * mean_c(g * xhat)|) (dx is a
  * difference of these and can cancel to 0), dgamma/dbeta within 1e-5 * sum_r |term64| of their
  * column.
- * Errors: NULL dy, x, mean, rstd or dx; stride < cols; overflow. */
+ * Errors: NULL dy, x, mean, rstd or dx; stride < cols; overflow (also when the column sums'
+ * scratch, 24 bytes per column and thread, cannot be allocated). */
 vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* dy, const float* x, size_t stride,
                                         const float* gamma, const float* mean, const float* rstd, float* dx,
                                         float* dgamma, float* dbeta);

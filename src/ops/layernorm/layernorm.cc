@@ -2,6 +2,7 @@
 // the backward's deterministic reduction of dgamma/dbeta.
 #include <cmath>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "dispatch/dispatch.h"
@@ -61,8 +62,12 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   thread_local std::vector<double> sums;
   const size_t chunk = 2 * cols;
   if (columns && acc.size() < chunk * static_cast<size_t>(threads)) {
-    acc.resize(chunk * static_cast<size_t>(threads));
-    sums.resize(chunk * static_cast<size_t>(threads));
+    try {
+      acc.resize(chunk * static_cast<size_t>(threads));
+      sums.resize(chunk * static_cast<size_t>(threads));
+    } catch (const std::bad_alloc&) {
+      return VLAK_ERROR_OVERFLOW;  // as matmul: no out-of-memory status; nothing written yet
+    }
   }
   float* const acc_base = acc.data();
   double* const sums_base = sums.data();
