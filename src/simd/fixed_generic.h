@@ -51,6 +51,17 @@ VLAK_FIXED_API VFromD<D> MaxAccumulate(D d, const VFromD<D>& acc, const VFromD<D
 #endif
 }
 
+// ------------------------------------------------------------------------------- averaging
+// floor((a + b) / 2) without widening: a + b = 2 (a & b) + (a ^ b) holds for two's complement
+// integers (bitwise ops act on the sign-extended values), so the mean floors to
+// (a & b) + ((a ^ b) >> 1), the shift arithmetic for signed lanes and logical for unsigned ones.
+// The result lies between a and b: the final add cannot overflow.
+template <class D>
+VLAK_FIXED_API VFromD<D> AverageFloor(D d, const VFromD<D>& a, const VFromD<D>& b) {
+  static_assert(std::is_integral_v<TFromD<D>> && sizeof(TFromD<D>) <= 2, "AverageFloor: 8- and 16-bit integers");
+  return Add(d, And(d, a, b), ShiftRight<1>(d, Xor(d, a, b)));
+}
+
 // ------------------------------------------------------------------------------ selection
 template <class D>
 VLAK_FIXED_API VFromD<D> IfThenZeroElse(D d, const MFromD<D>& m, const VFromD<D>& no) {
@@ -95,6 +106,22 @@ VLAK_FIXED_API VFromD<D> NegMulAdd(D d, const VFromD<D>& a, TFromD<D> b, const V
 template <class D>
 VLAK_FIXED_API VFromD<D> NegMulAdd(D d, const VFromD<D>& a, const VFromD<D>& b, TFromD<D> c) {
   return NegMulAdd(d, a, b, Set(d, c));
+}
+
+// ------------------------------------------------------------------------------- widening
+// WidenMul / WidenMulAdd / WidenAdd (contract in scalar.h): the narrow operands promoted, then
+// the wide op. RVV has each as one instruction (vwmul, vwmacc, vwadd.wv).
+template <class DW, class DN>
+VLAK_FIXED_API VFromD<DW> WidenMul(DW dw, DN dn, const VFromD<DN>& a, const VFromD<DN>& b) {
+  return Mul(dw, PromoteTo(dw, dn, a), PromoteTo(dw, dn, b));
+}
+template <class DW, class DN>
+VLAK_FIXED_API VFromD<DW> WidenMulAdd(DW dw, DN dn, const VFromD<DN>& a, const VFromD<DN>& b, const VFromD<DW>& acc) {
+  return Add(dw, acc, Mul(dw, PromoteTo(dw, dn, a), PromoteTo(dw, dn, b)));
+}
+template <class DW, class DN>
+VLAK_FIXED_API VFromD<DW> WidenAdd(DW dw, DN dn, const VFromD<DW>& acc, const VFromD<DN>& v) {
+  return Add(dw, acc, PromoteTo(dw, dn, v));
 }
 
 // --------------------------------------------------------------- reductions into an m1 lane

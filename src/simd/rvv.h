@@ -544,6 +544,19 @@ VFromD<D> SaturatedSub(D d, VFromD<D> a, VFromD<D> b) {
   }
 }
 
+// floor((a + b) / 2) exactly: vaadd(u) computes (a + b) >> 1 in a wider internal precision and
+// rounds by vxrm; round-down (RDN) is the floor (scalar.h's contract).
+template <class D>
+VFromD<D> AverageFloor(D d, VFromD<D> a, VFromD<D> b) {
+  using T = TFromD<D>;
+  static_assert(std::is_integral_v<T> && sizeof(T) <= 2, "AverageFloor: 8- and 16-bit integers");
+  if constexpr (detail::IsSigned<T>) {
+    return __riscv_vaadd(a, b, __RISCV_VXRM_RDN, detail::VL(d));
+  } else {
+    return __riscv_vaaddu(a, b, __RISCV_VXRM_RDN, detail::VL(d));
+  }
+}
+
 // ------------------------------------------------------------------------------ integer bits
 template <int kBits, class D>
 VFromD<D> ShiftLeft(D d, VFromD<D> a) {
@@ -1094,6 +1107,26 @@ VFromD<DTo> TruncateTo(DTo d, DFrom, VFromD<DFrom> v) {
   static_assert(Pow2FromD<DTo> + simd::detail::Log2(sizeof(TF) / sizeof(TT)) == Pow2FromD<DFrom>);
   const auto u = detail::NarrowTruncate<TT>(detail::As<detail::UnsignedOf<TF>>(v), detail::VL(d));
   return detail::As<TT>(u);
+}
+
+// Widening integer ops (contract in scalar.h): one instruction each, no promoted copies.
+template <class DW, class DN>
+VFromD<DW> WidenMul(DW dw, DN, VFromD<DN> a, VFromD<DN> b) {
+  static_assert(detail::IsSigned<TFromD<DN>> && sizeof(TFromD<DW>) == 2 * sizeof(TFromD<DN>));
+  static_assert(Pow2FromD<DW> == Pow2FromD<DN> + 1);
+  return __riscv_vwmul(a, b, detail::VL(dw));
+}
+template <class DW, class DN>
+VFromD<DW> WidenMulAdd(DW dw, DN, VFromD<DN> a, VFromD<DN> b, VFromD<DW> acc) {
+  static_assert(detail::IsSigned<TFromD<DN>> && sizeof(TFromD<DW>) == 2 * sizeof(TFromD<DN>));
+  static_assert(Pow2FromD<DW> == Pow2FromD<DN> + 1);
+  return __riscv_vwmacc(acc, a, b, detail::VL(dw));
+}
+template <class DW, class DN>
+VFromD<DW> WidenAdd(DW dw, DN, VFromD<DW> acc, VFromD<DN> v) {
+  static_assert(detail::IsSigned<TFromD<DN>> && sizeof(TFromD<DW>) == 2 * sizeof(TFromD<DN>));
+  static_assert(Pow2FromD<DW> == Pow2FromD<DN> + 1);
+  return __riscv_vwadd_wv(acc, v, detail::VL(dw));
 }
 
 }  // namespace vlak::VLAK_NS

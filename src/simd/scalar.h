@@ -425,6 +425,11 @@ VFromD<D> SaturatedSub(D, const VFromD<D>& a, const VFromD<D>& b) {
   });
 }
 
+// AverageFloor(d, a, b) = floor((a + b) / 2), exactly, for 8- and 16-bit integers (no overflow:
+// the result lies between a and b). Defined in fixed_generic.h for scalar, AVX2 and AVX-512 (a
+// composition of And, Xor, ShiftRight and Add); RVV has it as one instruction (vaadd/vaaddu with
+// the round-down fixed-point rounding mode).
+
 // ------------------------------------------------------------------------------ integer bits
 // Shifts: counts in [0, bits); right shifts are arithmetic for signed types, logical otherwise.
 template <int kBits, class D>
@@ -603,6 +608,14 @@ TFromD<D> ReduceMax(D d, const VFromD<D>& v) {
   if constexpr (detail::IsFloat<T>) if (all_nan) return std::numeric_limits<T>::quiet_NaN();
   return s;
 }
+
+// ------------------------------------------------------------------------------- widening
+// Signed integer lanes of tag dn (8 or 16 bits) and dw = Rebind<twice the size>(dn), same lane count:
+//   WidenMul(dw, dn, a, b)           = wide(a) * wide(b)            (exact: |a b| <= 2^(2 bits - 2))
+//   WidenMulAdd(dw, dn, a, b, acc)   = acc + wide(a) * wide(b)      (wrapping in the wide type)
+//   WidenAdd(dw, dn, acc, v)         = acc + wide(v)                (wrapping in the wide type)
+// RVV: vwmul.vv, vwmacc.vv, vwadd.wv, one instruction each; fixed-width targets compose PromoteTo
+// with Mul/Add (fixed_generic.h).
 
 // ------------------------------------------------------------------------------- conversions
 // Same lane count and lane size, bits reinterpreted.

@@ -198,5 +198,16 @@ VLAK_SIMD_TEST(Arith, SaturatedSub, SmallIntTags) {
                      [](T a, T b) { return Clamp<T>(int64_t{a} - int64_t{b}); });
 }
 
+VLAK_SIMD_TEST(Arith, AverageFloor, SmallIntTags) {
+  using T = TFromD<D>;
+  // The oracle floors the exact sum (a negative odd sum rounds down: -1/2 -> -1).
+  TestElementwise<2>(D(), "AverageFloor", BinaryInputs<T>(18),
+                     [](auto d, auto a, auto b) { return AverageFloor(d, a, b); },
+                     [](T a, T b) {
+                       const int64_t s = int64_t{a} + int64_t{b};
+                       return static_cast<T>(s >= 0 ? s / 2 : -((-s + 1) / 2));
+                     });
+}
+
 }  // namespace
 }  // namespace vlak::VLAK_NS::test
