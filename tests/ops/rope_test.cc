@@ -161,6 +161,11 @@ TEST(Rope, BadArgumentsWriteNothing) {
   EXPECT_EQ(vlak_rope_f32(SIZE_MAX / 4, 4, 16, x.data(), c.data(), s.data(), 8, y.data(), 0), VLAK_ERROR_OVERFLOW);
   EXPECT_EQ(vlak_rope_f32(0, 2, 16, nullptr, nullptr, nullptr, 0, nullptr, 0), VLAK_OK);
   for (float v : y) EXPECT_EQ(v, kSentinel);
+  // The tables' extent is (positions - 1) * table_stride + head_dim / 2: one position takes any
+  // stride, two with a stride whose extent overflows are refused.
+  EXPECT_EQ(vlak_rope_f32(1, 2, 16, x.data(), c.data(), s.data(), SIZE_MAX, y.data(), 0), VLAK_OK);
+  EXPECT_EQ(vlak_rope_f32(2, 2, 16, x.data(), c.data(), s.data(), SIZE_MAX / 4, y.data(), 0), VLAK_ERROR_OVERFLOW);
+  std::fill(y.begin(), y.end(), kSentinel);
   EXPECT_EQ(vlak_rope_tables_f32(2, 16, 0.0, c.data(), s.data(), 8), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(vlak_rope_tables_f32(2, 16, NAN, c.data(), s.data(), 8), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(vlak_rope_tables_f32(2, 15, 1e4, c.data(), s.data(), 8), VLAK_ERROR_INVALID_ARGUMENT);

@@ -142,6 +142,20 @@ TEST(Softmax, LogSoftmax) {
   });
 }
 
+// Found by tests/fuzz/softmax_fuzz.cc (corpus/softmax/regression-log-offset): rows with a large
+// common offset. y = x - (m + log_sum) as one rounded constant was off by up to 2^-11 at m = 1e4,
+// 7e-5 of a y of -6.7; the bound is 1e-5.
+TEST(Softmax, LogSoftmaxOfOffsetRows) {
+  ForEachTarget([] {
+    for (float offset : {1e4f, -3e5f, 1e6f}) {
+      auto x = vlak_test::Normal(335, offset, 1.0f, 11);
+      std::vector<float> y(x.size());
+      ASSERT_EQ(vlak_softmax_f32(1, x.size(), x.data(), x.size(), y.data(), x.size(), VLAK_SOFTMAX_LOG), VLAK_OK);
+      ExpectLogSoftmax(x, y.data(), 0, "log offset");
+    }
+  });
+}
+
 TEST(Softmax, TenMillionElementRowKeepsSumAccurate) {
   // Uniform [0, 1): every y is ~1/n, so the sum's relative error shows directly in each y. The
   // blocked summation is generic code; under qemu (RISC-V) 2e6 elements keep the run to seconds,

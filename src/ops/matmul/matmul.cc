@@ -66,7 +66,9 @@ void ReleaseBuffer(float* base) {
 bool Fits(size_t rows, size_t cols, size_t ld) {
   constexpr size_t kMaxElems = SIZE_MAX / sizeof(float);
   if (cols > kMaxElems) return false;
-  return rows <= 1 || ld == 0 || (rows - 1) <= (kMaxElems - cols) / ld;  // ld == 0 only when cols == 0
+  // A matrix without columns has no elements (A and B when k == 0): any ld is fine, as any pointer.
+  if (cols == 0) return true;
+  return rows <= 1 || (rows - 1) <= (kMaxElems - cols) / ld;  // ld >= cols > 0
 }
 
 }  // namespace

@@ -32,8 +32,14 @@ extern "C" vlak_status vlak_rope_f32(size_t positions, size_t rows_per_position,
   if (positions == 0 || rows_per_position == 0 || head_dim == 0) return VLAK_OK;
   if (x == nullptr || cos == nullptr || sin == nullptr || y == nullptr) return VLAK_ERROR_NULL_POINTER;
   if (table_stride < head_dim / 2) return VLAK_ERROR_INVALID_ARGUMENT;
-  size_t elements, table;
-  if (!Extent(positions, rows_per_position, head_dim, &elements) || !Extent(positions, table_stride, 1, &table)) {
+  // The tables' extent is (positions - 1) * table_stride + head_dim / 2, as every strided operand's:
+  // one position with any stride is valid (writing the fuzz target's status oracle showed
+  // positions * table_stride refused it).
+  // (head_dim / 2 <= kMax once elements fits, so only the row term can overflow.)
+  constexpr size_t kMax = SIZE_MAX / sizeof(float);
+  size_t elements;
+  if (!Extent(positions, rows_per_position, head_dim, &elements) ||
+      (positions > 1 && positions - 1 > (kMax - head_dim / 2) / table_stride)) {
     return VLAK_ERROR_OVERFLOW;
   }
   if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
