@@ -89,6 +89,9 @@ int vlak_get_num_threads(void);
 /* Row-wise softmax of a rows x cols matrix: y[r][c] = exp(x[r][c] - m) / sum_c exp(x[r][c] - m),
  * m = max of the row. Strides are in elements (>= cols). x == y (same stride) is allowed;
  * other overlaps are not. Rows run in parallel on vlak_get_num_threads() threads.
+ * Accuracy against float64 softmax, with d = |x - m|: where y64 >= 1e-30, |y - y64| <= (e + 6e-8 d) y64,
+ * e = 1e-6 (ACCURATE, PRECISE) or 2e-5 (FAST); below, |y - y64| <= 1e-30. Log-softmax:
+ * |y - y64| <= e' max(1, |y64|) + 6e-8 d, e' = 1e-5 (2e-5 FAST). (6e-8 d: x - m rounded to float.)
  * Special values: a NaN in a row makes that row NaN; +inf entries share the row's mass equally
  * and the rest get 0; a row of only -inf is NaN, or zeros with VLAK_SOFTMAX_SAFE.
  * rows == 0 or cols == 0: nothing to do, VLAK_OK. Errors (nothing written): NULL x or y,
@@ -145,6 +148,7 @@ vlak_status vlak_exp_f32(size_t n, const float* x, float* y, vlak_exp_variant va
  * products' magnitudes of float64 (|y_a - y_a64| <= 2^-23 * (|x_a * cos| + |x_b * sin|)),
  * bit-identical on every target; NaN and inf
  * propagate as IEEE arithmetic does. x == y is allowed; other overlaps are not.
+ * The tables' extent is (positions - 1) * table_stride + head_dim / 2 entries.
  * Errors: NULL pointer, head_dim odd, table_stride < head_dim / 2, unknown flags, overflow. */
 vlak_status vlak_rope_f32(size_t positions, size_t rows_per_position, size_t head_dim, const float* x,
                           const float* cos, const float* sin, size_t table_stride, float* y, unsigned flags);
@@ -160,9 +164,10 @@ vlak_status vlak_rope_tables_f32(size_t positions, size_t head_dim, double base,
  *   y = (x - mean) * rstd * gamma + beta.
  * gamma and beta (cols entries) may be NULL: 1 and 0. mean and rstd (rows entries) may be NULL: not
  * stored. x == y with x_stride == y_stride is allowed. Accuracy against float64:
- * |y - y64| <= 1e-5 * (|gamma| * (1 + |xhat64|) + |beta|), mean and rstd within 1e-6 relative,
- * also for rows with a large common offset (the variance is computed about a shift, never as
- * E[x^2] - E[x]^2). Special values: a NaN or inf in a row makes that row's y, mean and rstd NaN;
+ * |y - y64| <= 1e-5 * (|gamma| * (1 + |xhat64|) + |beta|), |mean - mean64| <= 1e-6 * (|mean64| + sd64),
+ * rstd within 1e-6 relative, also for rows with a large common offset (the variance is computed about
+ * a shift, never as E[x^2] - E[x]^2). The bounds need var + eps >= 1.2e-38 (FLT_MIN; below, the
+ * squares underflow in float and rstd may be +inf) and x - mean finite in float. Special values: a NaN or inf in a row makes that row's y, mean and rstd NaN;
  * a constant row with eps = 0 has var = 0, rstd = +inf and y = 0 * inf = NaN (as PyTorch).
  * Errors: NULL x or y, stride < cols, eps negative or NaN, overflow. */
 vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma,
@@ -186,7 +191,8 @@ vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* d
                                         float* dgamma, float* dbeta);
 
 /* RMS normalisation (Llama): y = x / sqrt(sum(x^2) / cols + eps) * gamma, gamma (cols entries) may
- * be NULL (1). x == y with equal strides allowed. |y - y64| <= 1e-5 * |gamma| * (1 + |xhat64|).
+ * be NULL (1). x == y with equal strides allowed. |y - y64| <= 1e-5 * |gamma| * (1 + |xhat64|) for
+ * sum(x^2) / cols + eps >= 1.2e-38 (FLT_MIN; below, the squares underflow in float).
  * A NaN or inf in a row makes the row NaN (inf / inf); a zero row with eps = 0 gives NaN (0 * inf).
  * Errors: NULL x or y, stride < cols, eps negative or NaN, overflow. */
 vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma,

@@ -103,4 +103,68 @@ inline vlak_status Matmul(std::span<const float> a, std::span<const float> b, st
   return vlak_matmul_f32(m, n, k, a.data(), k, b.data(), ldb, c.data(), n, flags);
 }
 
+// ---- image operators (seed 004, INT8): planar [channels][height][width], dense ---------------
+namespace detail {
+// channels * h * w without overflow, or false.
+inline bool PlaneElements(size_t channels, size_t h, size_t w, size_t* n) {
+  size_t hw;
+  return !__builtin_mul_overflow(h, w, &hw) && !__builtin_mul_overflow(channels, hw, n);
+}
+}  // namespace detail
+
+// Bilinear resize (vlak_resize_bilinear_i8 / _u8): src holds channels x in_h x in_w, dst channels x
+// out_h x out_w; each span's size must be exactly that.
+inline vlak_status ResizeBilinear(std::span<const int8_t> src, std::span<int8_t> dst, size_t channels, size_t in_h,
+                                  size_t in_w, size_t out_h, size_t out_w, unsigned flags = VLAK_RESIZE_ASYMMETRIC) {
+  size_t n_in, n_out;
+  if (!detail::PlaneElements(channels, in_h, in_w, &n_in) || !detail::PlaneElements(channels, out_h, out_w, &n_out)) {
+    return VLAK_ERROR_OVERFLOW;
+  }
+  if (src.size() != n_in || dst.size() != n_out) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_resize_bilinear_i8(channels, in_h, in_w, src.data(), out_h, out_w, dst.data(), flags);
+}
+inline vlak_status ResizeBilinear(std::span<const uint8_t> src, std::span<uint8_t> dst, size_t channels, size_t in_h,
+                                  size_t in_w, size_t out_h, size_t out_w, unsigned flags = VLAK_RESIZE_ASYMMETRIC) {
+  size_t n_in, n_out;
+  if (!detail::PlaneElements(channels, in_h, in_w, &n_in) || !detail::PlaneElements(channels, out_h, out_w, &n_out)) {
+    return VLAK_ERROR_OVERFLOW;
+  }
+  if (src.size() != n_in || dst.size() != n_out) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_resize_bilinear_u8(channels, in_h, in_w, src.data(), out_h, out_w, dst.data(), flags);
+}
+
+// ---- Image operators (seed 004, INT8) -----------------------------------------------------
+namespace detail {
+// a * b * c, or false on overflow.
+inline bool Product3(size_t a, size_t b, size_t c, size_t* out) {
+  if (b != 0 && a > SIZE_MAX / b) return false;
+  if (c != 0 && a * b > SIZE_MAX / c) return false;
+  *out = a * b * c;
+  return true;
+}
+}  // namespace detail
+
+// Horizontal warp of src = [channels][height][width] by offsets = [height][width] (8.8).
+inline vlak_status Warp(std::span<const int8_t> src, std::span<const int16_t> offsets, std::span<int8_t> dst,
+                        size_t channels, size_t height, size_t width) {
+  size_t elements, plane;
+  if (!detail::Product3(channels, height, width, &elements) || !detail::Product3(1, height, width, &plane)) {
+    return VLAK_ERROR_OVERFLOW;
+  }
+  if (src.size() != elements || dst.size() != elements || offsets.size() != plane) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_warp_i8(channels, height, width, src.data(), offsets.data(), dst.data());
+}
+
+// Correlation of a, b = [channels][height][width] into out = [displacements][height][width].
+inline vlak_status Correlation(std::span<const int8_t> a, std::span<const int8_t> b, std::span<int8_t> out,
+                               size_t displacements, size_t channels, size_t height, size_t width, unsigned shift,
+                               unsigned flags = 0) {
+  size_t in, outs;
+  if (!detail::Product3(channels, height, width, &in) || !detail::Product3(displacements, height, width, &outs)) {
+    return VLAK_ERROR_OVERFLOW;
+  }
+  if (a.size() != in || b.size() != in || out.size() != outs) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_correlation_i8(displacements, channels, height, width, a.data(), b.data(), shift, out.data(), flags);
+}
+
 }  // namespace vlak

@@ -23,7 +23,7 @@ using vlak_test::SameBits;
 // One job: computes its outputs into `out` (all outputs concatenated) and returns the status.
 struct Job {
   std::function<vlak_status(std::vector<float>& out)> run;
-  bool same_on_every_target;  // rope, matmul
+  bool same_on_every_target;  // rope, matmul, resize, warp, correlation
   size_t column_sums = 0;     // trailing outputs that may depend on the thread count (dgamma, dbeta)
 };
 

@@ -80,7 +80,8 @@ std::string CrefMissing(const std::string& compiler) {
 
 const CrefKernels* Cref(const std::string& compiler) {
 #define VLAK_LAB_CREF_TABLE(P) \
-  {P##softmax_f32, P##exp_f32, P##rope_f32, P##layernorm_f32, P##layernorm_bwd_f32, P##rmsnorm_f32, P##matmul_f32}
+  {P##softmax_f32, P##exp_f32, P##rope_f32, P##layernorm_f32, P##layernorm_bwd_f32, P##rmsnorm_f32, P##matmul_f32, P##softmax_u8, \
+   P##warp_i8, P##correlation_i8, P##correlation_wrap16_i8}
 #if defined(VLAK_LAB_HAVE_CREF_GCC)
   static const CrefKernels gcc = VLAK_LAB_CREF_TABLE(vlak_ref_gcc_);
   if (compiler == "gcc") return &gcc;
@@ -124,6 +125,26 @@ std::string CrefCompilerVersion(const std::string& compiler) {
 #endif
   (void)compiler;
   return "";
+}
+
+std::string OpencvMissing() {
+#if defined(VLAK_LAB_HAVE_OPENCV)
+  return "";
+#elif defined(__riscv)
+  return "not built (no riscv64 build of it in the cross sysroot)";
+#else
+  return "not built (install libopencv-imgproc-dev, reconfigure)";
+#endif
+}
+
+std::string OpencvVersion() {
+#if defined(VLAK_LAB_HAVE_OPENCV) && defined(VLAK_LAB_OPENCV_VERSION)
+  return VLAK_LAB_OPENCV_VERSION;
+#elif defined(VLAK_LAB_HAVE_OPENCV)
+  return "linked";
+#else
+  return "";
+#endif
 }
 
 std::string XnnpackVersion() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -22,6 +23,14 @@
                             size_t cols);                                                             \
   void P##rmsnorm_f32(const float* x, const float* gamma, float* y, size_t rows, size_t cols, float eps); \
   void P##matmul_f32(const float* a, const float* b, float* c, size_t m, size_t n, size_t k);          \
+  void P##softmax_u8(const uint8_t* x, uint8_t* y, size_t rows, size_t cols, int32_t multiplier,       \
+                     int left_shift, int diff_min);                                                   \
+  void P##warp_i8(const int8_t* src, const int16_t* offsets, int8_t* dst, size_t row0, size_t rows,      \
+                  size_t height, size_t width);                                                       \
+  void P##correlation_i8(const int8_t* a, const int8_t* b, int8_t* out, size_t q0, size_t q1,           \
+                         size_t channels, size_t height, size_t width, unsigned shift);               \
+  void P##correlation_wrap16_i8(const int8_t* a, const int8_t* b, int8_t* out, size_t q0, size_t q1,    \
+                                size_t channels, size_t height, size_t width, unsigned shift);        \
   const char* P##compiler(void);
 extern "C" {
 #if defined(VLAK_LAB_HAVE_CREF_GCC)
@@ -50,6 +59,11 @@ struct CrefKernels {
                             float*, size_t, size_t);
   void (*rmsnorm_f32)(const float*, const float*, float*, size_t, size_t, float);
   void (*matmul_f32)(const float*, const float*, float*, size_t, size_t, size_t);
+  void (*softmax_u8)(const uint8_t*, uint8_t*, size_t, size_t, int32_t, int, int);
+  void (*warp_i8)(const int8_t*, const int16_t*, int8_t*, size_t, size_t, size_t, size_t);
+  void (*correlation_i8)(const int8_t*, const int8_t*, int8_t*, size_t, size_t, size_t, size_t, size_t, unsigned);
+  void (*correlation_wrap16_i8)(const int8_t*, const int8_t*, int8_t*, size_t, size_t, size_t, size_t, size_t,
+                                unsigned);
 };
 // Null when that compiler's objects are not in this build (CrefMissing says why).
 const CrefKernels* Cref(const std::string& compiler);
@@ -67,6 +81,9 @@ std::string CrefCompilerVersion(const std::string& compiler);
 std::string XnnpackVersion();
 std::string OnednnVersion();
 std::string SleefVersion();
+std::string OpencvVersion();
+// "" when OpenCV's imgproc is linked, else why not.
+std::string OpencvMissing();
 
 // Sets the OpenMP thread count for libraries that follow it (oneDNN) and for the lab's own
 // row splitting.

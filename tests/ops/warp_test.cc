@@ -1,0 +1,184 @@
+// vlak_warp_i8 against an oracle written here from the issue's definition (issue 9), and against
+// seed 004's own int8-index arithmetic where the two must agree (width 128), on every target.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "ops_test_util.h"
+#include "vlak/vlak.hpp"
+
+namespace {
+
+using vlak_test::ForEachTarget;
+using vlak_test::ScopedThreads;
+
+// The definition: n = o >> 8 (arithmetic), f = the low byte as a signed int8, r = w - n,
+// l = r - 1, taps 0 outside [0, width), out = bits 8..15 of R * 256 + (L - R) * f.
+std::vector<int8_t> Oracle(size_t channels, size_t height, size_t width, const std::vector<int8_t>& src,
+                           const std::vector<int16_t>& offsets) {
+  std::vector<int8_t> out(channels * height * width);
+  for (size_t c = 0; c < channels; ++c) {
+    for (size_t h = 0; h < height; ++h) {
+      for (size_t w = 0; w < width; ++w) {
+        const int o = offsets[h * width + w];
+        const long n = o >= 0 ? o / 256 : -((-o + 255) / 256);  // floor(o / 256)
+        int f = o - static_cast<int>(n) * 256;                   // 0 .. 255: the low byte
+        if (f >= 128) f -= 256;                                  // ... read as signed
+        const long r = static_cast<long>(w) - n, l = r - 1;
+        auto tap = [&](long x) { return x < 0 || x >= static_cast<long>(width) ? 0 : int{src[(c * height + h) * width + x]}; };
+        const long sum = tap(r) * 256L + (tap(l) - tap(r)) * static_cast<long>(f);
+        long bits = (sum - (sum % 256 + 256) % 256) / 256;  // floor(sum / 256)
+        bits = ((bits % 256) + 256) % 256;                  // its low 8 bits
+        out[(c * height + h) * width + w] = static_cast<int8_t>(bits >= 128 ? bits - 256 : bits);
+      }
+    }
+  }
+  return out;
+}
+
+// Seed 004's arithmetic as its C states it: the column index in int8 (taps reach columns 0..127,
+// negative indices read as 0), the blend in int16 with wrap-around. Only valid where the seed stays
+// inside its row: width 128 (indices cast to uint8 never exceed 255; r in 128..255 wraps negative).
+std::vector<int8_t> SeedWarp(size_t channels, size_t height, size_t width, const std::vector<int8_t>& src,
+                             const std::vector<int16_t>& offsets) {
+  std::vector<int8_t> out(channels * height * width);
+  for (size_t c = 0; c < channels; ++c) {
+    for (size_t h = 0; h < height; ++h) {
+      const int8_t* row = &src[(c * height + h) * width];
+      for (size_t w = 0; w < width; ++w) {
+        const int16_t o = offsets[h * width + w];
+        const int8_t whole = static_cast<int8_t>(o >> 8);
+        const int8_t frac = static_cast<int8_t>(static_cast<int16_t>(o << 8) >> 8);
+        const int8_t r = static_cast<int8_t>(w - whole);
+        const int8_t l = static_cast<int8_t>(r - 1);
+        const int8_t right = r < 0 ? 0 : row[static_cast<uint8_t>(r)];
+        const int8_t left = l < 0 ? 0 : row[static_cast<uint8_t>(l)];
+        int16_t acc = static_cast<int16_t>(right << 8);
+        acc = static_cast<int16_t>(acc + static_cast<int16_t>(left - right) * frac);
+        out[(c * height + h) * width + w] = static_cast<int8_t>(acc >> 8);
+      }
+    }
+  }
+  return out;
+}
+
+enum class Fill { kRandom, kMin, kMax };
+enum class Shift { kFull, kNear, kExtreme };
+
+std::vector<int8_t> Pixels(size_t n, Fill fill, uint32_t seed) {
+  std::vector<int8_t> v(n);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  for (auto& x : v) x = fill == Fill::kMin ? -128 : fill == Fill::kMax ? 127 : static_cast<int8_t>(dist(rng));
+  return v;
+}
+
+std::vector<int16_t> Offsets(size_t n, Shift kind, uint32_t seed) {
+  std::vector<int16_t> v(n);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> full(-32768, 32767), near(-8 * 256, 8 * 256 - 1), pick(0, 3);
+  static constexpr int16_t kExtremes[4] = {32767, -32767, -32768, 0x00FF};
+  for (auto& x : v) {
+    x = static_cast<int16_t>(kind == Shift::kFull ? full(rng) : kind == Shift::kNear ? near(rng) : kExtremes[pick(rng)]);
+  }
+  return v;
+}
+
+void ExpectWarp(size_t channels, size_t height, size_t width, Fill fill, Shift shift, uint32_t seed) {
+  const auto src = Pixels(channels * height * width, fill, seed);
+  const auto offsets = Offsets(height * width, shift, seed + 1);
+  const auto expected = Oracle(channels, height, width, src, offsets);
+  ForEachTarget([&] {
+    std::vector<int8_t> dst(src.size(), 99);
+    ASSERT_EQ(vlak_warp_i8(channels, height, width, src.data(), offsets.data(), dst.data()), VLAK_OK);
+    for (size_t i = 0; i < dst.size(); ++i) {
+      ASSERT_EQ(dst[i], expected[i]) << channels << "x" << height << "x" << width << " element " << i
+                                     << " offset " << offsets[i % (height * width)];
+    }
+  });
+}
+
+TEST(Warp, OddSizesAndVectorLengthsOnEveryTarget) {
+  uint32_t seed = 1;
+  for (size_t width : {1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1023, 1024,
+                       1025, 2049}) {
+    for (Shift shift : {Shift::kFull, Shift::kNear}) ExpectWarp(2, 3, width, Fill::kRandom, shift, seed++);
+  }
+  ExpectWarp(1, 1, 1, Fill::kRandom, Shift::kNear, 7);
+  ExpectWarp(3, 5, 7, Fill::kRandom, Shift::kNear, 8);
+}
+
+TEST(Warp, ExtremeInputs) {
+  uint32_t seed = 100;
+  for (size_t width : {1, 5, 64, 129, 300}) {
+    for (Fill fill : {Fill::kMin, Fill::kMax, Fill::kRandom}) {
+      for (Shift shift : {Shift::kExtreme, Shift::kFull, Shift::kNear}) ExpectWarp(1, 2, width, fill, shift, seed++);
+    }
+  }
+}
+
+// Every offset value once: a row of 65536 pixels with offsets -32768 .. 32767.
+TEST(Warp, EveryOffsetValue) {
+  const size_t width = 65536;
+  auto src = Pixels(width, Fill::kRandom, 5);
+  std::vector<int16_t> offsets(width);
+  for (size_t i = 0; i < width; ++i) offsets[i] = static_cast<int16_t>(static_cast<int>(i) - 32768);
+  const auto expected = Oracle(1, 1, width, src, offsets);
+  ForEachTarget([&] {
+    std::vector<int8_t> dst(width);
+    ASSERT_EQ(vlak_warp_i8(1, 1, width, src.data(), offsets.data(), dst.data()), VLAK_OK);
+    EXPECT_EQ(dst, expected);
+  });
+}
+
+// Seed 004's own arithmetic agrees at width 128 (its int8 indices cover the row exactly).
+TEST(Warp, SeedArithmeticAtWidth128) {
+  for (Shift shift : {Shift::kFull, Shift::kNear, Shift::kExtreme}) {
+    for (Fill fill : {Fill::kRandom, Fill::kMin, Fill::kMax}) {
+      const size_t c = 3, h = 4, w = 128;
+      const auto src = Pixels(c * h * w, fill, 11);
+      const auto offsets = Offsets(h * w, shift, 12);
+      const auto seed = SeedWarp(c, h, w, src, offsets);
+      ASSERT_EQ(Oracle(c, h, w, src, offsets), seed);  // the definition is the seed's here
+      ForEachTarget([&] {
+        std::vector<int8_t> dst(src.size());
+        ASSERT_EQ(vlak_warp_i8(c, h, w, src.data(), offsets.data(), dst.data()), VLAK_OK);
+        EXPECT_EQ(dst, seed);
+      });
+    }
+  }
+}
+
+TEST(Warp, ThreadsGiveTheSameBytes) {
+  const size_t c = 3, h = 64, w = 1000;
+  const auto src = Pixels(c * h * w, Fill::kRandom, 21);
+  const auto offsets = Offsets(h * w, Shift::kNear, 22);
+  const auto expected = Oracle(c, h, w, src, offsets);
+  for (int threads : {1, 2, 4}) {
+    ScopedThreads scope(threads);
+    std::vector<int8_t> dst(src.size());
+    ASSERT_EQ(vlak::Warp(src, offsets, dst, c, h, w), VLAK_OK);
+    EXPECT_EQ(dst, expected) << threads << " threads";
+  }
+}
+
+TEST(Warp, BadArgumentsWriteNothing) {
+  std::vector<int8_t> src(12, 1), dst(12, 77);
+  std::vector<int16_t> offsets(4, 0);
+  EXPECT_EQ(vlak_warp_i8(3, 2, 2, nullptr, offsets.data(), dst.data()), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_warp_i8(3, 2, 2, src.data(), nullptr, dst.data()), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_warp_i8(3, 2, 2, src.data(), offsets.data(), nullptr), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_warp_i8(SIZE_MAX / 2, 2, 2, src.data(), offsets.data(), dst.data()), VLAK_ERROR_OVERFLOW);
+  EXPECT_EQ(vlak_warp_i8(1, SIZE_MAX / 2, 2, src.data(), offsets.data(), dst.data()), VLAK_ERROR_OVERFLOW);
+  EXPECT_EQ(vlak_warp_i8(0, 2, 2, nullptr, nullptr, nullptr), VLAK_OK);
+  EXPECT_EQ(vlak_warp_i8(3, 0, 2, nullptr, nullptr, nullptr), VLAK_OK);
+  EXPECT_EQ(vlak_warp_i8(3, 2, 0, nullptr, nullptr, nullptr), VLAK_OK);
+  EXPECT_EQ(dst, std::vector<int8_t>(12, 77));
+  // The span overload checks the sizes.
+  EXPECT_EQ(vlak::Warp(src, offsets, std::span<int8_t>(dst.data(), 11), 3, 2, 2), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak::Warp(src, std::span<const int16_t>(offsets.data(), 3), dst, 3, 2, 2), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(dst, std::vector<int8_t>(12, 77));
+}
+
+}  // namespace

@@ -1,0 +1,120 @@
+// correlation i8 (seed 004's optical-flow correlation): the lab's view of it, two operators:
+//   correlation:         vlak_correlation_i8's default arithmetic (int32 sums, saturation);
+//   correlation-wrap16:  VLAK_CORRELATION_WRAP16, seed 004's own (int16 sums, truncation).
+//   shapes: DISPLACEMENTSxCHANNELSxHEIGHTxWIDTH (seed 004: 5x58x112x88).
+//   inputs: a, b uniform int8; shift 10 (the sums of 58 products spread over about +-2^16, so the
+//           outputs use the int8 range without saturating everywhere).
+//   bytes:  read a and b once, write out: 2 x CHANNELS + DISPLACEMENTS bytes per pixel. The
+//           kernels are compute-bound (each input byte feeds DISPLACEMENTS multiply-accumulates);
+//           the MAC count is CHANNELS x HEIGHT x sum_d (WIDTH - d): MAC/s = that / time.
+//   bound:  bit-exact (0) for every implementation.
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "lab/baselines.h"
+#include "lab/ops.h"
+#include "ops/correlation/correlation.h"
+#include "vlak/vlak.h"
+
+namespace vlak::lab {
+namespace {
+
+enum { kA, kB };
+constexpr unsigned kShift = 10;
+
+struct Geometry {
+  size_t displacements, channels, height, width;
+};
+Geometry Geo(const Shape& s) { return {s.dims[0], s.dims[1], s.dims[2], s.dims[3]}; }
+
+void MakeProblem(Problem* p, unsigned flags) {
+  const Geometry g = Geo(p->shape);
+  const size_t in = g.channels * g.height * g.width, outs = g.displacements * g.height * g.width;
+  int8_t* a = p->AddInput("a", {g.channels, g.height, g.width}, DType::kI8).Data<int8_t>();
+  int8_t* b = p->AddInput("b", {g.channels, g.height, g.width}, DType::kI8).Data<int8_t>();
+  uint32_t state = 777;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<int8_t>(state >> 24);
+  };
+  for (size_t i = 0; i < in; ++i) a[i] = next();
+  for (size_t i = 0; i < in; ++i) b[i] = next();
+  std::vector<int8_t> out(outs);
+  CorrelationReferenceI8(g.displacements, g.channels, g.height, g.width, a, b, kShift, out.data(), flags);
+  std::vector<double>& ref = p->AddOutput("out", {g.displacements, g.height, g.width}, DType::kI8);
+  for (size_t i = 0; i < outs; ++i) ref[i] = out[i];
+}
+
+Accuracy Int8Accuracy(const Problem& p, const Outputs& out, double bound) {
+  Accuracy a;
+  const std::vector<double>& ref = p.ref[0];
+  const int8_t* y = out[0].Data<int8_t>();
+  double sig = 0, noise = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double d = std::fabs(y[i] - ref[i]);
+    a.max_abs = std::fmax(a.max_abs, d);
+    sig += ref[i] * ref[i];
+    noise += d * d;
+  }
+  a.max_rel = a.max_abs / 128.0;
+  a.snr_db = noise == 0 ? INFINITY : 10.0 * std::log10(sig / noise);
+  if (!std::isnan(bound)) a.bound_ok = a.max_abs <= bound ? 1 : 0;
+  return a;
+}
+
+OpDef MakeOp(bool wrap16) {
+  OpDef op;
+  const unsigned flags = wrap16 ? VLAK_CORRELATION_WRAP16 : 0u;
+  op.name = wrap16 ? "correlation-wrap16" : "correlation";
+  op.shape_syntax = "DISPLACEMENTSxCHANNELSxHEIGHTxWIDTH (seed 004: 5x58x112x88)";
+  op.size_label = "width";
+  op.bytes_formula = "2 x CHANNELS + DISPLACEMENTS bytes/pixel (read a, b once; write out)";
+  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
+    if (dims.size() == 4) return true;
+    *err = "correlation shapes are DISPLACEMENTSxCHANNELSxHEIGHTxWIDTH (e.g. 5x58x112x88)";
+    return false;
+  };
+  op.bytes_per_run = [](const Shape& s) {
+    const Geometry g = Geo(s);
+    return static_cast<double>(g.height * g.width) * static_cast<double>(2 * g.channels + g.displacements);
+  };
+  op.roofline = "";  // int8 MACs: no peak in the lab (the FMA peak is f32); MAC/s from the time
+  op.make_problem = [flags](Problem* p) { MakeProblem(p, flags); };
+  op.accuracy = Int8Accuracy;
+  op.bound_text = [](double) { return std::string("exact"); };
+  op.baselines = {"c-gcc", "c-clang"};
+
+  for (auto& d : VlakTargetImpls(wrap16 ? "vlak_correlation_i8 (WRAP16)" : "vlak_correlation_i8", 0.0,
+                                 [] { return std::string(); },
+                                 [flags](const Problem& p, Outputs& out) {
+                                   const Geometry g = Geo(p.shape);
+                                   return vlak_correlation_i8(g.displacements, g.channels, g.height, g.width,
+                                                              p.In(kA).Data<int8_t>(), p.In(kB).Data<int8_t>(), kShift,
+                                                              out[0].Data<int8_t>(), flags) == VLAK_OK;
+                                 })) {
+    op.impls.push_back(std::move(d));
+  }
+  for (const char* cc : {"gcc", "clang"}) {
+    ImplDef d = CrefImpl(cc, "correlation_ref.c",
+                         [wrap16](const CrefKernels& k, const Problem& p, Outputs& out, int threads) {
+                           const Geometry g = Geo(p.shape);
+                           auto* fn = wrap16 ? k.correlation_wrap16_i8 : k.correlation_i8;
+                           return ParallelOk(threads, g.displacements * g.height, [&](size_t q0, size_t q1) {
+                             fn(p.In(kA).Data<int8_t>(), p.In(kB).Data<int8_t>(), out[0].Data<int8_t>(), q0, q1,
+                                g.channels, g.height, g.width, kShift);
+                             return true;
+                           });
+                         });
+    d.bound = 0.0;
+    op.impls.push_back(std::move(d));
+  }
+  return op;
+}
+
+}  // namespace
+
+OpDef MakeCorrelationOp() { return MakeOp(false); }
+OpDef MakeCorrelationWrap16Op() { return MakeOp(true); }
+
+}  // namespace vlak::lab

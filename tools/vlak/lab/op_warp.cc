@@ -1,0 +1,185 @@
+// warp i8 (seed 004's horizontal warp): the lab's view of it.
+//   shapes: HEIGHTxWIDTHxCHANNELS, seed 004's order (1024x1024x3); the tensors are planar CHW.
+//   inputs: src uniform int8; offsets o = n * 256 + f with n uniform in -16 .. 16 and the low byte
+//           f in 0 .. 120, a multiple of 8. Why that range: with a low byte >= 128 (negative as
+//           the seed reads it) the seed's blend extrapolates beyond R instead of interpolating, which
+//           no resampler reproduces; and OpenCV's remap positions have 5 fractional bits (1/32
+//           pixel), which represent multiples of 8/256 exactly. vlak's work does not depend on the
+//           values (the tests cover every offset).
+//   bytes:  read src, write dst (1 byte each per pixel and channel), read offsets (2 per pixel).
+//   bound:  vlak and the C references are bit-exact (0); OpenCV within 1 LSB (its 15-bit weights
+//           round where vlak.h's 8-bit blend floors).
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "lab/baselines.h"
+#include "lab/ops.h"
+#include "ops/warp/warp.h"
+#include "vlak/vlak.h"
+
+#if defined(VLAK_LAB_HAVE_OPENCV)
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace vlak::lab {
+namespace {
+
+enum { kSrc, kOffsets };
+
+struct Geometry {
+  size_t height, width, channels;
+};
+Geometry Geo(const Shape& s) { return {s.dims[0], s.dims[1], s.dims[2]}; }
+
+void MakeProblem(Problem* p) {
+  const Geometry g = Geo(p->shape);
+  const size_t plane = g.height * g.width, n = g.channels * plane;
+  int8_t* src = p->AddInput("src", {g.channels, g.height, g.width}, DType::kI8).Data<int8_t>();
+  // int16 offsets live in an f32-free tensor of twice the bytes (the lab has no i16 dtype): u8 x 2.
+  uint8_t* raw = p->AddInput("offsets", {g.height, g.width, 2}, DType::kU8).Data<uint8_t>();
+  auto* offsets = reinterpret_cast<int16_t*>(raw);
+  uint32_t state = 12345;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  for (size_t i = 0; i < n; ++i) src[i] = static_cast<int8_t>(next() & 0xFF);
+  for (size_t i = 0; i < plane; ++i) {
+    const int whole = static_cast<int>(next() % 33) - 16;
+    const int frac = static_cast<int>(next() % 16) * 8;
+    offsets[i] = static_cast<int16_t>(whole * 256 + frac);
+  }
+  std::vector<int8_t> out(n);
+  WarpReferenceI8(g.channels, g.height, g.width, src, offsets, out.data());
+  std::vector<double>& ref = p->AddOutput("dst", {g.channels, g.height, g.width}, DType::kI8);
+  for (size_t i = 0; i < n; ++i) ref[i] = out[i];
+}
+
+const int16_t* Offsets(const Problem& p) { return reinterpret_cast<const int16_t*>(p.In(kOffsets).Data<uint8_t>()); }
+
+// int8 outputs against the reference: max |y - ref| (LSB), SNR; bound_ok when max <= bound.
+Accuracy Int8Accuracy(const Problem& p, const Outputs& out, double bound) {
+  Accuracy a;
+  const std::vector<double>& ref = p.ref[0];
+  const int8_t* y = out[0].Data<int8_t>();
+  double sig = 0, noise = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double d = std::fabs(y[i] - ref[i]);
+    a.max_abs = std::fmax(a.max_abs, d);
+    sig += ref[i] * ref[i];
+    noise += d * d;
+  }
+  a.max_rel = a.max_abs / 128.0;
+  a.snr_db = noise == 0 ? INFINITY : 10.0 * std::log10(sig / noise);
+  if (!std::isnan(bound)) a.bound_ok = a.max_abs <= bound ? 1 : 0;
+  return a;
+}
+
+#if defined(VLAK_LAB_HAVE_OPENCV)
+// cv::remap INTER_LINEAR with the horizontal map x = w - o / 256, y = h, converted once to
+// OpenCV's fixed-point maps (CV_16SC2 + CV_16UC1, not timed). remap has no CV_8S: the input is
+// biased to uint8 once (not timed), the border value is the bias (int8 0), and the output is
+// un-biased in the timed run (one xor pass over dst, ~3 % of the run).
+Prepared OpencvWarp(const Problem& p, Outputs& out, int threads, std::string* err) {
+  Prepared pr;
+  const Geometry g = Geo(p.shape);
+  const int h = static_cast<int>(g.height), w = static_cast<int>(g.width);
+  cv::Mat map_x(h, w, CV_32FC1), map_y(h, w, CV_32FC1);
+  const int16_t* off = Offsets(p);
+  for (int r = 0; r < h; ++r) {
+    for (int c = 0; c < w; ++c) {
+      map_x.at<float>(r, c) = static_cast<float>(c) - static_cast<float>(off[static_cast<size_t>(r) * g.width + c]) / 256.0f;
+      map_y.at<float>(r, c) = static_cast<float>(r);
+    }
+  }
+  auto map1 = std::make_shared<cv::Mat>(), map2 = std::make_shared<cv::Mat>();
+  try {
+    cv::convertMaps(map_x, map_y, *map1, *map2, CV_16SC2, false);
+  } catch (const cv::Exception& e) {
+    *err = e.what();
+    return pr;
+  }
+  const size_t n = g.channels * g.height * g.width;
+  auto biased = std::make_shared<std::vector<uint8_t>>(n);
+  const int8_t* src = p.In(kSrc).Data<int8_t>();
+  for (size_t i = 0; i < n; ++i) (*biased)[i] = static_cast<uint8_t>(src[i]) ^ 0x80;
+  pr.select = [threads] { cv::setNumThreads(threads); };
+  pr.run = [g, h, w, n, map1, map2, biased, &out] {
+    auto* dst = reinterpret_cast<uint8_t*>(out[0].Data<int8_t>());
+    const size_t plane = g.height * g.width;
+    for (size_t c = 0; c < g.channels; ++c) {
+      const cv::Mat in(h, w, CV_8UC1, biased->data() + c * plane);
+      cv::Mat o(h, w, CV_8UC1, dst + c * plane);
+      cv::remap(in, o, *map1, *map2, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(128));
+    }
+    for (size_t i = 0; i < n; ++i) dst[i] ^= 0x80;
+    return true;
+  };
+  return pr;
+}
+#endif
+
+}  // namespace
+
+OpDef MakeWarpOp() {
+  OpDef op;
+  op.name = "warp";
+  op.shape_syntax = "HEIGHTxWIDTHxCHANNELS (seed 004's order, e.g. 1024x1024x3; planar CHW tensors)";
+  op.size_label = "width";
+  op.bytes_formula = "2 bytes/pixel/channel (read src, write dst) + 2/pixel (int16 offsets)";
+  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
+    if (dims.size() == 3) return true;
+    *err = "warp shapes are HEIGHTxWIDTHxCHANNELS (e.g. 1024x1024x3)";
+    return false;
+  };
+  op.bytes_per_run = [](const Shape& s) {
+    const Geometry g = Geo(s);
+    return static_cast<double>(g.height * g.width) * (2.0 * static_cast<double>(g.channels) + 2.0);
+  };
+  op.make_problem = MakeProblem;
+  op.accuracy = Int8Accuracy;
+  op.bound_text = [](double b) { return b == 0 ? std::string("exact") : std::string("abs<=1 LSB"); };
+  op.baselines = {"c-gcc", "c-clang"};
+
+  for (auto& d : VlakTargetImpls("vlak_warp_i8", 0.0, [] { return std::string(); },
+                                 [](const Problem& p, Outputs& out) {
+                                   const Geometry g = Geo(p.shape);
+                                   return vlak_warp_i8(g.channels, g.height, g.width, p.In(kSrc).Data<int8_t>(),
+                                                       Offsets(p), out[0].Data<int8_t>()) == VLAK_OK;
+                                 })) {
+    op.impls.push_back(std::move(d));
+  }
+  for (const char* cc : {"gcc", "clang"}) {
+    ImplDef d = CrefImpl(cc, "warp_ref.c", [](const CrefKernels& k, const Problem& p, Outputs& out, int threads) {
+      const Geometry g = Geo(p.shape);
+      return ParallelOk(threads, g.channels * g.height, [&](size_t r0, size_t r1) {
+        k.warp_i8(p.In(kSrc).Data<int8_t>() + r0 * g.width, Offsets(p), out[0].Data<int8_t>() + r0 * g.width, r0,
+                  r1 - r0, g.height, g.width);
+        return true;
+      });
+    });
+    d.bound = 0.0;
+    op.impls.push_back(std::move(d));
+  }
+  ImplDef cv;
+  cv.name = "opencv";
+  cv.kind = "library";
+  cv.description = "cv::remap INTER_LINEAR, horizontal map, u8 with a 128 bias (no CV_8S); 15-bit weights, "
+                   "rounded: within 1 LSB of vlak.h's floor";
+  cv.unavailable = [] { return OpencvMissing(); };
+  cv.bound = 1.0;
+#if defined(VLAK_LAB_HAVE_OPENCV)
+  cv.prepare = OpencvWarp;
+#else
+  cv.prepare = [](const Problem&, Outputs&, int, std::string* err) {
+    *err = OpencvMissing();
+    return Prepared{};
+  };
+#endif
+  op.impls.push_back(std::move(cv));
+  return op;
+}
+
+}  // namespace vlak::lab
