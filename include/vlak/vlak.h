@@ -99,6 +99,39 @@ int vlak_get_num_threads(void);
 vlak_status vlak_softmax_f32(size_t rows, size_t cols, const float* x, size_t x_stride, float* y,
                              size_t y_stride, unsigned flags);
 
+/* ---- softmax, int8 / uint8 ------------------------------------------------------------------
+ * Row-wise softmax of quantised logits, TFLite's convention: x[r][c] stands for input_scale * x
+ * (any zero point: softmax ignores it), y for (y - zp) / 256 with zp = -128 (int8) or 0 (uint8).
+ *
+ * VLAK_SOFTMAX_I8_TFLITE (default) is bit-exact with TFLite's reference int8/uint8 softmax
+ * (tensorflow/lite/kernels/internal/reference/softmax.h) with beta = 1, its constants derived
+ * from input_scale as TFLite's Prepare does (input_multiplier and input_left_shift from
+ * PreprocessSoftmaxScaling with 5 integer bits, diff_min = -CalculateInputRadius): gemmlowp's
+ * Q5.26 exp, the Q12.19 sum, GetReciprocal, RoundingDivideByPOT. Where TFLite's own code leaves
+ * int32 (the row's sum of exps reaches 512, so its final shift is >= 32 bits; or reaches 4096,
+ * so its Q12.19 sum overflows), its fixed-point quotient is below half an output step for every
+ * element and vlak gives that exact rounding: the minimum output (-128 / 0) for the whole row.
+ * The CMSIS-NN test vector (arm_softmax_s8 with multiplier 1077952640, left shift 19, diff_min
+ * -3968: TFLite's constants for input_scale 1/255) comes out exactly.
+ * VLAK_SOFTMAX_I8_LUT: a float exp table and a per-row double reciprocal, not bit-exact with
+ * TFLite but within 1 output step of the exact value: |(y - zp) - min(256 p, 255)| < 1 where p
+ * is the float64 softmax of input_scale * x (so at most 1 LSB from the correctly rounded output).
+ * TFLITE gives the same bits on every target and thread count; LUT the same bits for any thread
+ * count on one target (its float sum is added in the target's lane order).
+ *
+ * input_scale must be finite and > 2^-26 (TFLite's multiplier input_scale * 2^26 must exceed 1).
+ * Strides are in elements (>= cols). x == y (same stride) is allowed; other overlaps are not.
+ * Rows run on vlak_get_num_threads() threads. Errors (nothing written): unknown flag bits or an
+ * input_scale out of range (VLAK_ERROR_INVALID_ARGUMENT, checked first), then, unless rows or cols
+ * is 0 (VLAK_OK, nothing to do), NULL x or y, stride < cols, x == y with different strides,
+ * extents that overflow size_t. */
+#define VLAK_SOFTMAX_I8_TFLITE 0x0u /* bit-exact with TFLite's reference (the default) */
+#define VLAK_SOFTMAX_I8_LUT 0x1u    /* float tables, <= 1 LSB from the exact softmax */
+vlak_status vlak_softmax_i8(size_t rows, size_t cols, const int8_t* x, size_t x_stride, float input_scale,
+                            int8_t* y, size_t y_stride, unsigned flags);
+vlak_status vlak_softmax_u8(size_t rows, size_t cols, const uint8_t* x, size_t x_stride, float input_scale,
+                            uint8_t* y, size_t y_stride, unsigned flags);
+
 /* ---- exp (f32) ------------------------------------------------------------------------------
  * Six variants, cheapest first. Measured against float64 exp on every float of the domain
  * ([-87.3, 88.7]; every finite float for PRECISE); `vlak accuracy exp --exhaustive` reproduces it:

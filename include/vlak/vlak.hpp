@@ -23,6 +23,19 @@ inline vlak_status Softmax(std::span<const float> x, std::span<float> y, size_t 
   return vlak_softmax_f32(rows, cols, x.data(), cols, y.data(), cols, flags);
 }
 
+// INT8 / UINT8 softmax (vlak.h) of x viewed as dense rows of `cols` (cols > 0 divides x.size());
+// y.size() must equal x.size(). Empty x: VLAK_OK.
+inline vlak_status SoftmaxI8(std::span<const int8_t> x, std::span<int8_t> y, size_t cols, float input_scale,
+                             unsigned flags = VLAK_SOFTMAX_I8_TFLITE) {
+  if (x.size() != y.size() || cols == 0 || x.size() % cols != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_softmax_i8(x.size() / cols, cols, x.data(), cols, input_scale, y.data(), cols, flags);
+}
+inline vlak_status SoftmaxU8(std::span<const uint8_t> x, std::span<uint8_t> y, size_t cols, float input_scale,
+                             unsigned flags = VLAK_SOFTMAX_I8_TFLITE) {
+  if (x.size() != y.size() || cols == 0 || x.size() % cols != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_softmax_u8(x.size() / cols, cols, x.data(), cols, input_scale, y.data(), cols, flags);
+}
+
 // ---- transformer operators over dense rows (stride = cols). An empty optional span is NULL. ----
 namespace detail {
 // rows = size / cols when cols divides size (and cols > 0); false otherwise.

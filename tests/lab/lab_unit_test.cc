@@ -251,6 +251,40 @@ TEST(LabOps, ImplementationsThatExistAreWithinTheBound) {
   vlak_set_target(static_cast<vlak_target>(DefaultVlakTarget()));
 }
 
+// softmax-i8: the rows that claim TFLite's bits (vlak on each target, the C reference by each
+// compiler) give the same bytes; vlak-lut is within its bound (< 1 LSB of 256 p); XNNPACK within 2.
+TEST(LabOps, SoftmaxI8RowsAgree) {
+  const OpDef& op = *FindOp("softmax-i8");
+  Problem p;
+  p.shape.dims = {5, 300};
+  op.make_problem(&p);
+  std::vector<uint8_t> first;
+  int tflite_rows = 0;
+  for (const ImplDef& d : op.impls) {
+    if (!d.unavailable().empty()) continue;
+    Outputs out = p.MakeOutputs();
+    std::string err;
+    Prepared pr = d.prepare(p, out, 1, &err);
+    ASSERT_TRUE(pr.run) << d.name << ": " << err;
+    for (Tensor& t : out) t.Poison();
+    pr.select();
+    ASSERT_TRUE(pr.run()) << d.name;
+    const uint8_t* y = out[0].Data<uint8_t>();
+    if (d.name == "vlak-lut") {
+      EXPECT_EQ(op.accuracy(p, out, d.bound).bound_ok, 1) << d.name;
+    } else if (d.name == "xnnpack") {
+      EXPECT_LE(op.accuracy(p, out, std::nan("")).max_abs, 2.0) << d.name;
+    } else {
+      const std::vector<uint8_t> bytes(y, y + out[0].Elements());
+      if (first.empty()) first = bytes;
+      EXPECT_EQ(bytes, first) << d.name << " differs from " << op.impls[0].name;
+      ++tflite_rows;
+    }
+  }
+  EXPECT_GE(tflite_rows, 2);
+  vlak_set_target(static_cast<vlak_target>(DefaultVlakTarget()));
+}
+
 // ---- the runner on a fake operator -----------------------------------------------------------
 
 OpDef FakeOp(std::vector<std::string>* log) {

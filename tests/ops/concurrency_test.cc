@@ -76,6 +76,17 @@ std::vector<Job> MakeJobs(uint32_t seed) {
                                          (seed & 2) ? VLAK_ROPE_INTERLEAVED : VLAK_ROPE_HALVES);
                   },
                   true});
+  // int8 softmax: a different input_scale per worker (each thread keeps its own exp tables).
+  auto q = std::make_shared<std::vector<int8_t>>(r * c);
+  for (size_t i = 0; i < r * c; ++i) (*q)[i] = static_cast<int8_t>(std::lround(std::fmax(-128.0f, std::fmin(127.0f, 30.0f * (*x)[i]))));
+  jobs.push_back({[=](std::vector<float>& out) {
+                    std::vector<int8_t> y(r * c);
+                    const vlak_status st = vlak_softmax_i8(r, c, q->data(), c, 0.02f + 0.01f * static_cast<float>(seed % 5),
+                                                           y.data(), c, (seed & 8) ? VLAK_SOFTMAX_I8_LUT : 0);
+                    out.assign(y.begin(), y.end());
+                    return st;
+                  },
+                  (seed & 8) == 0});  // TFLITE: the same bits on every target; LUT: per target
   const size_t m = r, n = c / 3, k = 17 + seed % 40;
   auto a = std::make_shared<std::vector<float>>(Normal(m * k, 0.0f, 1.0f, seed + 2));
   auto b = std::make_shared<std::vector<float>>(Normal(k * n, 0.0f, 1.0f, seed + 3));

@@ -55,6 +55,23 @@ TEST(GuardPages, Norms) {
   });
 }
 
+TEST(GuardPages, SoftmaxI8) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      // 2n bytes ending at the page: the floats' storage, addressed from its end.
+      GuardedFloats xs((2 * n + 3) / 4), ys((2 * n + 3) / 4);
+      auto* x = reinterpret_cast<int8_t*>(xs.data() + (2 * n + 3) / 4) - 2 * n;
+      auto* y = reinterpret_cast<int8_t*>(ys.data() + (2 * n + 3) / 4) - 2 * n;
+      for (unsigned flags : {VLAK_SOFTMAX_I8_TFLITE, VLAK_SOFTMAX_I8_LUT}) {
+        ASSERT_EQ(vlak_softmax_i8(2, n, x, n, 0.1f, y, n, flags), VLAK_OK);
+        ASSERT_EQ(vlak_softmax_u8(2, n, reinterpret_cast<const uint8_t*>(x), n, 0.1f, reinterpret_cast<uint8_t*>(y),
+                                  n, flags),
+                  VLAK_OK);
+      }
+    }
+  });
+}
+
 TEST(GuardPages, Matmul) {
   ForEachTarget([] {
     for (size_t len = 1; len <= MaxLength(); ++len) {

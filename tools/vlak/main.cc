@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"gen-golden", vlak::cli::CmdGenGolden, "write seed 000 style data (uniform [0,1)) and its float64 golden"},
     {"bench", vlak::cli::CmdBench, "the lab: a suite of operators x shapes x implementations x threads"},
     {"report", vlak::cli::CmdReport, "Markdown + SVG charts from `vlak bench --json` results"},
+    {"npu", vlak::cli::CmdNpu, "seed 001's LUT NPU model: run/trace programs, softmax error tables"},
 };
 
 void PrintUsage(FILE* out) {
