@@ -13,10 +13,25 @@
 #include <vector>
 
 #include "icount_marker.h"
+#include "vlak/sfpi.h"
 #include "vlak/vlak.h"
 
 // bench/ref/matmul_ref.c, built by clang -O3 -march=rv64gcv -fopenmp-simd (auto-vectorised).
 extern "C" void vlak_ref_clang_matmul_f32(const float* a, const float* b, float* c, size_t m, size_t n, size_t k);
+// bench/ref/resize_ref.c (seed 004's 2x resize), built the same way.
+extern "C" void vlak_ref_clang_resize2x_i8(const int8_t* src, int8_t* dst, size_t in_h, size_t in_w, size_t row_begin,
+                                           size_t row_end);
+// bench/ref/softmax_i8_ref.c (TFLite's reference uint8 softmax in plain C), the same way.
+extern "C" void vlak_ref_clang_softmax_u8(const uint8_t* x, uint8_t* y, size_t rows, size_t cols, int32_t multiplier,
+                                          int left_shift, int diff_min);
+// bench/ref/warp_ref.c and correlation_ref.c, the same way (seed 004's loops in plain C).
+extern "C" void vlak_ref_clang_warp_i8(const int8_t* src, const int16_t* offsets, int8_t* dst, size_t row0, size_t rows,
+                                       size_t height, size_t width);
+extern "C" void vlak_ref_clang_correlation_i8(const int8_t* a, const int8_t* b, int8_t* out, size_t q0, size_t q1,
+                                              size_t channels, size_t height, size_t width, unsigned shift);
+extern "C" void vlak_ref_clang_correlation_wrap16_i8(const int8_t* a, const int8_t* b, int8_t* out, size_t q0,
+                                                     size_t q1, size_t channels, size_t height, size_t width,
+                                                     unsigned shift);
 
 #if !defined(__riscv_vector)
 #error "icount_budget_test.cc is a riscv64 guest program for the rv64gcv build"
@@ -63,6 +78,32 @@ constexpr Budget kBudgets[] = {
     {"layernorm_bwd_f32/16x2048",    84328, 42916, 22210},
     {"rmsnorm_f32/16x2048",          34386, 17554,  9138},
     {"rope_f32/16x16x128",           23528, 13800,  8936},
+    // Seed 004's resize, 2x, int8 (issue 9): 36,864 outputs, 0.323 / 0.266 / 0.201 per output; the
+    // seed's plain C (bench/ref/resize_ref.c, clang -O3, vluxei64 gathers) 2.77 / 1.46 / 0.80:
+    // 8.6x / 5.5x / 4.0x more. Half pixel (row buffers, int16 blends): 1.16 / 0.84 / 0.67.
+    // Counted in the whole binary's run (ctest): run alone (--gtest_filter) the call's malloc of
+    // its tables retires 189 fewer instructions.
+    {"resize_i8/3x32x96->64x192",                12082,  9986,  7592},
+    {"resize_i8/half_pixel/3x32x96->64x192",     42867, 31244, 25039},
+    // softmax_i8 (issue 11), see SoftmaxU8 below. TFLite's reference in plain C, auto-vectorised by
+    // clang -O3, retires 59.6 / 29.9 / 15.1 per element on 16x1024: 29x / 24x / 17x more than TFLITE.
+    // The 64x64 rows (12.4 / 11.3 / 10.6 per element) are dominated by the per-row work: TFLite's
+    // reciprocal and the row's byte table.
+    {"softmax_u8/16x1024",           33476, 20756, 14500},
+    {"softmax_u8_lut/16x1024",       32258, 17538, 10178},
+    {"softmax_i8/64x64",             50699, 46218, 43579},
+    // SFPI kernels (vlak::sfpi::RunKernel), one 32 x 32 tile on Wormhole semantics: every SFPU
+    // operation on 32 lanes is strip-mined at LMUL 2 (4 / 2 / 1 strips), SFPMAD ~75 vector ops.
+    {"sfpi/exp-accurate/tile",         800367, 420481, 230538},
+    {"sfpi/exp-bf16/tile",             228737, 124755,  72764},
+    {"sfpi/exp-approx/tile",           200094, 110138,  65160},
+    {"sfpi/exp-fast/tile",              87511,  50419,  31873},
+    {"sfpi/recip/tile",                441552, 231532, 126522},
+    {"sfpi/tanh/tile",                  74737,  41731,  25228},
+    // The image operators (issue 9): see ImageOps below.
+    {"warp_i8/3x8x1024",             33411, 20739, 14403},
+    {"correlation_i8/5x58x4x88",     36954, 25074, 13054},
+    {"correlation_i8/wrap16",        29894, 20374, 10734},
 };
 // Issue 7's goals where they are not yet met (printed, not asserted).
 constexpr Budget kGoals[] = {
@@ -296,5 +337,177 @@ TEST_F(IcountBudget, TransformerOps) {
   measure("rmsnorm_f32/16x2048", rmsnorm);
   measure("rope_f32/16x16x128", rope);
 }
+
+// Retired instructions of vlak_resize_bilinear_i8 at out = 2 in (seed 004's resize) and of the
+// seed's plain C loop (bench/ref/resize_ref.c) auto-vectorised by clang -O3 for rv64gcv, after
+// checking both give the same bytes; with the half-pixel mapping (the gather path) for comparison.
+struct ResizeCounts {
+  unsigned long long vlak = 0, vlak_half = 0, plain_c = 0;
+};
+ResizeCounts CountResize2x(size_t channels, size_t h, size_t w) {
+  const size_t oh = 2 * h, ow = 2 * w, outs = channels * oh * ow;
+  std::vector<int8_t> src(channels * h * w), out(outs), out_ref(outs);
+  std::mt19937 rng(9);
+  for (int8_t& v : src) v = static_cast<int8_t>(rng() >> 24);
+  ResizeCounts counts;
+  vlak_status st = VLAK_OK;
+  auto vlak_call = [&](unsigned flags) {
+    return vlak_resize_bilinear_i8(channels, h, w, src.data(), oh, ow, out.data(), flags);
+  };
+  EXPECT_EQ(vlak_call(VLAK_RESIZE_HALF_PIXEL), VLAK_OK);  // warm-up
+  counts.vlak_half = Count([&] { st = vlak_call(VLAK_RESIZE_HALF_PIXEL); });
+  EXPECT_EQ(st, VLAK_OK);
+  counts.vlak = Count([&] { st = vlak_call(VLAK_RESIZE_ASYMMETRIC); });
+  EXPECT_EQ(st, VLAK_OK);
+  counts.plain_c = Count([&] { vlak_ref_clang_resize2x_i8(src.data(), out_ref.data(), h, w, 0, channels * oh); });
+  EXPECT_EQ(out, out_ref) << "vlak and the seed's plain C differ";
+  const double n = static_cast<double>(outs);
+  std::printf("[ icount   ] resize_i8 %zux%zux%zu->%zux%zu VLEN %4d: vlak %llu (%.4f per output), half-pixel %llu "
+              "(%.4f), plain C clang -O3 %llu (%.4f per output): %.2fx fewer\n",
+              channels, h, w, oh, ow, Vlen(), counts.vlak, static_cast<double>(counts.vlak) / n, counts.vlak_half,
+              static_cast<double>(counts.vlak_half) / n, counts.plain_c, static_cast<double>(counts.plain_c) / n,
+              static_cast<double>(counts.plain_c) / static_cast<double>(counts.vlak));
+  return counts;
+}
+
+// 3 planes of 32 x 96 to 64 x 192 (36,864 outputs), one thread. Goal (issue 9): >= 2x fewer
+// instructions per output than the seed's plain C auto-vectorised by clang.
+TEST_F(IcountBudget, ResizeSeed2x) {
+  const ResizeCounts counts = CountResize2x(3, 32, 96);
+  CheckBudget("resize_i8/3x32x96->64x192", counts.vlak);
+  CheckBudget("resize_i8/half_pixel/3x32x96->64x192", counts.vlak_half);
+  EXPECT_GE(static_cast<double>(counts.plain_c) / static_cast<double>(counts.vlak), 2.0)
+      << "goal: >= 2x fewer instructions than the seed's plain C";
+}
+
+// Seed 004's shape, 3 x 512 x 512 to 1024 x 1024: slow under the plugin, so disabled; run with
+//   scripts/rvv-run --vlen 128 build/rv64gcv/tests/vlak_icount_budget_test \
+//     --gtest_also_run_disabled_tests --gtest_filter='*ResizeSeedShape*'
+// Measured at this commit: vlak 531,947 / 307,819 / 195,753 at VLEN 128 / 256 / 512 (0.169 / 0.098 /
+// 0.062 per output), half pixel 2,384,488 / 1,325,086 / 795,386, the seed's plain C by clang
+// 8,340,549 / 4,211,781 / 2,147,397: 15.7x / 13.7x / 11.0x more than vlak.
+TEST_F(IcountBudget, DISABLED_ResizeSeedShape) { CountResize2x(3, 512, 512); }
+
+// softmax u8 (issue 11) on uniform bytes with input_scale 1/16: 16 rows of 1024 in both modes,
+// and 64 rows of 64 (i8); beside them TFLite's reference in plain C (bench/ref/softmax_i8_ref.c,
+// clang -O3 -march=rv64gcv auto-vectorised), which must give the TFLITE mode's bits.
+TEST_F(IcountBudget, SoftmaxU8) {
+  constexpr float kScale = 1.0f / 16;
+  const auto run = [&](size_t rows, size_t cols, bool i8, unsigned flags) {
+    std::mt19937 rng(11);
+    std::vector<uint8_t> x(rows * cols), y(rows * cols), y_ref(rows * cols);
+    for (uint8_t& v : x) v = static_cast<uint8_t>(rng() >> 24);
+    const auto call = [&] {
+      if (i8) {
+        return vlak_softmax_i8(rows, cols, reinterpret_cast<const int8_t*>(x.data()), cols, kScale,
+                               reinterpret_cast<int8_t*>(y.data()), cols, flags);
+      }
+      return vlak_softmax_u8(rows, cols, x.data(), cols, kScale, y.data(), cols, flags);
+    };
+    EXPECT_EQ(call(), VLAK_OK);  // warm-up: this thread's tables for the scale
+    vlak_status st = VLAK_OK;
+    const unsigned long long count = Count([&] { st = call(); });
+    EXPECT_EQ(st, VLAK_OK);
+    // TFLite's constants for 1/16 (multiplier 2^30, left shift 23, diff_min -248), as its Prepare gives them.
+    const double elems = static_cast<double>(rows * cols);
+    if (!i8) {
+      vlak_ref_clang_softmax_u8(x.data(), y_ref.data(), rows, cols, 1 << 30, 23, -248);
+      const unsigned long long c_count =
+          Count([&] { vlak_ref_clang_softmax_u8(x.data(), y_ref.data(), rows, cols, 1 << 30, 23, -248); });
+      if (flags == VLAK_SOFTMAX_I8_TFLITE) EXPECT_EQ(y, y_ref) << "TFLITE mode against TFLite's reference in C";
+      std::printf("[ icount   ] softmax_u8 %zux%zu %s VLEN %4d: vlak %.3f per element, plain C clang -O3 %.3f: %.1fx fewer\n",
+                  rows, cols, flags == VLAK_SOFTMAX_I8_LUT ? "LUT" : "TFLITE", Vlen(), static_cast<double>(count) / elems,
+                  static_cast<double>(c_count) / elems, static_cast<double>(c_count) / static_cast<double>(count));
+    }
+    return count;
+  };
+  CheckBudget("softmax_u8/16x1024", run(16, 1024, false, VLAK_SOFTMAX_I8_TFLITE));
+  CheckBudget("softmax_u8_lut/16x1024", run(16, 1024, false, VLAK_SOFTMAX_I8_LUT));
+  CheckBudget("softmax_i8/64x64", run(64, 64, true, VLAK_SOFTMAX_I8_TFLITE));
+}
+
+// SFPI kernels: one tile each (inputs in the kernels' usual ranges), one thread.
+TEST_F(IcountBudget, SfpiKernelsPerTile) {
+  vlak_set_num_threads(1);
+  for (const char* name : {"exp-accurate", "exp-bf16", "exp-approx", "exp-fast", "recip", "tanh"}) {
+    std::vector<float> tile(1024);
+    std::mt19937 rng(9);
+    for (float& v : tile) v = static_cast<float>(rng() >> 8) * 0x1p-24f * 8 - 4;
+    std::vector<float> work = tile;
+    ASSERT_EQ(::vlak::sfpi::RunKernel(name, work.data(), 1), 0);  // warm-up
+    work = tile;
+    int err = 0;
+    const unsigned long long count = Count([&] { err = ::vlak::sfpi::RunKernel(name, work.data(), 1); });
+    ASSERT_EQ(err, 0);
+    CheckBudget(std::string("sfpi/") + name + "/tile", count);
+  }
+}
+
+// The image operators of seed 004 (issue 9), one thread, against seed 004's loops in plain C
+// (bench/ref/warp_ref.c, correlation_ref.c) auto-vectorised by clang-19 -O3 -march=rv64gcv on the
+// same counter, after checking both give the same bytes. Goal: >= 2x fewer instructions.
+//   warp 3 x 8 x 1024 (CHANNELSxHEIGHTxWIDTH, 24,576 outputs; seed 004 runs 1024 x 1024 x 3 rows
+//   of the same kind); offsets n in -16..16, any low byte.
+//   correlation 5 x 58 x 4 x 88 (seed 004's displacements, channels and width; 4 of its 112 rows),
+//   default and WRAP16.
+TEST_F(IcountBudget, ImageOps) {
+  constexpr size_t kC = 3, kH = 8, kW = 1024, kPixels = kC * kH * kW;
+  std::mt19937 rng(9);
+  std::vector<int8_t> src(kPixels), dst(kPixels), dst_ref(kPixels);
+  std::vector<int16_t> offsets(kH * kW);
+  for (int8_t& v : src) v = static_cast<int8_t>(rng() >> 24);
+  for (int16_t& v : offsets) v = static_cast<int16_t>(static_cast<int>(rng() % (33 * 256)) - 16 * 256);
+  // enforce_goal: warp misses the 2x goal (1.86x / 1.51x / 1.11x at VLEN 128 / 256 / 512: clang's
+  // byte gathers with full-width indices are a strong peer; vlak gathers 32-bit taps from a
+  // widened copy of the row), so its ratio is printed, not asserted; its budget still holds.
+  const auto report = [](const char* name, unsigned long long vlak, unsigned long long plain, double outputs,
+                         bool enforce_goal) {
+    std::printf("[ icount   ] %-26s VLEN %4d: vlak %llu (%.3f per output), plain C clang -O3 %llu (%.3f per output): "
+                "%.2fx fewer\n",
+                name, Vlen(), vlak, static_cast<double>(vlak) / outputs, plain, static_cast<double>(plain) / outputs,
+                static_cast<double>(plain) / static_cast<double>(vlak));
+    CheckBudget(name, vlak);
+    if (enforce_goal) {
+      EXPECT_GE(static_cast<double>(plain) / static_cast<double>(vlak), 2.0) << name << ": goal >= 2x fewer than plain C";
+    } else if (static_cast<double>(plain) / static_cast<double>(vlak) < 2.0) {
+      std::printf("[ icount   ] %-26s goal >= 2x fewer than plain C: not met\n", name);
+    }
+  };
+  {
+    const auto call = [&] { return vlak_warp_i8(kC, kH, kW, src.data(), offsets.data(), dst.data()); };
+    ASSERT_EQ(call(), VLAK_OK);
+    vlak_status st = VLAK_OK;
+    const unsigned long long vlak = Count([&] { st = call(); });
+    ASSERT_EQ(st, VLAK_OK);
+    const auto plain_call = [&] { vlak_ref_clang_warp_i8(src.data(), offsets.data(), dst_ref.data(), 0, kC * kH, kH, kW); };
+    plain_call();
+    const unsigned long long plain = Count(plain_call);
+    ASSERT_EQ(dst, dst_ref);
+    report("warp_i8/3x8x1024", vlak, plain, kPixels, false);
+  }
+  constexpr size_t kD = 5, kK = 58, kRows = 4, kCols = 88, kOut = kD * kRows * kCols;
+  std::vector<int8_t> a(kK * kRows * kCols), b(kK * kRows * kCols), out(kOut), out_ref(kOut);
+  for (int8_t& v : a) v = static_cast<int8_t>(rng() >> 24);
+  for (int8_t& v : b) v = static_cast<int8_t>(rng() >> 24);
+  for (const bool wrap16 : {false, true}) {
+    const auto call = [&] {
+      return vlak_correlation_i8(kD, kK, kRows, kCols, a.data(), b.data(), 10, out.data(),
+                                 wrap16 ? VLAK_CORRELATION_WRAP16 : 0);
+    };
+    ASSERT_EQ(call(), VLAK_OK);
+    vlak_status st = VLAK_OK;
+    const unsigned long long vlak = Count([&] { st = call(); });
+    ASSERT_EQ(st, VLAK_OK);
+    const auto plain_call = [&] {
+      (wrap16 ? vlak_ref_clang_correlation_wrap16_i8 : vlak_ref_clang_correlation_i8)(
+          a.data(), b.data(), out_ref.data(), 0, kD * kRows, kK, kRows, kCols, 10);
+    };
+    plain_call();
+    const unsigned long long plain = Count(plain_call);
+    ASSERT_EQ(out, out_ref);
+    report(wrap16 ? "correlation_i8/wrap16" : "correlation_i8/5x58x4x88", vlak, plain, kOut, true);
+  }
+}
+
 
 }  // namespace

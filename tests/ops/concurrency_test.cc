@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ops/ops_test_util.h"
+#include "vlak/sfpi.h"
 #include "vlak/vlak.h"
 
 namespace {
@@ -94,6 +95,59 @@ std::vector<Job> MakeJobs(uint32_t seed) {
                     out.assign(m * n, 1.0f);
                     return vlak_matmul_f32(m, n, k, a->data(), k, b->data(), n, out.data(), n,
                                            (seed & 4) ? VLAK_MATMUL_ACCUMULATE : 0);
+                  },
+                  true});
+  // Resize: 3 planes of 16 x (c / 10) pixels to 32 x (c / 5) (seed 004's 2x, contiguous-load path)
+  // and to 29 x (c / 7) with the half-pixel mapping (the gather path); bytes compared as floats.
+  const size_t ih = 16, iw = c / 10;
+  auto pix = std::make_shared<std::vector<uint8_t>>(3 * ih * iw);
+  for (size_t i = 0; i < pix->size(); ++i) (*pix)[i] = static_cast<uint8_t>((i * 2654435761u + seed) >> 13);
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t oh = 2 * ih, ow = 2 * iw;
+                    std::vector<uint8_t> o(3 * oh * ow);
+                    const vlak_status st = vlak_resize_bilinear_u8(3, ih, iw, pix->data(), oh, ow, o.data(), 0);
+                    out.assign(o.begin(), o.end());
+                    return st;
+                  },
+                  true});
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t oh = 29, ow = c / 7;
+                    std::vector<int8_t> o(3 * oh * ow);
+                    const vlak_status st = vlak_resize_bilinear_i8(3, ih, iw, reinterpret_cast<const int8_t*>(pix->data()),
+                                                                   oh, ow, o.data(), VLAK_RESIZE_HALF_PIXEL);
+                    out.assign(o.begin(), o.end());
+                    return st;
+                  },
+                  true});
+  // SFPI kernels over tiles (C++ API, vlak/sfpi.h): the same bits on every target.
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t tiles = 30 + seed % 3;  // <= 32 tiles: within x (r x c >= 36,000)
+                    out.assign(x->begin(), x->begin() + static_cast<std::ptrdiff_t>(tiles * 1024));
+                    return ::vlak::sfpi::RunKernel((seed & 1) ? "recip" : "exp-accurate", out.data(), tiles, seed) == 0
+                               ? VLAK_OK
+                               : VLAK_ERROR_INVALID_ARGUMENT;
+                  },
+                  true});
+  // The int8 image operators (bytes widened to the float outputs): the same bytes everywhere.
+  auto pixels = std::make_shared<std::vector<int8_t>>(3 * r * c);
+  auto offsets = std::make_shared<std::vector<int16_t>>(r * c);
+  for (size_t i = 0; i < pixels->size(); ++i) (*pixels)[i] = static_cast<int8_t>((i * 2654435761u + seed) >> 13);
+  for (size_t i = 0; i < offsets->size(); ++i) (*offsets)[i] = static_cast<int16_t>((i * 40503u + seed) % 8192) - 4096;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    std::vector<int8_t> bytes(3 * r * c);
+                    const vlak_status st = vlak_warp_i8(3, r, c, pixels->data(), offsets->data(), bytes.data());
+                    out.assign(bytes.begin(), bytes.end());
+                    return st;
+                  },
+                  true});
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t channels = 3, width = c / 3, displacements = 5;
+                    std::vector<int8_t> bytes(displacements * r * width);
+                    const vlak_status st = vlak_correlation_i8(displacements, channels, r, width, pixels->data(),
+                                                               pixels->data() + channels * r * width, seed % 12,
+                                                               bytes.data(), (seed & 1) ? VLAK_CORRELATION_WRAP16 : 0);
+                    out.assign(bytes.begin(), bytes.end());
+                    return st;
                   },
                   true});
   return jobs;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ops/ops_test_util.h"
+#include "vlak/sfpi.h"
 #include "vlak/vlak.h"
 
 namespace {
@@ -84,6 +85,81 @@ TEST(GuardPages, Matmul) {
                                   VLAK_MATMUL_TRANS_B | VLAK_MATMUL_ACCUMULATE),
                   VLAK_OK);
         ASSERT_TRUE(std::isfinite(c.data()[m * n - 1])) << m << "x" << n << "x" << k;
+      }
+    }
+  });
+}
+
+// Bytes ending exactly at an inaccessible page (the image operators' planes).
+class GuardedBytes {
+ public:
+  explicit GuardedBytes(size_t count) : floats_((count + 3) / 4) {
+    data_ = reinterpret_cast<uint8_t*>(floats_.data()) + (4 * ((count + 3) / 4) - count);
+    for (size_t i = 0; i < count; ++i) data_[i] = static_cast<uint8_t>(i * 37 + 11);
+  }
+  uint8_t* u8() { return data_; }
+  int8_t* i8() { return reinterpret_cast<int8_t*>(data_); }
+
+ private:
+  GuardedFloats floats_;
+  uint8_t* data_;
+};
+
+// Widths 1 .. MaxLength(), 2 planes of 2 rows: the 2x path (contiguous loads of s[i] and s[i + 1],
+// interleaving stores), the gather path (half pixel, odd ratios) and a downscale.
+TEST(GuardPages, Resize) {
+  ForEachTarget([] {
+    for (size_t w = 1; w <= MaxLength(); ++w) {
+      GuardedBytes src(2 * 2 * w), up(2 * 4 * 2 * w), odd(2 * 3 * (w + 2)), down(2 * 1 * ((w + 1) / 2));
+      ASSERT_EQ(vlak_resize_bilinear_u8(2, 2, w, src.u8(), 4, 2 * w, up.u8(), VLAK_RESIZE_ASYMMETRIC), VLAK_OK);
+      ASSERT_EQ(vlak_resize_bilinear_i8(2, 2, w, src.i8(), 4, 2 * w, up.i8(), VLAK_RESIZE_HALF_PIXEL), VLAK_OK);
+      ASSERT_EQ(vlak_resize_bilinear_i8(2, 2, w, src.i8(), 3, w + 2, odd.i8(), VLAK_RESIZE_ASYMMETRIC), VLAK_OK);
+      ASSERT_EQ(vlak_resize_bilinear_u8(2, 2, w, src.u8(), 1, (w + 1) / 2, down.u8(), VLAK_RESIZE_HALF_PIXEL), VLAK_OK);
+    }
+  });
+}
+
+// SFPI kernels (C++ API, vlak/sfpi.h): 1 .. 3 tiles ending at the guard page, every kernel.
+TEST(GuardPages, SfpiKernels) {
+  ForEachTarget([] {
+    size_t count;
+    const ::vlak::sfpi::KernelInfo* k = ::vlak::sfpi::Kernels(&count);
+    for (size_t i = 0; i < count; ++i) {
+      for (size_t tiles = 1; tiles <= 3; ++tiles) {
+        GuardedFloats t(tiles * 1024);
+        ASSERT_EQ(::vlak::sfpi::RunKernel(k[i].name, t.data(), tiles), 0) << k[i].name;
+      }
+    }
+  });
+}
+
+// `count` bytes (or int16) ending at an inaccessible page, filled with a pattern.
+template <typename T>
+class GuardedInts {
+ public:
+  explicit GuardedInts(size_t count) : floats_((count * sizeof(T) + sizeof(float) - 1) / sizeof(float)) {
+    // GuardedFloats ends at the page; the ints end there too when count * sizeof(T) is a multiple
+    // of 4, else they start 1..3 bytes into its first float and still end at the page.
+    const size_t bytes = (count * sizeof(T) + sizeof(float) - 1) / sizeof(float) * sizeof(float);
+    data_ = reinterpret_cast<T*>(reinterpret_cast<char*>(floats_.data()) + (bytes - count * sizeof(T)));
+    for (size_t i = 0; i < count; ++i) data_[i] = static_cast<T>(i * 37 + 11);
+  }
+  T* data() { return data_; }
+
+ private:
+  GuardedFloats floats_;
+  T* data_;
+};
+
+TEST(GuardPages, WarpAndCorrelation) {
+  ForEachTarget([] {
+    const size_t max = 3 * vlak_target_lanes(vlak_active_target(), 3, sizeof(int8_t)) + 1;
+    for (size_t n = 1; n <= max; ++n) {
+      GuardedInts<int8_t> src(2 * n), dst(2 * n), a(3 * n), b(3 * n), out(2 * n);
+      GuardedInts<int16_t> offsets(n);
+      ASSERT_EQ(vlak_warp_i8(2, 1, n, src.data(), offsets.data(), dst.data()), VLAK_OK);
+      for (unsigned flags : {0u, VLAK_CORRELATION_WRAP16}) {
+        ASSERT_EQ(vlak_correlation_i8(2, 3, 1, n, a.data(), b.data(), 4, out.data(), flags), VLAK_OK);
       }
     }
   });

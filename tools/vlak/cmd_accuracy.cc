@@ -146,7 +146,8 @@ std::string Specials(vlak_exp_variant v) {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: vlak accuracy exp [--variant NAME] [--target NAME] [--exhaustive | --samples N]"
+               "usage: vlak accuracy sfpi [--arch wh|bh] [--exhaustive | --samples N] [--kernel NAME]\n"
+               "       vlak accuracy exp [--variant NAME] [--target NAME] [--exhaustive | --samples N]"
                " [--range LO HI] [--threads N]\n"
                "  variants: schraudolph bittrick_p3 bittrick_p5 cephes accurate precise (default: all)\n"
                "  default: 2^26 evenly spaced floats of each domain; --exhaustive: every one\n"
@@ -157,6 +158,7 @@ int Usage() {
 }  // namespace
 
 int CmdAccuracy(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "sfpi") == 0) return CmdAccuracySfpi(argc, argv);
   if (argc < 2 || std::strcmp(argv[1], "exp") != 0) return Usage();
   std::vector<vlak_exp_variant> variants;
   uint64_t samples = uint64_t{1} << 26;

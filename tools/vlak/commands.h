@@ -5,9 +5,11 @@ namespace vlak::cli {
 
 int CmdInfo(int argc, char** argv);
 int CmdAccuracy(int argc, char** argv);
+int CmdAccuracySfpi(int argc, char** argv);
 int CmdHackathon(int argc, char** argv);
 int CmdGenGolden(int argc, char** argv);
 int CmdBench(int argc, char** argv);
 int CmdReport(int argc, char** argv);
+int CmdNpu(int argc, char** argv);
 
 }  // namespace vlak::cli

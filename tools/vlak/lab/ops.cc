@@ -161,8 +161,13 @@ std::string OpDef::ImplNames() const {
 }
 
 const std::vector<OpDef>& Operators() {
-  static const std::vector<OpDef> ops = {MakeSoftmaxOp(),      MakeExpOp(),     MakeRopeOp(), MakeLayernormOp(),
-                                         MakeLayernormBwdOp(), MakeRmsnormOp(), MakeMatmulOp()};
+  static const std::vector<OpDef> ops = [] {
+    std::vector<OpDef> v = {MakeSoftmaxOp(),      MakeExpOp(),     MakeRopeOp(), MakeLayernormOp(),
+                            MakeLayernormBwdOp(), MakeRmsnormOp(), MakeMatmulOp(), MakeResizeOp(), MakeSoftmaxI8Op(),
+                            MakeWarpOp(),         MakeCorrelationOp(),    MakeCorrelationWrap16Op()};
+    for (OpDef& o : MakeSfpiOps()) v.push_back(std::move(o));
+    return v;
+  }();
   return ops;
 }
 

@@ -164,6 +164,12 @@ OpDef MakeLayernormOp();
 OpDef MakeLayernormBwdOp();
 OpDef MakeRmsnormOp();
 OpDef MakeMatmulOp();
+OpDef MakeResizeOp();
+OpDef MakeSoftmaxI8Op();
+std::vector<OpDef> MakeSfpiOps();  // op_sfpi.cc: sfpi-exp, sfpi-recip, ...
+OpDef MakeWarpOp();
+OpDef MakeCorrelationOp();
+OpDef MakeCorrelationWrap16Op();
 
 // Shared helpers for operator files.
 int CpuCount();
