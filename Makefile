@@ -1,10 +1,11 @@
 # The two commands a newcomer needs (see README.md):
 #   make bench   install what is missing, build, run the main job (vlak info + the lab's quick suite + report)
-#   make test    install what is missing, build host + host-asan + rv64gcv + rv64gc, run every test
+#   make test    install what is missing, build host + host-asan + fuzz + rv64gcv + rv64gc, run every test
+#   make fuzz    the libFuzzer targets for FUZZ_SECONDS each (default 60), see scripts/fuzz
 JOBS ?= $(shell nproc)
 VLENS ?= 128;256;512
 
-.PHONY: all bootstrap build test bench bench-rvv clean
+.PHONY: all bootstrap build test bench bench-rvv fuzz clean
 
 all: build
 
@@ -24,6 +25,10 @@ bench-rvv: bootstrap
 
 test: bootstrap
 	@JOBS=$(JOBS) VLENS="$(VLENS)" ./scripts/test-all
+
+FUZZ_SECONDS ?= 60
+fuzz: bootstrap
+	@JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz
 
 clean:
 	rm -rf build

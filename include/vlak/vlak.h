@@ -2,11 +2,18 @@
  *
  * Every entry point that can fail returns a vlak_status (VLAK_OK = 0). Functions are thread-safe.
  * The compute target is chosen once, at first use: the best one the CPU has, or the one named by
- * the environment variable VLAK_TARGET (scalar, avx2, avx512, rvv), or by vlak_set_target(). */
+ * the environment variable VLAK_TARGET (scalar, avx2, avx512, rvv), or by vlak_set_target().
+ *
+ * Accuracy bounds below are float64 comparisons for float inputs. Two limits of float arithmetic
+ * apply to all of them: an operation whose result is subnormal (below 1.2e-38) is exact only to
+ * 2^-150, so each such operation adds up to 2^-149 absolute error to a relative bound; and a result
+ * whose magnitude is beyond FLT_MAX is +-inf, as IEEE rounding gives. Where an operator's
+ * intermediate values must stay finite for its bound, it says so. tests/fuzz checks every bound. */
 #ifndef VLAK_VLAK_H_
 #define VLAK_VLAK_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -216,7 +223,10 @@ vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t 
  * they are the same bits for the same thread count (no atomics). Accuracy: dx within 1e-5 times
  * its row's largest term, max rstd * (|g| + |mean_c(g)| + |xhat * mean_c(g * xhat)|) (dx is a
  * difference of these and can cancel to 0), dgamma/dbeta within 1e-5 * sum_r |term64| of their
- * column.
+ * column; while x - mean, g and the row sums of |g| and |g * xhat| and the terms above are finite
+ * in float. The bounds are for the mean and rstd vlak_layernorm_f32 gives for the same x: other
+ * values are accepted and computed, but without a bound (xhat is formed from x * rstd and
+ * mean * rstd, which cancel when the mean is far from the data; tests/fuzz found 3e-4 relative).
  * Errors: NULL dy, x, mean, rstd or dx; stride < cols; overflow (also when the column sums'
  * scratch, 24 bytes per column and thread, cannot be allocated). */
 vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* dy, const float* x, size_t stride,
