@@ -252,13 +252,86 @@ vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_
  * c = fma(a[i][p], b[p][j], c) for every p). That order does not depend on the blocking, so the
  * result is the same bits on every target, VLEN and thread count (NaN payloads aside), and
  * |C - C64| <= 2 * k * 2^-24 * sum_k |A| * |B| (the standard bound; with ACCUMULATE k + 1 terms
- * and |C_old| added to the sum). k == 0 sets C to 0 (or leaves it with ACCUMULATE). NaN and inf
+ * and |C_old| added to the sum) while that sum is below FLT_MAX (a partial sum beyond it is inf). k == 0 sets C to 0 (or leaves it with ACCUMULATE). NaN and inf
  * propagate as IEEE. C must not overlap A or B. Uses packing buffers of 1 MiB per thread, kept
  * between calls in a process-wide pool.
+ * With k == 0, A and B have no elements: a and b may be NULL, and no stride of theirs overflows.
  * Errors: NULL pointer, lda < k, ldb < n (< k with TRANS_B), ldc < n, unknown flags, overflow
  * (VLAK_ERROR_OVERFLOW also if the packing buffer cannot be allocated; nothing is written). */
 vlak_status vlak_matmul_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
                             float* c, size_t ldc, unsigned flags);
+
+/* ---- Image operators (seed 004, INT8) ----------------------------------------------------------
+ * Planar images, [channels][height][width], dense (row stride = width). Fixed-point arithmetic
+ * stated exactly: the same bits on every target, VLEN and thread count. Errors: a status and
+ * nothing written. */
+
+/* Coordinate mapping of vlak_resize_bilinear_i8 / _u8. */
+#define VLAK_RESIZE_ASYMMETRIC 0x0u /* src = dst * in / out: seed 004, TensorFlow's legacy mode */
+#define VLAK_RESIZE_HALF_PIXEL 0x1u /* src = (dst + 0.5) * in / out - 0.5, clamped at 0: OpenCV
+                                       INTER_LINEAR, PyTorch align_corners=False */
+
+/* Bilinear resize of each channel plane from in_h x in_w to out_h x out_w, in fixed point with 7
+ * fractional bits (Q7), exactly (integer arithmetic, >> is a flooring shift of a signed value):
+ *   column position px = floor(ox * in_w * 128 / out_w)                       (ASYMMETRIC)
+ *                   px = max(0, floor((2 ox + 1) * in_w * 64 / out_w) - 64)   (HALF_PIXEL)
+ *   x0 = px >> 7, x1 = min(x0 + 1, in_w - 1), wx1 = px & 127, wx0 = 128 - wx1,
+ *   and the same for rows: py, y0, y1, wy0, wy1 from oy, in_h, out_h;
+ *   top = (s[y0][x0] * wx0 + s[y0][x1] * wx1) >> 7,  bot = (s[y1][x0] * wx0 + s[y1][x1] * wx1) >> 7,
+ *   out[oy][ox] = (top * wy0 + bot * wy1) >> 7.
+ * Each step lies between its two inputs, so nothing saturates. For out = 2 * in with ASYMMETRIC this
+ * is seed 004's resize (positions dst << 6: even outputs copy, odd ones are floored means); in =
+ * out copies. Accuracy against the exact real-valued bilinear value at px / 128, py / 128: below
+ * 2 LSB (two floorings), and the Q7 position itself is floored (OpenCV and XNNPACK use 11 bits).
+ * src and dst must not overlap. channels, out_h or out_w == 0: nothing to do, VLAK_OK (only the
+ * flags are checked then).
+ * Errors: unknown flags; in_h or in_w == 0 (INVALID_ARGUMENT); NULL src or dst; in_w or in_h >=
+ * 2^31, or channels * in_h * in_w, channels * out_h * out_w, in_w * out_w * 128 or in_h * out_h *
+ * 128 overflowing size_t (OVERFLOW, also when the 2 * out_w + 4 * in_w bytes of row scratch per
+ * thread cannot be allocated). */
+vlak_status vlak_resize_bilinear_i8(size_t channels, size_t in_h, size_t in_w, const int8_t* src, size_t out_h,
+                                    size_t out_w, int8_t* dst, unsigned flags);
+vlak_status vlak_resize_bilinear_u8(size_t channels, size_t in_h, size_t in_w, const uint8_t* src, size_t out_h,
+                                    size_t out_w, uint8_t* dst, unsigned flags);
+
+/* Horizontal warp: src and dst are [channels][height][width]; offsets is [height][width] in 8.8
+ * fixed point, shared by all channels. For each pixel (c, h, w), with o = offsets[h][w]:
+ *   n = o >> 8 (arithmetic, -128 .. 127), f = (int8_t)(o & 0xFF) (the low byte as a SIGNED int8,
+ *   seed 004's arithmetic: -128 .. 127), r = w - n, l = r - 1,
+ *   R = src[c][h][r], L = src[c][h][l], each 0 when its column is outside [0, width),
+ *   dst[c][h][w] = (int8_t)((R * 256 + (L - R) * f) >> 8): bits 8 .. 15 of the sum, i.e. the
+ *   seed's int16 arithmetic with its wrap-around (the sum is exact in 32 bits, the low 16 are kept).
+ * Difference from seed 004: the seed computes r and l in int8 (r = (int8_t)(w - n)), so its taps
+ * reach only columns 0 .. 127 and wrapped indices read as 0; vlak uses full-width indices (any
+ * width). The two agree bit for bit at width 128 (tested against the seed's own C); at narrower
+ * widths wherever r < width (the seed reads past the end of its row for r >= width); at wider
+ * widths they differ wherever w - n leaves -128 .. 127.
+ * channels, height or width == 0: nothing to do, VLAK_OK (pointers not checked). dst must not
+ * overlap src or offsets.
+ * Errors: NULL pointer, overflow of channels * height * width. */
+vlak_status vlak_warp_i8(size_t channels, size_t height, size_t width, const int8_t* src, const int16_t* offsets,
+                         int8_t* dst);
+
+/* Flag of vlak_correlation_i8. */
+#define VLAK_CORRELATION_WRAP16 0x1u /* seed 004's arithmetic: int16 sums, truncated output */
+
+/* Optical-flow correlation: a and b are [channels][height][width], out is
+ * [displacements][height][width]. For each d < displacements, i < height, j < width:
+ *   out[d][i][j] = sat8((sum_k a[k][i][j] * b[k][i][j - d]) >> shift)   for j >= d,
+ *   out[d][i][j] = 0                                                     for j <  d
+ * (seed 004 leaves j < d unwritten; vlak defines them; displacements >= width give whole planes of
+ * zeros). The sum is taken in int32 (exact unless channels > 131072: then modulo 2^32), the shift
+ * is arithmetic (floor), sat8 clamps to -128 .. 127.
+ * VLAK_CORRELATION_WRAP16: seed 004's arithmetic exactly: the sum modulo 2^16 as int16, shifted
+ * arithmetically, truncated to int8: out = (int8_t)((int16_t)sum >> shift) (the int32 sum
+ * truncated to 16 bits is the same value, so any order of accumulation gives these bytes).
+ * channels == 0 gives sums of 0, so out is all zeros (a and b are then not read and may be NULL).
+ * displacements, height or width == 0: nothing to do, VLAK_OK (pointers not checked; shift and
+ * flags are). out must not overlap a or b.
+ * Errors: NULL pointer, shift > 31, unknown flags, overflow of channels (or displacements) *
+ * height * width. */
+vlak_status vlak_correlation_i8(size_t displacements, size_t channels, size_t height, size_t width, const int8_t* a,
+                                const int8_t* b, unsigned shift, int8_t* out, unsigned flags);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -128,6 +128,13 @@ std::string EigenMissing();
 std::string EigenVersion();
 void EigenMatmul(int threads, size_t m, size_t n, size_t k, const float* a, const float* b, float* c);
 
+// PyTorch's CPU kernels through libtorch (torch_kernels.cc): the `torch` implementation of the
+// operators it has. eps is layernorm's. "not built (...)" without libtorch-dev.
+enum class TorchOp { kSoftmax, kExp, kLayernorm, kMatmul };
+std::string TorchMissing();
+std::string TorchVersion();
+ImplDef TorchImpl(TorchOp op, double eps = 0);
+
 // SLEEF expf u10 over n floats. isa: "avx512", "avx2" or "scalar" (Sleef_expf16_u10,
 // Sleef_expf8_u10, Sleef_expf_u10); SleefIsaSupported says whether this build and CPU have it.
 bool SleefIsaSupported(const std::string& isa);

@@ -160,8 +160,30 @@ if(EIGEN3_INCLUDE_DIR)
     set_source_files_properties(${_lab}/eigen_kernels.cc PROPERTIES COMPILE_OPTIONS "-march=native;-Wno-invalid-feature-combination")
   endif()
 endif()
-message(STATUS "vlak lab baselines: xnnpack=${XNNPACK_LIBRARY} onednn=${DNNL_LIBRARY} sleef=${SLEEF_LIBRARY} "
-               "openblas=${OPENBLAS_LIBRARY} eigen=${EIGEN3_INCLUDE_DIR}")
+# PyTorch's C++ library (libtorch-dev): the `torch` rows. Found by its files, not find_package(Torch):
+# its imported target puts /usr/include on the -isystem path, which breaks libstdc++'s
+# #include_next of the C headers; the ATen headers are on the default path anyway.
+if(NOT CMAKE_CROSSCOMPILING)
+  find_path(TORCH_ATEN_INCLUDE_DIR ATen/native/layer_norm.h)
+  find_library(TORCH_CPU_LIBRARY torch_cpu)
+  find_library(TORCH_C10_LIBRARY c10)
+endif()
+target_sources(vlak_lab PRIVATE ${_lab}/torch_kernels.cc)
+if(TORCH_ATEN_INCLUDE_DIR AND TORCH_CPU_LIBRARY AND TORCH_C10_LIBRARY)
+  execute_process(COMMAND dpkg-query -W -f=\${Version} libtorch-dev OUTPUT_VARIABLE _tv ERROR_QUIET)
+  if(NOT _tv)
+    set(_tv "unknown version")
+  endif()
+  # C++17: libtorch 1.13's headers fail as C++20 (torch_kernels.cc).
+  set_source_files_properties(${_lab}/torch_kernels.cc PROPERTIES COMPILE_OPTIONS "-std=c++17" COMPILE_DEFINITIONS
+                              "VLAK_LAB_HAVE_TORCH=1;VLAK_LAB_TORCH_VERSION=\"libtorch ${_tv}\"")
+  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_TORCH=1)
+  target_link_libraries(vlak_lab PUBLIC ${TORCH_CPU_LIBRARY} ${TORCH_C10_LIBRARY})
+else()
+  message(STATUS "vlak lab: no libtorch (libtorch-dev): the torch rows will show as not built")
+endif()
+message(STATUS "vlak lab baselines: torch=${TORCH_CPU_LIBRARY} xnnpack=${XNNPACK_LIBRARY} onednn=${DNNL_LIBRARY} sleef=${SLEEF_LIBRARY} "
+               "openblas=${OPENBLAS_LIBRARY} eigen=${EIGEN3_INCLUDE_DIR} opencv=${OPENCV_IMGPROC_LIBRARY}")
 
 target_sources(vlak_cli PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/vlak/cmd_bench.cc ${CMAKE_CURRENT_SOURCE_DIR}/vlak/cmd_report.cc)
 target_link_libraries(vlak_cli PRIVATE vlak_lab)

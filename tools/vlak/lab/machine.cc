@@ -158,8 +158,10 @@ Machine CollectMachine() {
   m.libraries["xnnpack"] = lib(XnnpackVersion(), XnnpackMissing());
   m.libraries["onednn"] = lib(OnednnVersion(), OnednnMissing());
   m.libraries["sleef"] = lib(SleefVersion(), SleefMissing());
+  m.libraries["opencv"] = lib(OpencvVersion(), OpencvMissing());
   m.libraries["openblas"] = lib(OpenblasVersion(), OpenblasMissing());
   m.libraries["eigen"] = lib(EigenVersion(), EigenMissing());
+  m.libraries["torch"] = lib(TorchVersion(), TorchMissing());
   m.commit = GitCommit();
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) == 0) m.host = host;

@@ -140,6 +140,7 @@ OpDef MakeExpOp() {
   op.impls.push_back(SleefImpl("sleef", "best"));
   op.impls.push_back(SleefImpl("sleef@avx2", "avx2"));  // listed everywhere so suites stay portable
   op.impls.push_back(OnednnExpImpl());
+  op.impls.push_back(TorchImpl(TorchOp::kExp));
   return op;
 }
 

@@ -87,6 +87,7 @@ OpDef MakeLayernormOp() {
                                   threads, err);
   };
   op.impls.push_back(dnnl);
+  op.impls.push_back(TorchImpl(TorchOp::kLayernorm, kEps));
   return op;
 }
 

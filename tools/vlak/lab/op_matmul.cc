@@ -116,6 +116,7 @@ OpDef MakeMatmulOp() {
     return OnednnMatmul(M(p), N(p), K(p), p.In(0).F32(), p.In(1).F32(), out[0].F32(), threads, err);
   };
   op.impls.push_back(dnnl);
+  op.impls.push_back(TorchImpl(TorchOp::kMatmul));
   return op;
 }
 

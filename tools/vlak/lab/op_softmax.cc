@@ -251,6 +251,7 @@ OpDef MakeSoftmaxOp() {
                                }));
   op.impls.push_back(XnnpackImpl());
   op.impls.push_back(OnednnImpl());
+  op.impls.push_back(TorchImpl(TorchOp::kSoftmax));
   op.impls.push_back(RowFnImpl("seed-scalar", "seed", "seed 000's scalar C (libm expf), not vectorised",
                                [] { return std::string(); },
                                [](const float* x, float* y, size_t rows, size_t cols) {

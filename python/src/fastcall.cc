@@ -1,0 +1,51 @@
+#include "fastcall.h"
+
+namespace vlak::python {
+
+FastParams::FastParams(const char* fn, std::initializer_list<const char*> names, int required)
+    : fn_(fn), required_(required) {
+  for (const char* n : names) {
+    if (n_ == kMax) break;
+    text_[n_] = n;
+    names_[n_++] = PyUnicode_InternFromString(n);  // kept for the life of the process
+  }
+}
+
+bool MatchArgs(const FastParams& p, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** values) {
+  nargs = PyVectorcall_NARGS(nargs);
+  for (int i = 0; i < p.count(); ++i) values[i] = nullptr;
+  if (nargs > p.count()) {
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", p.fn(), p.count(), nargs);
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < nargs; ++i) values[i] = args[i];
+  const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t j = 0; j < nkw; ++j) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, j);
+    int k = 0;
+    while (k < p.count() && p.name(k) != key) ++k;
+    if (k == p.count()) {  // not interned the same way: compare the text
+      k = 0;
+      while (k < p.count() && PyUnicode_Compare(p.name(k), key) != 0) ++k;
+      if (PyErr_Occurred()) return false;
+    }
+    if (k == p.count()) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", p.fn(), key);
+      return false;
+    }
+    if (values[k] != nullptr) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", p.fn(), p.name_text(k));
+      return false;
+    }
+    values[k] = args[nargs + j];
+  }
+  for (int i = 0; i < p.required(); ++i) {
+    if (values[i] == nullptr) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", p.fn(), p.name_text(i), i + 1);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace vlak::python

@@ -1,0 +1,28 @@
+"""Shared fixtures: every test runs on each target this CPU supports, and leaves the process-wide
+target and thread count as it found them."""
+import numpy as np
+import pytest
+
+import vlak
+
+TARGETS = vlak.info()["targets_supported"]
+
+
+@pytest.fixture(autouse=True)
+def _restore_globals():
+    target, threads = vlak.get_target(), vlak.get_num_threads()
+    yield
+    vlak.set_target(target)
+    vlak.set_num_threads(threads)
+
+
+@pytest.fixture(params=TARGETS)
+def target(request):
+    """Runs the test once per supported target (scalar, avx2, avx512 on x86-64)."""
+    vlak.set_target(request.param)
+    return request.param
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(13)

@@ -1,0 +1,51 @@
+"""vlak: vector-length-agnostic kernels for AI inference, over NumPy float32 arrays.
+
+The float operators take float32 ndarrays (any shape and strides; the row-wise operators work on the
+last axis, softmax on any), writes into ``out=`` when given, releases the GIL while the kernel
+runs and raises TypeError (dtype) or ValueError (shape, arguments) with vlak's status text.
+Accuracy bounds against float64 are in each docstring (and in include/vlak/vlak.h).
+The integer operators (resize_bilinear, warp, correlation: int8 / uint8 images; softmax_i8:
+quantised softmax) take their dtypes exactly (no conversion) and are bit-exact integer definitions.
+"""
+from ._vlak import (  # noqa: F401
+    __version__,
+    correlation,
+    exp,
+    get_num_threads,
+    get_target,
+    info,
+    layernorm,
+    layernorm_backward,
+    log_softmax,
+    matmul,
+    resize_bilinear,
+    rmsnorm,
+    rope,
+    rope_tables,
+    set_num_threads,
+    set_target,
+    softmax,
+    softmax_i8,
+    warp,
+)
+
+__all__ = [
+    "correlation",
+    "exp",
+    "get_num_threads",
+    "get_target",
+    "info",
+    "layernorm",
+    "layernorm_backward",
+    "log_softmax",
+    "matmul",
+    "resize_bilinear",
+    "rmsnorm",
+    "rope",
+    "rope_tables",
+    "set_num_threads",
+    "set_target",
+    "softmax",
+    "softmax_i8",
+    "warp",
+]
