@@ -101,7 +101,7 @@ constexpr Budget kBudgets[] = {
     {"sfpi/recip/tile",                441552, 231532, 126522},
     {"sfpi/tanh/tile",                  74737,  41731,  25228},
     // The image operators (issue 9): see ImageOps below.
-    {"warp_i8/3x8x1024",             33411, 20739, 14403},
+    {"warp_i8/3x8x1024",             28682, 15626,  9098},
     {"correlation_i8/5x58x4x88",     36954, 25074, 13054},
     {"correlation_i8/wrap16",        29894, 20374, 10734},
 };
@@ -457,9 +457,10 @@ TEST_F(IcountBudget, ImageOps) {
   std::vector<int16_t> offsets(kH * kW);
   for (int8_t& v : src) v = static_cast<int8_t>(rng() >> 24);
   for (int16_t& v : offsets) v = static_cast<int16_t>(static_cast<int>(rng() % (33 * 256)) - 16 * 256);
-  // enforce_goal: warp misses the 2x goal (1.86x / 1.51x / 1.11x at VLEN 128 / 256 / 512: clang's
-  // byte gathers with full-width indices are a strong peer; vlak gathers 32-bit taps from a
-  // widened copy of the row), so its ratio is printed, not asserted; its budget still holds.
+  // enforce_goal: warp misses the 2x goal at VLEN 512 (2.17x / 2.01x / 1.76x at VLEN 128 / 256 / 512:
+  // clang's byte gathers with full-width indices are a strong peer; vlak gathers 32-bit taps from a
+  // widened copy of the row, and at VLEN 512 a 1024-column row is only 8 strips, so the copy and the
+  // row's fixed costs weigh), so its ratio is printed, not asserted; its budget still holds.
   const auto report = [](const char* name, unsigned long long vlak, unsigned long long plain, double outputs,
                          bool enforce_goal) {
     std::printf("[ icount   ] %-26s VLEN %4d: vlak %llu (%.3f per output), plain C clang -O3 %llu (%.3f per output): "

@@ -18,9 +18,12 @@
 //
 // LMUL: int32 lanes at LMUL 8 (kWarpPow2; int16 offsets at 4, int8 outputs at 2). It fits the
 // strip's live values without a spill (rvv.spill_check) and halves the per-output count of LMUL 4:
-// 3x8x1024 retires 33,411 / 20,739 / 14,403 instructions at VLEN 128 / 256 / 512 (LMUL 4: 58,828 /
-// 33,484 / 20,812), against seed 004's loop in plain C auto-vectorised by clang-19 62,103 / 31,383
-// / 16,023: 1.86x / 1.51x / 1.11x fewer, short of issue 9's 2x (tests/icount).
+// 3x8x1024 retires 28,682 / 15,626 / 9,098 instructions at VLEN 128 / 256 / 512 (with memset for
+// the border zeros: 33,411 / 20,739 / 14,403; LMUL 4 with memset: 58,828 / 33,484 / 20,812), against
+// seed 004's loop in plain C auto-vectorised by clang-19 62,103 / 31,383 / 16,023: 2.17x / 2.01x /
+// 1.76x fewer, short of issue 9's 2x at VLEN 512 (tests/icount). The main loop is 26 instructions
+// per strip (3 vsetvli for the two narrowing steps); what is left at VLEN 512 is the widened row
+// copy and per-row costs, a third of the count.
 #include <algorithm>
 #include <cstdint>
 
@@ -37,12 +40,20 @@ constexpr size_t kBlock = 1024;
 constexpr size_t kReach = 129;
 constexpr size_t kSlots = kBlock + 2 * kReach;
 
+// Zeros with vector stores: std::fill becomes a call to memset, which on RISC-V (glibc 2.36, no
+// vector memset) stored the 2 x 129 border slots word by word, ~290 instructions per row: 40 % of
+// the row's count at VLEN 512.
+void ZeroSlots(int32_t* p, size_t n) {
+  const Simd<int32_t, kWarpPow2> d32;
+  ForEachStrip(d32, n, [&](auto ds, size_t i) { StoreU(ds, Zero(ds), p + i); });
+}
+
 // scratch[p] = row[w0 - kReach + p] widened, 0 outside [0, width), for p < count.
 void FillBlock(const int8_t* row, size_t width, size_t w0, size_t count, int32_t* scratch) {
   const size_t p_begin = w0 >= kReach ? 0 : kReach - w0;
   const size_t p_end = std::min(count, width + kReach - w0);
-  std::fill(scratch, scratch + p_begin, 0);
-  std::fill(scratch + p_end, scratch + count, 0);
+  ZeroSlots(scratch, p_begin);
+  ZeroSlots(scratch + p_end, count - p_end);
   const int8_t* from = row + (w0 + p_begin - kReach);
   int32_t* to = scratch + p_begin;
   const Simd<int8_t, kWarpPow2 - 2> d8;
