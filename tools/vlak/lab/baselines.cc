@@ -1,5 +1,6 @@
 #include "lab/baselines.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #if defined(_OPENMP)
@@ -40,6 +41,16 @@ std::string XnnpackMissing() {
 #endif
 #endif
 }
+
+#if defined(VLAK_LAB_HAVE_XNNPACK)
+pthreadpool_t XnnPool(int threads) {
+  static pthreadpool_t pools[256] = {};
+  if (threads <= 1) return nullptr;
+  const int i = std::min(threads, 255);
+  if (pools[i] == nullptr) pools[i] = pthreadpool_create(static_cast<size_t>(i));
+  return pools[i];
+}
+#endif
 
 std::string OnednnMissing() {
 #if defined(VLAK_LAB_HAVE_ONEDNN)

@@ -10,6 +10,10 @@
 
 #include "lab/ops.h"
 
+#if defined(VLAK_LAB_HAVE_XNNPACK)
+#include <pthreadpool.h>
+#endif
+
 // bench/ref/*.c, each compiled by gcc and by clang with its own symbol prefix (lab.cmake).
 #define VLAK_LAB_CREF_DECLS(P)                                                                         \
   void P##softmax_f32(const float* x, float* y, size_t rows, size_t cols);                            \
@@ -45,6 +49,11 @@ namespace vlak::lab {
 
 // "" if the baseline is linked in, else "not built (...)" naming the package to install.
 std::string XnnpackMissing();
+#if defined(VLAK_LAB_HAVE_XNNPACK)
+// One pthreadpool per thread count, kept for the whole run (creating one per call would time
+// thread creation, not the operator); nullptr (XNNPACK's caller thread) for 1 thread.
+pthreadpool_t XnnPool(int threads);
+#endif
 std::string OnednnMissing();
 std::string SleefMissing();
 std::string CrefMissing(const std::string& compiler);  // "gcc" or "clang"

@@ -206,16 +206,6 @@ ImplDef OpencvImpl() {
   return d;
 }
 
-#if defined(VLAK_LAB_HAVE_XNNPACK)
-pthreadpool_t XnnPool(int threads) {
-  static pthreadpool_t pools[256] = {};
-  if (threads <= 1) return nullptr;
-  const int i = std::min(threads, 255);
-  if (pools[i] == nullptr) pools[i] = pthreadpool_create(static_cast<size_t>(i));
-  return pools[i];
-}
-#endif
-
 ImplDef XnnpackResizeImpl() {
   ImplDef d;
   d.name = "xnnpack";

@@ -96,18 +96,6 @@ bool NaiveRows(const float* x, float* y, size_t rows, size_t cols) {
   return true;
 }
 
-#if defined(VLAK_LAB_HAVE_XNNPACK)
-// One pthreadpool per thread count, kept for the whole run (creating one per call would time
-// thread creation, not softmax).
-pthreadpool_t XnnPool(int threads) {
-  static pthreadpool_t pools[256] = {};
-  if (threads <= 1) return nullptr;
-  const int i = std::min(threads, 255);
-  if (pools[i] == nullptr) pools[i] = pthreadpool_create(static_cast<size_t>(i));
-  return pools[i];
-}
-#endif
-
 ImplDef XnnpackImpl() {
   ImplDef d;
   d.name = "xnnpack";
