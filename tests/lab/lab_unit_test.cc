@@ -110,7 +110,7 @@ TEST(LabSuite, UnknownNamesListTheValidChoices) {
   EXPECT_NE(err.find("unknown implementation 'xnnpak' for softmax (valid: vlak "), std::string::npos) << err;
   ASSERT_TRUE(ParseSuite("case sofmax shapes=1x8 impls=vlak\n", "t", &s, &err));
   EXPECT_FALSE(ExpandSuite(s, {}, &cases, &err));
-  EXPECT_NE(err.find("unknown operator 'sofmax' (valid: softmax exp rope layernorm layernorm-bwd rmsnorm matmul resize softmax-i8 warp correlation correlation-wrap16 sfpi-exp sfpi-exp-bf16 sfpi-exp-approx sfpi-exp-fast sfpi-recip sfpi-tanh)"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown operator 'sofmax' (valid: softmax exp rope layernorm layernorm-bwd rmsnorm matmul resize softmax-i8 warp correlation correlation-wrap16 sfpi-exp sfpi-exp-bf16 sfpi-exp-approx sfpi-exp-fast sfpi-recip sfpi-tanh sfpi-sigmoid sfpi-gelu-approx sfpi-gelu-accurate sfpi-log sfpi-sqrt)"), std::string::npos) << err;
   ASSERT_TRUE(ParseSuite("case softmax shapes=1024 impls=vlak\n", "t", &s, &err));
   EXPECT_FALSE(ExpandSuite(s, {}, &cases, &err));
   EXPECT_NE(err.find("ROWSxCOLS"), std::string::npos) << err;

@@ -6,7 +6,8 @@
 // over all 2^32 (default N = 2^24; --exhaustive: all 2^32), restricted to the kernel's domain (the
 // range its published figure is for). Errors are taken where the float64 reference is a normal
 // float (at most FLT_MAX) and the input is normal (the SFPU reads denormals as 0): ULP = |y - ref| / ulp(ref) in fp32 (and / 2^16 for bf16 ULP), a
-// non-finite y there counts as an infinite error; relative = |y - ref| / |ref|.
+// non-finite y there counts as an infinite error; relative = |y - ref| / |ref|; absolute =
+// |y - ref| (the figure LUT kernels such as sigmoid and gelu are usually quoted by).
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -32,6 +33,14 @@ constexpr Domain kDomains[] = {
     {"exp-fast", -88.0f, 0.72f},     {"recip", -FLT_MAX, FLT_MAX}, {"tanh", -FLT_MAX, FLT_MAX},
     // tanh: 0.90625 x flushes to 0 for |x| < 2^-126 / 0.90625; the published figure excludes that.
     {"tanh", -FLT_MAX, FLT_MAX, 0x1p-125f},
+    // sigmoid: for x < -4 the result is 0 (relative error 1); x >= 0 shows the fit.
+    {"sigmoid", -FLT_MAX, FLT_MAX}, {"sigmoid", 0.0f, FLT_MAX},
+    // gelu: 0.5 x + g(|x|) cancels for x < 0 (and is 0 below the cut), so relative figures are
+    // only meaningful on x >= 0: both ranges are reported.
+    {"gelu-approx", -FLT_MAX, FLT_MAX}, {"gelu-approx", 0.0f, FLT_MAX},
+    {"gelu-accurate", -FLT_MAX, FLT_MAX}, {"gelu-accurate", 0.0f, FLT_MAX},
+    // log: the relative error is largest near 1 (p's slope; 0 for x = 1 - 2^-24): also x >= 2.
+    {"log", -FLT_MAX, FLT_MAX}, {"log", 2.0f, FLT_MAX},
 };
 
 double UlpF32(double r) {
@@ -42,7 +51,7 @@ double UlpF32(double r) {
 }
 
 struct Stats {
-  double max_ulp = 0, max_rel = 0, worst_x = 0;
+  double max_ulp = 0, max_rel = 0, max_abs = 0, worst_x = 0;
   uint64_t n = 0, nonfinite = 0;
 };
 
@@ -65,6 +74,7 @@ void Measure(const ::vlak::sfpi::KernelInfo& k, const std::vector<float>& xs, St
     const double ulp = std::fabs(y - ref) / UlpF32(ref);
     if (ulp > st->max_ulp) { st->max_ulp = ulp; st->worst_x = xs[i]; }
     st->max_rel = std::max(st->max_rel, std::fabs(y - ref) / a);
+    st->max_abs = std::max(st->max_abs, std::fabs(y - ref));
   }
 }
 
@@ -102,8 +112,8 @@ int CmdAccuracySfpi(int argc, char** argv) {
   std::printf("SFPI kernels against float64 (bit-exact %s SFPU arithmetic); every bf16 input + %llu fp32 bit patterns\n",
               archs.size() == 2 ? "Wormhole and Blackhole" : (archs[0] == ::vlak::sfpi::Arch::kWormhole ? "Wormhole" : "Blackhole"),
               static_cast<unsigned long long>(samples));
-  std::printf("%-13s %-4s %-22s %12s %14s %12s %12s %10s  %s\n", "kernel", "arch", "domain", "points", "max ULP fp32",
-              "max ULP bf16", "max rel", "worst x", "published");
+  std::printf("%-13s %-4s %-22s %12s %14s %12s %12s %12s %10s  %s\n", "kernel", "arch", "domain", "points", "max ULP fp32",
+              "max ULP bf16", "max rel", "max abs", "worst x", "published");
   for (size_t ki = 0; ki < count; ++ki) {
     const ::vlak::sfpi::KernelInfo& k = kernels[ki];
     if (k.reference == nullptr || (!only.empty() && only != k.name)) continue;
@@ -132,9 +142,9 @@ int CmdAccuracySfpi(int argc, char** argv) {
       char dom[64];
       if (dm.min_abs > 0x1p-126f) std::snprintf(dom, sizeof(dom), "|x| >= %.3g", dm.min_abs);
       else std::snprintf(dom, sizeof(dom), "[%.3g, %.3g]", lo, hi);
-      std::printf("%-13s %-4s %-22s %12llu %14.4g %12.4g %12.3g %10.4g  %s\n", k.name,
+      std::printf("%-13s %-4s %-22s %12llu %14.4g %12.4g %12.3g %12.3g %10.4g  %s\n", k.name,
                   arch == ::vlak::sfpi::Arch::kWormhole ? "wh" : "bh", dom, static_cast<unsigned long long>(st.n),
-                  st.max_ulp, st.max_ulp / 65536.0, st.max_rel, st.worst_x, k.published);
+                  st.max_ulp, st.max_ulp / 65536.0, st.max_rel, st.max_abs, st.worst_x, k.published);
     }
   }
   ::vlak::sfpi::SetArch(::vlak::sfpi::Arch::kWormhole);

@@ -15,6 +15,13 @@ void ExpFastBody();
 void RecipInit();
 void RecipBody();
 void TanhBody();
+void SigmoidBody();
+void GeluApproxBody();
+void GeluAccurateBody();
+void LogInit();
+void LogBody();
+void SqrtInit();
+void SqrtBody();
 void SillyInit();
 void SillyBody();
 void SillyAbsBody();
@@ -28,6 +35,11 @@ constexpr KernelInfo kKernels[] = {
     {"exp-fast", ExpFastInit, ExpFastBody, ::vlak::sfpi::RefExp, "380,000 ULP"},
     {"recip", RecipInit, RecipBody, ::vlak::sfpi::RefRecip, "0.89 ULP"},
     {"tanh", nullptr, TanhBody, ::vlak::sfpi::RefTanh, "37 bf16 ULP"},
+    {"sigmoid", nullptr, SigmoidBody, ::vlak::sfpi::RefSigmoid, "older 3-segment path ~0.12 abs"},
+    {"gelu-approx", nullptr, GeluApproxBody, ::vlak::sfpi::RefGelu, "see tt-eltwise-accuracy-report"},
+    {"gelu-accurate", nullptr, GeluAccurateBody, ::vlak::sfpi::RefGelu, "see tt-eltwise-accuracy-report"},
+    {"log", LogInit, LogBody, ::vlak::sfpi::RefLog, "none published"},
+    {"sqrt", SqrtInit, SqrtBody, ::vlak::sfpi::RefSqrt, "~1 ULP"},
     {"seed-silly", SillyInit, SillyBody, nullptr, "-"},
     {"seed-silly-abs", SillyInit, SillyAbsBody, nullptr, "-"},
 };

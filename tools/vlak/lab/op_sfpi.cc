@@ -1,5 +1,6 @@
 // SFPI kernels (src/sfpi/kernels, Tenstorrent SFPU semantics bit-exact on the CPU): the lab's view.
-//   sfpi-exp (exp-accurate), sfpi-exp-bf16, sfpi-exp-approx, sfpi-exp-fast, sfpi-recip, sfpi-tanh.
+//   sfpi-exp (exp-accurate), sfpi-exp-bf16, sfpi-exp-approx, sfpi-exp-fast, sfpi-recip, sfpi-tanh,
+//   sfpi-sigmoid, sfpi-gelu-approx, sfpi-gelu-accurate, sfpi-log, sfpi-sqrt.
 //   shape:  TILES (32 x 32 fp32 tiles, e.g. 64); inputs uniform on the kernel's usual range.
 //   bytes:  8 per element (read x, write y; the kernel runs in place on a copy of x).
 //   impls:  vlak (the library's target), vlak@<target>. vlak@scalar is the per-lane scalar
@@ -59,13 +60,20 @@ namespace {
 double Exp(double x) { return std::exp(x); }
 double Recip(double x) { return 1.0 / x; }
 double Tanh(double x) { return std::tanh(x); }
+double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double Gelu(double x) { return 0.5 * x * std::erfc(-x * 0.70710678118654752440); }
+double Log(double x) { return std::log(x); }
+double Sqrt(double x) { return std::sqrt(x); }
 }  // namespace
 
 std::vector<OpDef> MakeSfpiOps() {
   return {MakeSfpiOp("sfpi-exp", "exp-accurate", -10.0f, 10.0f, Exp), MakeSfpiOp("sfpi-exp-bf16", "exp-bf16", -10.0f, 10.0f, Exp),
           MakeSfpiOp("sfpi-exp-approx", "exp-approx", -10.0f, 10.0f, Exp),
           MakeSfpiOp("sfpi-exp-fast", "exp-fast", -10.0f, 0.7f, Exp), MakeSfpiOp("sfpi-recip", "recip", 0.1f, 10.0f, Recip),
-          MakeSfpiOp("sfpi-tanh", "tanh", -3.0f, 3.0f, Tanh)};
+          MakeSfpiOp("sfpi-tanh", "tanh", -3.0f, 3.0f, Tanh), MakeSfpiOp("sfpi-sigmoid", "sigmoid", -6.0f, 6.0f, Sigmoid),
+          MakeSfpiOp("sfpi-gelu-approx", "gelu-approx", -4.0f, 4.0f, Gelu),
+          MakeSfpiOp("sfpi-gelu-accurate", "gelu-accurate", -4.0f, 4.0f, Gelu), MakeSfpiOp("sfpi-log", "log", 0.01f, 100.0f, Log),
+          MakeSfpiOp("sfpi-sqrt", "sqrt", 0.01f, 100.0f, Sqrt)};
 }
 
 }  // namespace vlak::lab
