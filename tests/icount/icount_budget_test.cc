@@ -100,6 +100,11 @@ constexpr Budget kBudgets[] = {
     {"sfpi/exp-fast/tile",              87511,  50419,  31873},
     {"sfpi/recip/tile",                441552, 231532, 126522},
     {"sfpi/tanh/tile",                  74737,  41731,  25228},
+    {"sfpi/sigmoid/tile",              166941,  93615,  56952},
+    {"sfpi/gelu-approx/tile",          148807,  82777,  49762},
+    {"sfpi/gelu-accurate/tile",        460329, 243131, 134532},
+    {"sfpi/log/tile",                  378355, 202995, 115315},
+    {"sfpi/sqrt/tile",                 676264, 355030, 194413},
     // The image operators (issue 9): see ImageOps below.
     {"warp_i8/3x8x1024",             28682, 15626,  9098},
     {"correlation_i8/5x58x4x88",     36954, 25074, 13054},
@@ -429,7 +434,8 @@ TEST_F(IcountBudget, SoftmaxU8) {
 // SFPI kernels: one tile each (inputs in the kernels' usual ranges), one thread.
 TEST_F(IcountBudget, SfpiKernelsPerTile) {
   vlak_set_num_threads(1);
-  for (const char* name : {"exp-accurate", "exp-bf16", "exp-approx", "exp-fast", "recip", "tanh"}) {
+  for (const char* name : {"exp-accurate", "exp-bf16", "exp-approx", "exp-fast", "recip", "tanh", "sigmoid",
+                           "gelu-approx", "gelu-accurate", "log", "sqrt"}) {
     std::vector<float> tile(1024);
     std::mt19937 rng(9);
     for (float& v : tile) v = static_cast<float>(rng() >> 8) * 0x1p-24f * 8 - 4;

@@ -4,7 +4,8 @@
 // sigmoid(x) - 0.5 = tanh(x / 2) / 2 is odd, so a LUT on |x| that keeps x's sign (lut2, SGN_RETAIN)
 // gives it for both signs, and sigmoid(x) = that + 0.5. Fit (vlak's own): per segment the minimax line of sigmoid(t) - 0.5 (t = |x|), rounded to
 // fp16; segment 0 through the origin (B = 0) so sigmoid(0) = 0.5 and the two signs meet there;
-// segment 5 is the limit (A = 0, B = 0.5) so sigmoid(+-inf) = 1 / 0 exactly.
+// segment 5 is the limit (A = 0, B = 0.5); 0 x inf is NaN, so two integer compares pin
+// sigmoid(+-inf) = 1 / 0; NaN stays NaN.
 //   segment     A (fp16)                 B (fp16)                 max |error| of sigmoid - 0.5
 //   [0, 0.5)    0x33e1 = 0.2462158203    0 (0x7c00)               6.5e-4
 //   [0.5, 1)    0x32f3 = 0.2171630859    0x23b7 = 0.0150680542    1.24e-3
@@ -14,7 +15,8 @@
 //   [4, inf)    0 (0x7c00)               0x3800 = 0.5             1.80e-2 (at |x| = 4)
 // (fp16 0x0000 is not 0 in the LUT format, 2^-15: zero is exponent field 31, 0x7c00.) A minimax
 // constant on [4, inf) (0.491) would cut the last row to 9e-3 but leave sigmoid(+inf) = 0.991.
-// Cost: 1 SFPLUTFP32 + 1 SFPMAD (+ 0.5) per lane-vector, 6 register loads of coefficients.
+// Cost: 1 SFPLUTFP32 + 1 SFPMAD (+ 0.5) + 2 compares (v_if chain, depth 2) per lane-vector, 6
+// register loads of coefficients.
 // Measured (`vlak accuracy sfpi`: every bf16 + 2^24 strided fp32 inputs, wh and bh identical):
 //   max absolute error 0.0180 (at |x| = 4, the step to the limit: sigmoid(4) = 0.982 -> 1.0);
 //   x >= 0: max relative error 0.0183 (x = 4), 4.6 bf16 ULP, 3.0e5 fp32 ULP; all x: relative
@@ -33,7 +35,17 @@ vFloat SigmoidLut2(const vFloat& x) {
   const vUInt b01 = 0x23b77c00u;
   const vUInt b23 = 0x30232b9eu;
   const vUInt b45 = 0x380034a5u;
-  return lut2(x, a01, a23, a45, b01, b23, b45, 0) + 0.5f;
+  vFloat r = lut2(x, a01, a23, a45, b01, b23, b45, 0) + 0.5f;
+  // Segment 5 is 0 |x| + 0.5, NaN at |x| = inf (0 x inf): pin the two limits. Integer equality on
+  // the bits, not a float compare: SFPI's float compares test the sign of x - c, so a NaN would
+  // pass `x >= 4` (and every finite |x| >= 4 gets exactly 1 or 0 from the LUT already).
+  const vInt bits = reinterpret<vInt>(x);
+  v_if (bits == 0x7f800000) {
+    r = 1.0f;
+  } v_elseif (bits == static_cast<int32_t>(0xff800000u)) {
+    r = 0.0f;
+  } v_endif;
+  return r;
 }
 
 void SigmoidBody() { EachRow([](const vFloat& x) { return SigmoidLut2(x); }); }
