@@ -5,14 +5,31 @@
 #include <random>
 #include <vector>
 
+#include "ops/correlation/correlation.h"
 #include "ops_test_util.h"
 #include "vlak/vlak.hpp"
 
 namespace {
 
-using vlak_test::ForEachTarget;
 using vlak_test::ScopedThreads;
 
+// Every target with its generic kernel, then the avx512 target's VNNI kernel where the CPU has it.
+template <typename Fn>
+void ForEachTarget(Fn fn) {
+  const bool saved = vlak::SetCorrelationVnni(false);
+  vlak_test::ForEachTarget(fn);
+  vlak::SetCorrelationVnni(true);
+  if (vlak::CorrelationVnniEnabled() && vlak_target_supported(VLAK_TARGET_AVX512)) {
+    const vlak_target before = vlak_active_target();
+    ASSERT_EQ(vlak_set_target(VLAK_TARGET_AVX512), VLAK_OK);
+    {
+      SCOPED_TRACE("target avx512 with AVX512_VNNI");
+      fn();
+    }
+    vlak_set_target(before);
+  }
+  vlak::SetCorrelationVnni(saved);
+}
 struct Shape {
   size_t d, c, h, w;
 };
@@ -110,6 +127,10 @@ TEST(Correlation, OddSizesAndVectorLengthsOnEveryTarget) {
   ExpectCorrelation({12, 3, 2, 5}, Fill::kRandom, Fill::kRandom, 0, 52);    // displacements >= width
   ExpectCorrelation({3, 0, 2, 9}, Fill::kRandom, Fill::kRandom, 3, 53);     // no channels: zeros
   ExpectCorrelation({4, 7, 3, 40}, Fill::kSmall, Fill::kSmall, 0, 54);      // small sums, shift 0
+  // Channel counts around the VNNI kernel's groups of 4; displacements beyond its 8 accumulators.
+  for (size_t c : {1, 2, 3, 4, 5, 8}) ExpectCorrelation({3, c, 2, 70}, Fill::kRandom, Fill::kRandom, 6, 60 + c);
+  ExpectCorrelation({11, 6, 2, 40}, Fill::kRandom, Fill::kRandom, 7, 70);
+  ExpectCorrelation({21, 5, 2, 130}, Fill::kRandom, Fill::kRandom, 7, 71);
 }
 
 TEST(Correlation, ExtremeInputsSaturateOrWrap) {

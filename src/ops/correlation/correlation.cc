@@ -1,5 +1,7 @@
 // vlak_correlation_i8: argument checks, (displacement, row) pairs over threads.
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include "dispatch/dispatch.h"
@@ -10,6 +12,36 @@ namespace vlak {
 VLAK_PER_TARGET(kCorrelationRows, void, CorrelationRowsI8,
                 (size_t begin, size_t end, size_t channels, size_t height, size_t width, const int8_t* a,
                  const int8_t* b, unsigned shift, int8_t* out, unsigned flags))
+
+namespace {
+// -1: not read yet; else 0 / 1.
+std::atomic<int> g_vnni{-1};
+
+bool CpuVnni() {
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
+  return CpuHasAvx512Vnni();
+#else
+  return false;
+#endif
+}
+}  // namespace
+
+bool CorrelationVnniEnabled() {
+  int v = g_vnni.load(std::memory_order_relaxed);
+  if (v < 0) {
+    const char* env = std::getenv("VLAK_AVX512_VNNI");
+    v = CpuVnni() && !(env != nullptr && std::strcmp(env, "0") == 0) ? 1 : 0;
+    g_vnni.store(v, std::memory_order_relaxed);
+  }
+  return v == 1;
+}
+
+bool SetCorrelationVnni(bool enabled) {
+  const bool previous = CorrelationVnniEnabled();
+  g_vnni.store(enabled && CpuVnni() ? 1 : 0, std::memory_order_relaxed);
+  return previous;
+}
+
 }  // namespace vlak
 
 extern "C" vlak_status vlak_correlation_i8(size_t displacements, size_t channels, size_t height, size_t width,
@@ -28,6 +60,18 @@ extern "C" vlak_status vlak_correlation_i8(size_t displacements, size_t channels
     return VLAK_OK;
   }
   auto* const kernel = Dispatch(kCorrelationRows);
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
+  if (ActiveTarget() == Target::kAvx512 && CorrelationVnniEnabled()) {
+    // Rows i with all their displacements (the packing of row i is shared by them).
+    ForEachRowChunk(RowThreads(height, displacements * channels * width), height, [&](int, size_t begin, size_t end) {
+      if (CorrelationRowsI8Avx512Vnni(begin, end, displacements, channels, height, width, a, b, shift, out, flags)) return;
+      for (size_t d = 0; d < displacements; ++d) {  // no memory for the packed rows: the generic kernel
+        kernel(d * height + begin, d * height + end, channels, height, width, a, b, shift, out, flags);
+      }
+    });
+    return VLAK_OK;
+  }
+#endif
   const size_t rows = displacements * height;
   ForEachRowChunk(RowThreads(rows, channels * width), rows, [&](int, size_t begin, size_t end) {
     kernel(begin, end, channels, height, width, a, b, shift, out, flags);

@@ -15,7 +15,7 @@ add_custom_command(OUTPUT ${_suites_cc}
 add_library(vlak_lab STATIC
   ${_lab}/baselines.cc ${_lab}/machine.cc ${_lab}/op_exp.cc ${_lab}/op_sfpi.cc ${_lab}/op_softmax.cc ${_lab}/op_rope.cc
   ${_lab}/op_layernorm.cc ${_lab}/op_layernorm_bwd.cc ${_lab}/op_rmsnorm.cc ${_lab}/op_matmul.cc ${_lab}/op_resize.cc ${_lab}/op_softmax_i8.cc ${_lab}/op_warp.cc ${_lab}/op_correlation.cc
-  ${_lab}/ops.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/roofline.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
+  ${_lab}/ops.cc ${_lab}/peak_i8_x86.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/roofline.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
   ${_lab}/svg.cc ${_suites_cc})
 target_include_directories(vlak_lab PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/vlak ${PROJECT_SOURCE_DIR}/src
                                            ${CMAKE_CURRENT_SOURCE_DIR}/qemu-icount)

@@ -79,7 +79,15 @@ OpDef MakeOp(bool wrap16) {
     const Geometry g = Geo(s);
     return static_cast<double>(g.height * g.width) * static_cast<double>(2 * g.channels + g.displacements);
   };
-  op.roofline = "";  // int8 MACs: no peak in the lab (the FMA peak is f32); MAC/s from the time
+  // int8 multiply-accumulates against the int8 MAC peak of the row's target (roofline.h); the
+  // GFLOP/s column then reads G MAC/s.
+  op.roofline = "int8-mac";
+  op.flops_per_run = [](const Shape& s) {
+    const Geometry g = Geo(s);
+    double macs = 0;
+    for (size_t d = 0; d < g.displacements && d < g.width; ++d) macs += static_cast<double>(g.width - d);
+    return macs * static_cast<double>(g.channels) * static_cast<double>(g.height);
+  };
   op.make_problem = [flags](Problem* p) { MakeProblem(p, flags); };
   op.accuracy = Int8Accuracy;
   op.bound_text = [](double) { return std::string("exact"); };
@@ -94,6 +102,27 @@ OpDef MakeOp(bool wrap16) {
                                                               out[0].Data<int8_t>(), flags) == VLAK_OK;
                                  })) {
     op.impls.push_back(std::move(d));
+  }
+  // The avx512 target's generic kernel beside its VNNI specialisation (the vlak@avx512 row when
+  // the CPU has AVX512_VNNI): the specialisation turned off for the call.
+  if (VLAK_TARGET_AVX512 <= VLAK_TARGET_RVV && vlak_target_compiled(VLAK_TARGET_AVX512)) {
+    op.impls.push_back(VlakImpl(
+        "vlak@avx512-generic", VLAK_TARGET_AVX512,
+        std::string(wrap16 ? "vlak_correlation_i8 (WRAP16)" : "vlak_correlation_i8") +
+            " forced to avx512's generic kernel (AVX512_VNNI specialisation off)",
+        0.0,
+        [] {
+          return CorrelationVnniEnabled() ? std::string()
+                                          : std::string("no AVX512_VNNI here (or VLAK_AVX512_VNNI=0): vlak@avx512 is the generic kernel");
+        },
+        [flags](const Problem& p, Outputs& out) {
+          const Geometry g = Geo(p.shape);
+          const bool was = SetCorrelationVnni(false);
+          const bool ok = vlak_correlation_i8(g.displacements, g.channels, g.height, g.width, p.In(kA).Data<int8_t>(),
+                                              p.In(kB).Data<int8_t>(), kShift, out[0].Data<int8_t>(), flags) == VLAK_OK;
+          SetCorrelationVnni(was);
+          return ok;
+        }));
   }
   for (const char* cc : {"gcc", "clang"}) {
     ImplDef d = CrefImpl(cc, "correlation_ref.c",

@@ -139,7 +139,8 @@ struct OpDef {
   std::function<bool(const std::vector<size_t>& dims, std::string* err)> check_shape;
   std::function<double(const Shape&)> bytes_per_run;
   // Roofline: "memory" (bytes_per_run against the copy bandwidth of the same working set) or
-  // "compute" (flops_per_run against the FMA peak); "" none.
+  // "compute" (flops_per_run against the FMA peak) or "int8-mac" (flops_per_run counts int8
+  // multiply-accumulates, against the int8 MAC peak); "" none.
   std::string roofline = "memory";
   std::function<double(const Shape&)> flops_per_run;  // empty: not flop-counted
   std::function<void(Problem*)> make_problem;  // inputs, outputs and references from shape

@@ -469,6 +469,7 @@ void PrintTable(FILE* out, const std::vector<Record>& records) {
       for (const Record& o : records) {
         if (o.CaseKey() != r.CaseKey() || o.bound_kind.empty()) continue;
         if (o.bound_kind == "memory") std::fprintf(out, "; bound: copy %s GB/s", FormatNumber(o.copy_gbps).c_str());
+        else if (o.bound_kind == "int8-mac") std::fprintf(out, "; bound: int8 MAC peak %s G MAC/s (%s)", FormatNumber(o.peak_gflops).c_str(), o.peak_target.c_str());
         else std::fprintf(out, "; bound: FMA peak %s GFLOP/s (%s)", FormatNumber(o.peak_gflops).c_str(), o.peak_target.c_str());
         break;
       }
@@ -478,7 +479,7 @@ void PrintTable(FILE* out, const std::vector<Record>& records) {
                      "instr/elem", ("vs " + r.baseline).substr(0, 11).c_str(), "max rel", "max abs", "SNR dB", "bound");
       } else {
         std::fprintf(out, "  %-24s %-7s %10s %6s %8s %6s %9s %8s %11s %9s %9s %7s  %s\n", "impl", "target", "median", "+-",
-                     r.flops_per_run > 0 ? "GFLOP/s" : "GB/s", "%bound", "Melem/s", "norm",
+                     r.flops_per_run > 0 ? (r.bound_kind == "int8-mac" ? "G MAC/s" : "GFLOP/s") : "GB/s", "%bound", "Melem/s", "norm",
                      ("vs " + r.baseline).substr(0, 11).c_str(), "max rel", "max abs", "SNR dB", "bound");
       }
     }

@@ -228,10 +228,11 @@ void RooflineChart(const std::vector<Record>& recs, const std::string& op, Repor
     return;
   }
   svg::BarChart c;
-  const bool compute = heads.front()->bound_kind == "compute";
+  const std::string& kind = heads.front()->bound_kind;
   c.title = op + ": % of the roofline bound";
-  c.subtitle = compute ? "GFLOP/s / FMA peak of the row's target (widest for non-vlak code), measured in the same run"
-                       : "GB/s / copy GB/s of the same working set and threads, measured in the same run";
+  c.subtitle = kind == "compute"    ? "GFLOP/s / FMA peak of the row's target (widest for non-vlak code), measured in the same run"
+               : kind == "int8-mac" ? "int8 MAC/s / int8 MAC peak of the row's target (widest for non-vlak code), measured in the same run"
+                                    : "GB/s / copy GB/s of the same working set and threads, measured in the same run";
   c.groups = groups;
   c.series = impls;
   c.y = {"% of bound", false, 10};
@@ -257,8 +258,9 @@ std::string ResultsTable(const std::vector<Record>& recs, const std::string& op)
     std::string bound;
     for (const auto& r : recs) {
       if (r.CaseKey() != h->CaseKey() || r.bound_kind.empty()) continue;
-      bound = r.bound_kind == "memory" ? "; bound: copy of the same bytes " + FormatNumber(r.copy_gbps) + " GB/s"
-                                       : "; bound: FMA peak " + FormatNumber(r.peak_gflops) + " GFLOP/s (" + r.peak_target + ")";
+      bound = r.bound_kind == "memory"     ? "; bound: copy of the same bytes " + FormatNumber(r.copy_gbps) + " GB/s"
+              : r.bound_kind == "int8-mac" ? "; bound: int8 MAC peak " + FormatNumber(r.peak_gflops) + " G MAC/s (" + r.peak_target + ")"
+                                           : "; bound: FMA peak " + FormatNumber(r.peak_gflops) + " GFLOP/s (" + r.peak_target + ")";
       break;
     }
     const bool flops = h->flops_per_run > 0;
@@ -266,7 +268,7 @@ std::string ResultsTable(const std::vector<Record>& recs, const std::string& op)
           (h->baseline.empty() ? "" : " (ratio: " + h->baseline + " time / time" + bound + ")") +
           (h->baseline.empty() && !bound.empty() ? " (" + bound.substr(2) + ")" : "") + "\n\n";
     const std::string ratio = "vs " + (h->baseline.empty() ? std::string("baseline") : h->baseline);
-    md += MarkdownRow({"impl", "target", "median", "+-", flops ? "GFLOP/s" : "GB/s", "% of bound", "Melem/s", "norm (1e10/s)",
+    md += MarkdownRow({"impl", "target", "median", "+-", flops ? (h->bound_kind == "int8-mac" ? "G MAC/s" : "GFLOP/s") : "GB/s", "% of bound", "Melem/s", "norm (1e10/s)",
                        ratio, "max rel", "max abs", "SNR dB", "bound"});
     md += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
     for (const auto& r : recs) {

@@ -9,6 +9,7 @@
 // other code (libraries, -march=native C) to the widest target the CPU has.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace vlak::lab {
@@ -23,6 +24,19 @@ double MeasureCopyGbps(double bytes, int threads, double seconds);
 // a few runs of ~2 ms (a peak is what the machine can do, so the fastest run is the measure);
 // cached per (target, threads) for the process. NaN if the target cannot run here.
 double MeasurePeakGflops(int target, int threads);
+
+// int8 operators (correlation, roofline kind "int8-mac"): multiply-accumulates per second against
+// the int8 MAC peak of the row's target (peak_i8_x86.cc: AVX-512 VNNI's vpdpbusd where the CPU has
+// it, else vpmaddubsw + vpmaddwd), on the case's thread count.
+struct I8MacKernel {
+  double (*run)(size_t iters, int seed) = nullptr;  // returns a checksum
+  double macs_per_iter = 0;
+  const char* what = "";
+};
+I8MacKernel I8MacPeakKernel(int target);
+// G MAC/s of I8MacPeakKernel(target) on `threads` threads (best of a few ~2 ms runs, cached); NaN
+// if the target has no int8 peak kernel or cannot run here.
+double MeasurePeakGmacsI8(int target, int threads);
 
 // The widest vlak target compiled in and supported by the CPU (the peak native code can use).
 int WidestTarget();

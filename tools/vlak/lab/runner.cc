@@ -141,7 +141,7 @@ int TargetId(const std::string& name) {
 // target.
 void Roofline(const Case& c, std::vector<Live>& live) {
   const std::string& kind = c.op->roofline;
-  if (kind != "memory" && kind != "compute") return;
+  if (kind != "memory" && kind != "compute" && kind != "int8-mac") return;
   double copy = std::nan("");
   for (Live& l : live) {
     Record& r = l.rec;
@@ -156,7 +156,7 @@ void Roofline(const Case& c, std::vector<Live>& live) {
       const int t = r.target.empty() ? WidestTarget() : TargetId(r.target);
       if (t < 0) continue;
       r.peak_target = vlak_target_name(static_cast<vlak_target>(t));
-      r.peak_gflops = MeasurePeakGflops(t, c.threads);
+      r.peak_gflops = kind == "int8-mac" ? MeasurePeakGmacsI8(t, c.threads) : MeasurePeakGflops(t, c.threads);
       r.pct_of_bound = 100.0 * r.gflops / r.peak_gflops;
     }
   }
