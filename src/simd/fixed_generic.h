@@ -108,6 +108,21 @@ VLAK_FIXED_API VFromD<D> NegMulAdd(D d, const VFromD<D>& a, const VFromD<D>& b, 
   return NegMulAdd(d, a, b, Set(d, c));
 }
 
+// ------------------------------------------------------------------------------- gathering
+// Gather8 (contract in scalar.h). x86 has no byte gather: the lanes are read one by one through
+// memory (kernels that are gather-bound on x86 use Gather's 32-bit lanes instead).
+template <class D>
+VLAK_FIXED_API VFromD<D> Gather8(D d, const TFromD<D>* base, const VFromD<RebindD<D, uint16_t>>& idx) {
+  static_assert(sizeof(TFromD<D>) == 1, "Gather8 takes 8-bit elements with 16-bit indices");
+  constexpr size_t kMax = sizeof(VFromD<D>);
+  alignas(64) uint16_t ix[kMax];
+  alignas(64) TFromD<D> v[kMax];
+  StoreU(Rebind<uint16_t>(d), idx, ix);
+  const size_t n = Lanes(d);
+  for (size_t i = 0; i < n; ++i) v[i] = base[ix[i]];
+  return LoadU(d, v);
+}
+
 // ------------------------------------------------------------------------------- widening
 // WidenMul / WidenMulAdd / WidenAdd (contract in scalar.h): the narrow operands promoted, then
 // the wide op. RVV has each as one instruction (vwmul, vwmacc, vwadd.wv).

@@ -153,6 +153,12 @@ using MFromD = typename detail::VecTraits<TFromD<D>, Pow2FromD<D>>::M;
                                          VLAK_RVV_V(uint32, LMUL) offsets, size_t vl) {   \
     return __riscv_vluxei32_v_##S##m##LMUL(base, offsets, vl);                            \
   }
+// Indexed byte load with 16-bit element indices (= byte offsets): index group at 2 x LMUL.
+#define VLAK_RVV_GATHER8_IDX16(S, L, T, SEW, LMUL, LMUL2)                                  \
+  inline VLAK_RVV_V(L, LMUL) Gather8Idx16(const T* base, VLAK_RVV_V(uint16, LMUL2) idx,   \
+                                          size_t vl) {                                    \
+    return __riscv_vluxei16_v_##S##m##LMUL(base, idx, vl);                                \
+  }
 #define VLAK_RVV_LUT8(S, L, T, SEW, LMUL, POW2, MLEN)                                      \
   inline VLAK_RVV_V(L, LMUL) Lut8(const T* table, VLAK_RVV_V(L, LMUL) idx, size_t vl) {    \
     return __riscv_vluxei8_v_##S##m##LMUL(table, idx, vl);                                 \
@@ -223,7 +229,14 @@ VLAK_RVV_L32(VLAK_RVV_GATHER32, u32, uint32, uint32_t)
 VLAK_RVV_L32(VLAK_RVV_GATHER32, i32, int32, int32_t)
 VLAK_RVV_L32(VLAK_RVV_GATHER32, f32, float32, float)
 VLAK_RVV_L8(VLAK_RVV_LUT8, u8, uint8, uint8_t)
+VLAK_RVV_GATHER8_IDX16(i8, int8, int8_t, 8, 1, 2)
+VLAK_RVV_GATHER8_IDX16(i8, int8, int8_t, 8, 2, 4)
+VLAK_RVV_GATHER8_IDX16(i8, int8, int8_t, 8, 4, 8)
+VLAK_RVV_GATHER8_IDX16(u8, uint8, uint8_t, 8, 1, 2)
+VLAK_RVV_GATHER8_IDX16(u8, uint8, uint8_t, 8, 2, 4)
+VLAK_RVV_GATHER8_IDX16(u8, uint8, uint8_t, 8, 4, 8)
 }  // namespace detail
+#undef VLAK_RVV_GATHER8_IDX16
 
 #undef VLAK_RVV_LUT8
 #undef VLAK_RVV_SEG2
@@ -380,6 +393,14 @@ VFromD<D> Gather(D d, const TFromD<D>* base, VFromD<RebindD<D, int32_t>> idx) {
   const size_t vl = detail::VL(d);
   const auto offsets = __riscv_vsll(detail::As<uint32_t>(idx), 2, vl);
   return detail::GatherBytes(FullTag<D>{}, base, offsets, vl);
+}
+
+// One vluxei16: the 16-bit indices are the byte offsets (zero-extended). Byte lanes up to LMUL 4
+// (the indices take twice the registers).
+template <class D>
+VFromD<D> Gather8(D d, const TFromD<D>* base, VFromD<RebindD<D, uint16_t>> idx) {
+  static_assert(sizeof(TFromD<D>) == 1, "Gather8 takes 8-bit elements with 16-bit indices");
+  return detail::Gather8Idx16(base, idx, detail::VL(d));
 }
 
 // The u8 indices are the byte offsets into the table.

@@ -193,6 +193,9 @@ VFromD<D> TableLookup256(D d, const uint8_t* table, const VFromD<D>& idx) {
   return r;
 }
 
+// Gather8(d, base, idx): lane i = base[idx[i]] for 8-bit element types with 16-bit unsigned
+// indices (tables below 64 KiB): fixed_generic.h (RVV: one vluxei16).
+
 // -------------------------------------------------------------------------------- arithmetic
 namespace detail {
 template <class D, class F>

@@ -106,7 +106,7 @@ constexpr Budget kBudgets[] = {
     {"sfpi/log/tile",                  378355, 202995, 115315},
     {"sfpi/sqrt/tile",                 676264, 355030, 194413},
     // The image operators (issue 9): see ImageOps below.
-    {"warp_i8/3x8x1024",             28682, 15626,  9098},
+    {"warp_i8/3x8x1024",             13943,  7823,  4943},
     {"correlation_i8/5x58x4x88",     36954, 25074, 13054},
     {"correlation_i8/wrap16",        29894, 20374, 10734},
 };

@@ -382,6 +382,42 @@ VLAK_SIMD_TEST(Memory, StoreStridedZero, AllTags) {
 }
 
 // ---------------------------------------------------------------------- Gather, TableLookup256
+// Byte tables past 256 entries (16-bit indices), ending at a guard page; strips must not load
+// the lanes at and above n.
+VLAK_SIMD_TEST(Memory, Gather8, Gather8Tags) {
+  using T = TFromD<D>;
+  const D d;
+  const auto di = Rebind<uint16_t>(d);
+  const size_t vl = Lanes(d);
+  ASSERT_EQ(Lanes(di), vl);
+  const size_t size = 300 + 3 * vl;
+  GuardedBuffer guard(size);
+  T* table = guard.AtEnd<T>(size);
+  const std::vector<T> data = RandomArray<T>(size, 19);
+  std::copy(data.begin(), data.end(), table);
+  Rng rng(20);
+  std::vector<uint16_t> idx(MaxLanes(di));
+  std::vector<T> out(MaxLanes(d));
+  for (int trial = 0; trial < 16; ++trial) {
+    for (size_t i = 0; i < vl; ++i) idx[i] = static_cast<uint16_t>(rng.Below(size));
+    idx[0] = 0;
+    idx[vl - 1] = static_cast<uint16_t>(size - 1);
+    StoreU(d, Gather8(d, table, LoadU(di, idx.data())), out.data());
+    for (size_t i = 0; i < vl; ++i) {
+      ASSERT_EQ(BitsOf(out[i]), BitsOf(data[idx[i]])) << "Gather8 " << TagString<D>() << ": lane " << i << " index " << idx[i];
+    }
+    for (size_t n : StripLengths(vl)) {
+      std::vector<uint16_t> idx_n(idx);
+      for (size_t i = n; i < vl; ++i) idx_n[i] = static_cast<uint16_t>(size);
+      const auto ds = Strip(d, n);
+      StoreU(ds, Gather8(ds, table, LoadU(di, idx_n.data())), out.data());
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(BitsOf(out[i]), BitsOf(data[idx[i]])) << "Gather8 strip n=" << n << " " << TagString<D>() << ": lane " << i;
+      }
+    }
+  }
+}
+
 VLAK_SIMD_TEST(Memory, Gather, Tags32) {
   using T = TFromD<D>;
   const D d;

@@ -128,6 +128,9 @@ using SmallIntTags = CaseList<VLAK_TEST_TAGS(int16_t), VLAK_TEST_TAGS(uint16_t),
 // Gather takes 32-bit lanes.
 using Tags32 = CaseList<VLAK_TEST_TAGS(float), VLAK_TEST_TAGS(int32_t), VLAK_TEST_TAGS(uint32_t)>;
 using U8Tags = CaseList<VLAK_TEST_TAGS(uint8_t)>;
+// Gather8 takes 8-bit lanes up to LMUL 4 (its 16-bit indices take twice the registers).
+using Gather8Tags = CaseList<::vlak::simd::Simd<int8_t, 0>, ::vlak::simd::Simd<int8_t, 1>, ::vlak::simd::Simd<int8_t, 2>,
+                             ::vlak::simd::Simd<uint8_t, 0>, ::vlak::simd::Simd<uint8_t, 1>, ::vlak::simd::Simd<uint8_t, 2>>;
 using F32Tags = CaseList<VLAK_TEST_TAGS(float)>;
 
 // ----------------------------------------------------------------------------- bit patterns

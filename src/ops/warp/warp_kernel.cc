@@ -1,29 +1,29 @@
 // Warp kernel, generic over the tag: compiled once per target.
 //
 // Per pixel (vlak.h): n = o >> 8, f = (int8)o, r = w - n, out = bits 8..15 of
-// R * 256 + (L - R) * f with R = src[r], L = src[r - 1] (0 outside the row). The sum is computed
-// exactly in int32 lanes (|sum| < 2^16 + 2^15), then shifted and truncated, which keeps the same
-// bits 8..15 as the seed's int16 arithmetic: bit-exact on every target.
+// R * 256 + (L - R) * f with R = src[r], L = src[r - 1] (0 outside the row). Only bits 8..15 of
+// the sum matter, so any lane width of 16 bits or more gives seed 004's bits: bit-exact on every
+// target.
 //
-// The taps are data-dependent, so they are gathered (RVV: vluxei32, the indexed load seed 004
-// found better than GCC's zero-stride loads + extraction). A row is cut into blocks of kBlock
-// columns; a block's taps lie within 129 columns of it, so the block's source columns, widened
-// to int32 and with zeros outside the row, are first copied to a stack buffer. Then the gather
-// indices need no clamping and no bounds test: out-of-row taps land on the zeros, and the buffer
-// is in L1. Per strip of outputs: 1 load of offsets, 1 widening, 3 shifts for n and f, iota and
-// a subtraction for the index, 2 gathers (R and L from the same indices, one base shifted by one
-// element), sub, shift and multiply-add, shift, two narrowing steps and a store; the block copy
-// adds a load, a widening and a store per column. x86 gathers 32-bit lanes the same way
-// (vpgatherdd).
-//
-// LMUL: int32 lanes at LMUL 8 (kWarpPow2; int16 offsets at 4, int8 outputs at 2). It fits the
-// strip's live values without a spill (rvv.spill_check) and halves the per-output count of LMUL 4:
-// 3x8x1024 retires 28,682 / 15,626 / 9,098 instructions at VLEN 128 / 256 / 512 (with memset for
-// the border zeros: 33,411 / 20,739 / 14,403; LMUL 4 with memset: 58,828 / 33,484 / 20,812), against
-// seed 004's loop in plain C auto-vectorised by clang-19 62,103 / 31,383 / 16,023: 2.17x / 2.01x /
-// 1.76x fewer, short of issue 9's 2x at VLEN 512 (tests/icount). The main loop is 26 instructions
-// per strip (3 vsetvli for the two narrowing steps); what is left at VLEN 512 is the widened row
-// copy and per-row costs, a third of the count.
+// The taps are data-dependent, so they are gathered. A row is cut into blocks of kBlock columns;
+// a block's taps lie within 129 columns of it, so the block's source columns, with zeros outside
+// the row, are first copied to a stack buffer (in L1). Then the gather indices need no clamping
+// and no bounds test: out-of-row taps land on the zeros. How the taps are fetched depends on what
+// a gather costs on the target (kTaps):
+//  - RVV (kBytes): an indexed load is one instruction whatever its width, so the buffer keeps the
+//    bytes and the arithmetic wraps in int16 lanes at LMUL 8 (int8 at 4): twice the lanes per
+//    strip of int32, and the index fits in 16 bits, so two vluxei16 (L, and R from the base + 1)
+//    fetch the taps. Per strip: 1 load of offsets, 3 shifts for n and f, vid + add + sub for the
+//    index, 2 gathers, 2 widenings, sub, shift, multiply-add, shift, narrowing, store; the block
+//    copy is a byte copy. 3x8x1024 retires 13,943 / 7,823 / 4,943 instructions at VLEN 128 / 256 /
+//    512, against seed 004's loop in plain C auto-vectorised by clang-19 62,103 / 31,383 / 16,023:
+//    4.45x / 4.01x / 3.24x fewer (tests/icount). The int32 form (two vluxei32 on a widened copy)
+//    retired 28,682 / 15,626 / 9,098 (1.76x at VLEN 512, short of issue 9's 2x).
+//  - x86 (kPairs): vpgatherdd costs one load per 32-bit lane and the kernel is gather-bound, so
+//    slot p holds both taps (column p in the low int16, column p + 1 in the high) and one gather
+//    replaces two; two shifts split the pair. On the EPYC of issue 9's note, 1024x1024x3 went from
+//    2.4-3.4 ms (two gathers) to the figure in that note.
+//  - scalar (kTwo): the int32 slots and two loads.
 #include <algorithm>
 #include <cstdint>
 
@@ -38,7 +38,20 @@ constexpr size_t kBlock = 1024;
 // gives r = w - 127, l = w - 128) and 128 right (n = -128), plus one slot so that both gather
 // bases stay inside the buffer.
 constexpr size_t kReach = 129;
-constexpr size_t kSlots = kBlock + 2 * kReach;
+constexpr size_t kSlots = kBlock + 2 * kReach + 1;  // + 1: the pair form reads one slot further
+
+// How the two taps are fetched (see the header):
+//   kPairs (x86): 32-bit slots holding (column p, column p + 1) as int16 halves, one gather;
+//   kBytes (RVV): byte slots, two vluxei16 byte gathers, int16 arithmetic;
+//   kTwo (scalar): 32-bit slots, two gathers.
+enum class Taps { kTwo, kPairs, kBytes };
+#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
+constexpr Taps kTaps = Taps::kPairs;
+#elif defined(VLAK_SIMD_RVV)
+constexpr Taps kTaps = Taps::kBytes;
+#else
+constexpr Taps kTaps = Taps::kTwo;
+#endif
 
 // Zeros with vector stores: std::fill becomes a call to memset, which on RISC-V (glibc 2.36, no
 // vector memset) stored the 2 x 129 border slots word by word, ~290 instructions per row: 40 % of
@@ -63,11 +76,65 @@ void FillBlock(const int8_t* row, size_t width, size_t w0, size_t count, int32_t
   });
 }
 
-void WarpRow(const int8_t* row, const int16_t* offsets, int8_t* out, size_t width, int32_t* scratch) {
+// Byte form: scratch[p] = row[w0 - kReach + p], 0 outside [0, width), for p < count.
+void FillBlockBytes(const int8_t* row, size_t width, size_t w0, size_t count, int8_t* scratch) {
+  const size_t p_begin = w0 >= kReach ? 0 : kReach - w0;
+  const size_t p_end = std::min(count, width + kReach - w0);
+  const Simd<int8_t, 3> d8;
+  ForEachStrip(d8, p_begin, [&](auto ds, size_t i) { StoreU(ds, Zero(ds), scratch + i); });
+  ForEachStrip(d8, count - p_end, [&](auto ds, size_t i) { StoreU(ds, Zero(ds), scratch + p_end + i); });
+  const int8_t* from = row + (w0 + p_begin - kReach);
+  ForEachStrip(d8, p_end - p_begin, [&](auto ds, size_t i) { StoreU(ds, LoadU(ds, from + i), scratch + p_begin + i); });
+}
+
+// The byte form of WarpRow: only bits 8..15 of the sum are kept, so the sum can wrap in int16
+// lanes (seed 004's own arithmetic), which doubles the lanes per strip against int32; the slot
+// indices (< kSlots) fit in 16 bits, which vluxei16 takes as byte offsets.
+[[maybe_unused]] void WarpRowBytes(const int8_t* row, const int16_t* offsets, int8_t* out, size_t width,
+                                   int8_t* scratch) {
+  const Simd<int16_t, kWarpPow2> d16;
+  for (size_t w0 = 0; w0 < width; w0 += kBlock) {
+    const size_t columns = std::min(kBlock, width - w0);
+    FillBlockBytes(row, width, w0, columns + 2 * kReach, scratch);
+    const int16_t* off = offsets + w0;
+    int8_t* dst = out + w0;
+    ForEachStrip(d16, columns, [&](auto ds, size_t j) {
+      const auto d8 = Rebind<int8_t>(ds);
+      const auto du = Rebind<uint16_t>(ds);
+      const auto o = LoadU(ds, off + j);
+      const auto n = ShiftRight<8>(ds, o);
+      const auto f = ShiftRight<8>(ds, ShiftLeft<8>(ds, o));
+      // Slot of L = column w - n - 1 is j + kReach - 1 - n; R's slot is one more (base + 1).
+      const auto idx = BitCast(du, ds, Sub(ds, Iota(ds, static_cast<int16_t>(j + kReach - 1)), n));
+      const auto left = PromoteTo(ds, d8, Gather8(d8, scratch, idx));
+      const auto right = PromoteTo(ds, d8, Gather8(d8, scratch + 1, idx));
+      const auto sum = MulAdd(ds, Sub(ds, left, right), f, ShiftLeft<8>(ds, right));
+      StoreU(d8, TruncateTo(d8, ds, ShiftRight<8>(ds, sum)), dst + j);
+    });
+  }
+}
+
+// scratch[p] = (scratch[p] & 0xffff) | scratch[p + 1] << 16 for p < count, in place (each strip
+// loads p + 1 before the next strip stores it).
+[[maybe_unused]] void PairSlots(int32_t* scratch, size_t count) {
+  const Simd<int32_t, kWarpPow2> d32;
+  ForEachStrip(d32, count, [&](auto ds, size_t i) {
+    const auto lo = And(ds, LoadU(ds, scratch + i), Set(ds, 0xffff));
+    const auto hi = ShiftLeft<16>(ds, LoadU(ds, scratch + i + 1));
+    StoreU(ds, Or(ds, lo, hi), scratch + i);
+  });
+}
+
+[[maybe_unused]] void WarpRow(const int8_t* row, const int16_t* offsets, int8_t* out, size_t width, int32_t* scratch) {
   const Simd<int32_t, kWarpPow2> d32;
   for (size_t w0 = 0; w0 < width; w0 += kBlock) {
     const size_t columns = std::min(kBlock, width - w0);
-    FillBlock(row, width, w0, columns + 2 * kReach, scratch);
+    if constexpr (kTaps == Taps::kPairs) {
+      FillBlock(row, width, w0, columns + 2 * kReach + 1, scratch);
+      PairSlots(scratch, columns + 2 * kReach);
+    } else {
+      FillBlock(row, width, w0, columns + 2 * kReach, scratch);
+    }
     const int16_t* off = offsets + w0;
     int8_t* dst = out + w0;
     ForEachStrip(d32, columns, [&](auto ds, size_t j) {
@@ -78,8 +145,10 @@ void WarpRow(const int8_t* row, const int16_t* offsets, int8_t* out, size_t widt
       const auto f = ShiftRight<24>(ds, ShiftLeft<24>(ds, o));
       // Slot of L = column w - n - 1 is j + kReach - 1 - n; R's slot is one more (base + 1).
       const auto idx = Sub(ds, Iota(ds, static_cast<int32_t>(j + kReach - 1)), n);
-      const auto left = Gather(ds, scratch, idx);
-      const auto right = Gather(ds, scratch + 1, idx);
+      const auto g = Gather(ds, scratch, idx);  // L, or in the pair form L and R
+      constexpr bool kPairs = kTaps == Taps::kPairs;
+      const auto left = kPairs ? ShiftRight<16>(ds, ShiftLeft<16>(ds, g)) : g;
+      const auto right = kPairs ? ShiftRight<16>(ds, g) : Gather(ds, scratch + 1, idx);
       const auto sum = MulAdd(ds, Sub(ds, left, right), f, ShiftLeft<8>(ds, right));
       StoreU(d8, TruncateTo(d8, ds, ShiftRight<8>(ds, sum)), dst + j);
     });
@@ -93,7 +162,12 @@ void WarpRowsI8(size_t begin, size_t end, size_t height, size_t width, const int
                 int8_t* dst) {
   alignas(64) int32_t scratch[kSlots];
   for (size_t q = begin; q < end; ++q) {
-    WarpRow(src + q * width, offsets + q % height * width, dst + q * width, width, scratch);
+    if constexpr (kTaps == Taps::kBytes) {
+      WarpRowBytes(src + q * width, offsets + q % height * width, dst + q * width, width,
+                   reinterpret_cast<int8_t*>(scratch));
+    } else {
+      WarpRow(src + q * width, offsets + q % height * width, dst + q * width, width, scratch);
+    }
   }
 }
 
