@@ -1,8 +1,10 @@
 // Differential fuzz target of vlak_correlation_i8 (see fuzz_util.h): every target must give the
-// bytes of the oracle below, written from vlak.h's integer definition (both arithmetic modes).
+// bytes of the oracle below, written from vlak.h's integer definition (both arithmetic modes);
+// on a CPU with AVX512_VNNI the avx512 target runs twice, with its VNNI kernel and its generic one.
 #include <algorithm>
 
 #include "fuzz_util.h"
+#include "ops/correlation/correlation.h"
 
 using namespace vlak_fuzz;
 
@@ -57,8 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   }
-  for (vlak_target t : Targets()) {
-    vlak_set_target(t);
+  const bool vnni = vlak::CorrelationVnniEnabled();
+  auto run = [&](vlak_target t) {
     std::vector<int8_t> out(oe, 0x5A);
     const vlak_status st = vlak_correlation_i8(d, c, h, w, nulls == 1 ? nullptr : a.data(), nulls == 2 ? nullptr : b.data(),
                                                shift, nulls == 3 ? nullptr : out.data(), flags);
@@ -67,6 +69,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const int8_t expect = want.empty() ? 0x5A : want[i];
       Check(out[i] == expect, want.empty() ? "written on error or empty call" : "bytes differ from vlak.h's definition", t,
             i, out[i], expect);
+    }
+  };
+  for (vlak_target t : Targets()) {
+    vlak_set_target(t);
+    run(t);
+    if (t == VLAK_TARGET_AVX512 && vnni) {  // the generic avx512 kernel too
+      vlak::SetCorrelationVnni(false);
+      run(t);
+      vlak::SetCorrelationVnni(true);
     }
   }
   return 0;
