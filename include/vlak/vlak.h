@@ -77,7 +77,12 @@ size_t vlak_target_lanes(vlak_target target, int lmul_pow2, size_t elem_size);
 /* ---- threads ------------------------------------------------------------------------------ */
 
 /* Threads used by kernels that split work (rows of softmax, ...). n >= 1 sets it; n == 0 returns
- * to the default, which follows OMP_NUM_THREADS (or the core count). Negative: invalid. */
+ * to the default, which follows OMP_NUM_THREADS (or the core count). Negative: invalid.
+ * It is a maximum. A call is split only when each thread gets at least 16K elements and, for
+ * the row and image operators and SFPI tiles (not matmul or layernorm backward), only while the timings of earlier calls
+ * (same operator, target and size class) predict the split to be faster than one thread, the
+ * threads' wake-up included. The split never changes a result's bits, except layernorm
+ * backward's column sums (see there). */
 vlak_status vlak_set_num_threads(int n);
 /* The thread count kernels will use. */
 int vlak_get_num_threads(void);

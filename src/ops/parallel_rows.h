@@ -8,11 +8,13 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
 #include "dispatch/dispatch.h"
 #include "dispatch/threads.h"
+#include "ops/thread_planner.h"
 #include "vlak/vlak.h"
 
 namespace vlak {
@@ -41,6 +43,48 @@ void ForEachRowChunk(int threads, size_t rows, F&& fn) {
     fn(t, rows * static_cast<size_t>(t) / static_cast<size_t>(threads),
        rows * static_cast<size_t>(t + 1) / static_cast<size_t>(threads));
   }
+}
+
+// ForEachRowChunk with the planner's choice: RowThreads' count when the planner expects it to be
+// faster than one thread, else one; the call is timed so that the planner keeps learning.
+// `plan` comes from PlanRows (resize sizes its scratch from plan.threads).
+template <class F>
+void ForEachRowChunk(ThreadPlanner& planner, const ThreadPlanner::Plan& plan, size_t rows, F&& fn) {
+  if (!plan.timed) {
+    ForEachRowChunk(plan.threads, rows, fn);
+    return;
+  }
+  const int threads = plan.threads;
+  const int64_t start = ThreadPlanner::NowNs();
+  if (threads <= 1) {
+    fn(0, size_t{0}, rows);
+    const int64_t wall = ThreadPlanner::NowNs() - start;
+    planner.Record(plan, wall, wall);
+    return;
+  }
+  std::atomic<int64_t> longest{0};
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int t = 0; t < threads; ++t) {
+    const int64_t t0 = ThreadPlanner::NowNs();
+    fn(t, rows * static_cast<size_t>(t) / static_cast<size_t>(threads),
+       rows * static_cast<size_t>(t + 1) / static_cast<size_t>(threads));
+    const int64_t took = ThreadPlanner::NowNs() - t0;
+    int64_t seen = longest.load(std::memory_order_relaxed);
+    while (took > seen && !longest.compare_exchange_weak(seen, took, std::memory_order_relaxed)) {
+    }
+  }
+  planner.Record(plan, ThreadPlanner::NowNs() - start, longest.load(std::memory_order_relaxed));
+}
+
+// The planner's choice for rows x cols elements, between one thread and RowThreads' count.
+inline ThreadPlanner::Plan PlanRows(ThreadPlanner& planner, size_t rows, size_t cols) {
+  return planner.Choose(RowThreads(rows, cols), rows * cols);
+}
+
+// The common case: plan and run.
+template <class F>
+void ForEachRowChunk(ThreadPlanner& planner, size_t rows, size_t cols, F&& fn) {
+  ForEachRowChunk(planner, PlanRows(planner, rows, cols), rows, fn);
 }
 
 // Checks shared by the row-wise operators: the extent of `rows` rows of `cols` elements at

@@ -88,6 +88,17 @@ std::vector<Job> MakeJobs(uint32_t seed) {
                     return st;
                   },
                   (seed & 8) == 0});  // TFLITE: the same bits on every target; LUT: per target
+  jobs.push_back({[=](std::vector<float>& out) {
+                    // The same bytes read as uint8 (zero point 0): a different row maximum and range.
+                    std::vector<uint8_t> y(r * c);
+                    const vlak_status st =
+                        vlak_softmax_u8(r, c, reinterpret_cast<const uint8_t*>(q->data()), c,
+                                        0.03f + 0.01f * static_cast<float>(seed % 3), y.data(), c,
+                                        (seed & 2) ? VLAK_SOFTMAX_I8_LUT : 0);
+                    out.assign(y.begin(), y.end());
+                    return st;
+                  },
+                  (seed & 2) == 0});
   const size_t m = r, n = c / 3, k = 17 + seed % 40;
   auto a = std::make_shared<std::vector<float>>(Normal(m * k, 0.0f, 1.0f, seed + 2));
   auto b = std::make_shared<std::vector<float>>(Normal(k * n, 0.0f, 1.0f, seed + 3));

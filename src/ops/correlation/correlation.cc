@@ -63,7 +63,8 @@ extern "C" vlak_status vlak_correlation_i8(size_t displacements, size_t channels
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
   if (ActiveTarget() == Target::kAvx512 && CorrelationVnniEnabled()) {
     // Rows i with all their displacements (the packing of row i is shared by them).
-    ForEachRowChunk(RowThreads(height, displacements * channels * width), height, [&](int, size_t begin, size_t end) {
+    static ThreadPlanner vnni_planner;
+    ForEachRowChunk(vnni_planner, height, displacements * channels * width, [&](int, size_t begin, size_t end) {
       if (CorrelationRowsI8Avx512Vnni(begin, end, displacements, channels, height, width, a, b, shift, out, flags)) return;
       for (size_t d = 0; d < displacements; ++d) {  // no memory for the packed rows: the generic kernel
         kernel(d * height + begin, d * height + end, channels, height, width, a, b, shift, out, flags);
@@ -73,7 +74,8 @@ extern "C" vlak_status vlak_correlation_i8(size_t displacements, size_t channels
   }
 #endif
   const size_t rows = displacements * height;
-  ForEachRowChunk(RowThreads(rows, channels * width), rows, [&](int, size_t begin, size_t end) {
+  static ThreadPlanner planner;
+  ForEachRowChunk(planner, rows, channels * width, [&](int, size_t begin, size_t end) {
     kernel(begin, end, channels, height, width, a, b, shift, out, flags);
   });
   return VLAK_OK;

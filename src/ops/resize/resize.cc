@@ -45,7 +45,9 @@ vlak_status Resize(size_t channels, size_t in_h, size_t in_w, const T* src, size
   if (const vlak_status st = TargetError(); st != VLAK_OK) return st;
 
   const size_t rows = channels * out_h;
-  const int threads = RowThreads(rows, out_w);
+  static ThreadPlanner planner;  // one per element type
+  const ThreadPlanner::Plan threads_plan = PlanRows(planner, rows, out_w);
+  const int threads = threads_plan.threads;
   // One allocation: the taps (3 int32 per output column and row), then each thread's scratch.
   const size_t scratch = (ResizeScratchBytes(in_w, out_w) + 63) / 64 * 64;
   size_t taps_bytes, scratch_bytes, total;
@@ -70,7 +72,7 @@ vlak_status Resize(size_t channels, size_t in_h, size_t in_w, const T* src, size
   const uintptr_t s0 = (reinterpret_cast<uintptr_t>(taps) + taps_bytes + 63) / 64 * 64;
 
   auto* const kernel = Dispatch(table);
-  ForEachRowChunk(threads, rows, [&](int t, size_t begin, size_t end) {
+  ForEachRowChunk(planner, threads_plan, rows, [&](int t, size_t begin, size_t end) {
     kernel(plan, src, dst, begin, end, reinterpret_cast<void*>(s0 + static_cast<size_t>(t) * scratch));
   });
   return VLAK_OK;

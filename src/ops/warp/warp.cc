@@ -23,7 +23,8 @@ extern "C" vlak_status vlak_warp_i8(size_t channels, size_t height, size_t width
   if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
   auto* const kernel = Dispatch(kWarpRows);
   const size_t rows = channels * height;
-  ForEachRowChunk(RowThreads(rows, width), rows, [&](int, size_t begin, size_t end) {
+  static ThreadPlanner planner;
+  ForEachRowChunk(planner, rows, width, [&](int, size_t begin, size_t end) {
     kernel(begin, end, height, width, src, offsets, dst);
   });
   return VLAK_OK;
