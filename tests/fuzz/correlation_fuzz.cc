@@ -1,6 +1,7 @@
 // Differential fuzz target of vlak_correlation_i8 (see fuzz_util.h): every target must give the
 // bytes of the oracle below, written from vlak.h's integer definition (both arithmetic modes);
-// on a CPU with AVX512_VNNI the avx512 target runs twice, with its VNNI kernel and its generic one.
+// the avx2 target runs twice, with its vpmaddwd kernel and its generic one, and so does the avx512
+// target on a CPU with AVX512_VNNI (its VNNI kernel and its generic one).
 #include <algorithm>
 
 #include "fuzz_util.h"
@@ -60,6 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   const bool vnni = vlak::CorrelationVnniEnabled();
+  const bool madd = vlak::CorrelationAvx2MaddEnabled();
   auto run = [&](vlak_target t) {
     std::vector<int8_t> out(oe, 0x5A);
     const vlak_status st = vlak_correlation_i8(d, c, h, w, nulls == 1 ? nullptr : a.data(), nulls == 2 ? nullptr : b.data(),
@@ -78,6 +80,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       vlak::SetCorrelationVnni(false);
       run(t);
       vlak::SetCorrelationVnni(true);
+    }
+    if (t == VLAK_TARGET_AVX2 && madd) {  // the generic avx2 kernel too
+      vlak::SetCorrelationAvx2Madd(false);
+      run(t);
+      vlak::SetCorrelationAvx2Madd(true);
     }
   }
   return 0;

@@ -13,22 +13,29 @@ namespace {
 
 using vlak_test::ScopedThreads;
 
-// Every target with its generic kernel, then the avx512 target's VNNI kernel where the CPU has it.
+// Every target with its generic kernel, then the x86 specialisations where the CPU runs them: the
+// avx2 target's vpmaddwd kernel and the avx512 target's VNNI kernel.
 template <typename Fn>
 void ForEachTarget(Fn fn) {
-  const bool saved = vlak::SetCorrelationVnni(false);
+  const bool saved_vnni = vlak::SetCorrelationVnni(false);
+  const bool saved_madd = vlak::SetCorrelationAvx2Madd(false);
   vlak_test::ForEachTarget(fn);
   vlak::SetCorrelationVnni(true);
-  if (vlak::CorrelationVnniEnabled() && vlak_target_supported(VLAK_TARGET_AVX512)) {
-    const vlak_target before = vlak_active_target();
-    ASSERT_EQ(vlak_set_target(VLAK_TARGET_AVX512), VLAK_OK);
-    {
-      SCOPED_TRACE("target avx512 with AVX512_VNNI");
-      fn();
-    }
-    vlak_set_target(before);
+  vlak::SetCorrelationAvx2Madd(true);
+  const vlak_target before = vlak_active_target();
+  if (vlak::CorrelationAvx2MaddEnabled() && vlak_target_supported(VLAK_TARGET_AVX2)) {
+    ASSERT_EQ(vlak_set_target(VLAK_TARGET_AVX2), VLAK_OK);
+    SCOPED_TRACE("target avx2 with its vpmaddwd kernel");
+    fn();
   }
-  vlak::SetCorrelationVnni(saved);
+  if (vlak::CorrelationVnniEnabled() && vlak_target_supported(VLAK_TARGET_AVX512)) {
+    ASSERT_EQ(vlak_set_target(VLAK_TARGET_AVX512), VLAK_OK);
+    SCOPED_TRACE("target avx512 with AVX512_VNNI");
+    fn();
+  }
+  vlak_set_target(before);
+  vlak::SetCorrelationVnni(saved_vnni);
+  vlak::SetCorrelationAvx2Madd(saved_madd);
 }
 struct Shape {
   size_t d, c, h, w;

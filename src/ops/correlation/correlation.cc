@@ -24,7 +24,34 @@ bool CpuVnni() {
   return false;
 #endif
 }
+
+// The avx2 target's vpmaddwd kernel: compiled with the avx2 target, run wherever that target is.
+std::atomic<int> g_avx2_madd{-1};
+
+bool CpuAvx2() {
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
+  return TargetSupported(Target::kAvx2);
+#else
+  return false;
+#endif
+}
 }  // namespace
+
+bool CorrelationAvx2MaddEnabled() {
+  int v = g_avx2_madd.load(std::memory_order_relaxed);
+  if (v < 0) {
+    const char* env = std::getenv("VLAK_AVX2_MADD");
+    v = CpuAvx2() && !(env != nullptr && std::strcmp(env, "0") == 0) ? 1 : 0;
+    g_avx2_madd.store(v, std::memory_order_relaxed);
+  }
+  return v == 1;
+}
+
+bool SetCorrelationAvx2Madd(bool enabled) {
+  const bool previous = CorrelationAvx2MaddEnabled();
+  g_avx2_madd.store(enabled && CpuAvx2() ? 1 : 0, std::memory_order_relaxed);
+  return previous;
+}
 
 bool CorrelationVnniEnabled() {
   int v = g_vnni.load(std::memory_order_relaxed);
@@ -59,20 +86,29 @@ extern "C" vlak_status vlak_correlation_i8(size_t displacements, size_t channels
     std::memset(out, 0, displacements * plane);
     return VLAK_OK;
   }
-  auto* const kernel = Dispatch(kCorrelationRows);
+  const Target target = ActiveTarget();
+  auto* const kernel = Dispatch(kCorrelationRows, target);
+  using Special = bool (*)(size_t, size_t, size_t, size_t, size_t, size_t, const int8_t*, const int8_t*, unsigned,
+                           int8_t*, unsigned);
+  Special special = nullptr;
+  static ThreadPlanner special_planners[kNumTargets];
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
-  if (ActiveTarget() == Target::kAvx512 && CorrelationVnniEnabled()) {
+  if (target == Target::kAvx512 && CorrelationVnniEnabled()) special = CorrelationRowsI8Avx512Vnni;
+#endif
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
+  if (target == Target::kAvx2 && CorrelationAvx2MaddEnabled()) special = CorrelationRowsI8Avx2Madd;
+#endif
+  if (special != nullptr) {
     // Rows i with all their displacements (the packing of row i is shared by them).
-    static ThreadPlanner vnni_planner;
-    ForEachRowChunk(vnni_planner, height, displacements * channels * width, [&](int, size_t begin, size_t end) {
-      if (CorrelationRowsI8Avx512Vnni(begin, end, displacements, channels, height, width, a, b, shift, out, flags)) return;
-      for (size_t d = 0; d < displacements; ++d) {  // no memory for the packed rows: the generic kernel
-        kernel(d * height + begin, d * height + end, channels, height, width, a, b, shift, out, flags);
-      }
-    });
+    ForEachRowChunk(special_planners[static_cast<int>(target)], height, displacements * channels * width,
+                    [&](int, size_t begin, size_t end) {
+                      if (special(begin, end, displacements, channels, height, width, a, b, shift, out, flags)) return;
+                      for (size_t d = 0; d < displacements; ++d) {  // no memory for the packed rows: the generic kernel
+                        kernel(d * height + begin, d * height + end, channels, height, width, a, b, shift, out, flags);
+                      }
+                    });
     return VLAK_OK;
   }
-#endif
   const size_t rows = displacements * height;
   static ThreadPlanner planner;
   ForEachRowChunk(planner, rows, channels * width, [&](int, size_t begin, size_t end) {

@@ -103,24 +103,37 @@ OpDef MakeOp(bool wrap16) {
                                  })) {
     op.impls.push_back(std::move(d));
   }
-  // The avx512 target's generic kernel beside its VNNI specialisation (the vlak@avx512 row when
-  // the CPU has AVX512_VNNI): the specialisation turned off for the call.
-  if (VLAK_TARGET_AVX512 <= VLAK_TARGET_RVV && vlak_target_compiled(VLAK_TARGET_AVX512)) {
+  // Each x86 target's generic kernel beside its specialisation (the vlak@avx2 row runs vpmaddwd,
+  // the vlak@avx512 row VNNI where the CPU has it): the specialisation turned off for the call.
+  struct Generic {
+    const char* name;
+    vlak_target target;
+    const char* what;
+    bool (*enabled)();
+    bool (*set)(bool);
+  };
+  const Generic generics[] = {
+      {"vlak@avx2-generic", VLAK_TARGET_AVX2, "avx2's generic kernel (vpmaddwd specialisation off)",
+       CorrelationAvx2MaddEnabled, SetCorrelationAvx2Madd},
+      {"vlak@avx512-generic", VLAK_TARGET_AVX512, "avx512's generic kernel (AVX512_VNNI specialisation off)",
+       CorrelationVnniEnabled, SetCorrelationVnni},
+  };
+  for (const Generic& gen : generics) {
+    if (!vlak_target_compiled(gen.target)) continue;
     op.impls.push_back(VlakImpl(
-        "vlak@avx512-generic", VLAK_TARGET_AVX512,
-        std::string(wrap16 ? "vlak_correlation_i8 (WRAP16)" : "vlak_correlation_i8") +
-            " forced to avx512's generic kernel (AVX512_VNNI specialisation off)",
-        0.0,
-        [] {
-          return CorrelationVnniEnabled() ? std::string()
-                                          : std::string("no AVX512_VNNI here (or VLAK_AVX512_VNNI=0): vlak@avx512 is the generic kernel");
+        gen.name, gen.target,
+        std::string(wrap16 ? "vlak_correlation_i8 (WRAP16)" : "vlak_correlation_i8") + " forced to " + gen.what, 0.0,
+        [gen] {
+          return gen.enabled() ? std::string()
+                               : std::string("the specialisation is off here (CPU or VLAK_AVX2_MADD / VLAK_AVX512_VNNI=0): ") +
+                                     gen.name + "'s target runs the generic kernel";
         },
-        [flags](const Problem& p, Outputs& out) {
+        [flags, gen](const Problem& p, Outputs& out) {
           const Geometry g = Geo(p.shape);
-          const bool was = SetCorrelationVnni(false);
+          const bool was = gen.set(false);
           const bool ok = vlak_correlation_i8(g.displacements, g.channels, g.height, g.width, p.In(kA).Data<int8_t>(),
                                               p.In(kB).Data<int8_t>(), kShift, out[0].Data<int8_t>(), flags) == VLAK_OK;
-          SetCorrelationVnni(was);
+          gen.set(was);
           return ok;
         }));
   }
