@@ -5,13 +5,32 @@
 #include <random>
 #include <vector>
 
+#include "ops/warp/warp.h"
 #include "ops_test_util.h"
 #include "vlak/vlak.hpp"
 
 namespace {
 
-using vlak_test::ForEachTarget;
 using vlak_test::ScopedThreads;
+
+// Every target with its generic kernel, then the avx2 target with its gather-free kernel for rows
+// of small displacements (warp_avx2window.cc) where the CPU runs avx2.
+template <typename Fn>
+void ForEachTarget(Fn fn) {
+  const bool saved = vlak::SetWarpAvx2Window(false);
+  vlak_test::ForEachTarget(fn);
+  vlak::SetWarpAvx2Window(true);
+  if (vlak::WarpAvx2WindowEnabled() && vlak_target_supported(VLAK_TARGET_AVX2)) {
+    const vlak_target before = vlak_active_target();
+    ASSERT_EQ(vlak_set_target(VLAK_TARGET_AVX2), VLAK_OK);
+    {
+      SCOPED_TRACE("target avx2 with its window kernel");
+      fn();
+    }
+    vlak_set_target(before);
+  }
+  vlak::SetWarpAvx2Window(saved);
+}
 
 // The definition: n = o >> 8 (arithmetic), f = the low byte as a signed int8, r = w - n,
 // l = r - 1, taps 0 outside [0, width), out = bits 8..15 of R * 256 + (L - R) * f.
@@ -64,7 +83,9 @@ std::vector<int8_t> SeedWarp(size_t channels, size_t height, size_t width, const
 }
 
 enum class Fill { kRandom, kMin, kMax };
-enum class Shift { kFull, kNear, kExtreme };
+// kWindow: n in [-23, 23], the avx2 window kernel's whole range (every row takes it); kWindowOut:
+// the same with one pixel per row at n = +-24 (every row falls back to the generic kernel).
+enum class Shift { kFull, kNear, kExtreme, kWindow, kWindowOut };
 
 std::vector<int8_t> Pixels(size_t n, Fill fill, uint32_t seed) {
   std::vector<int8_t> v(n);
@@ -77,17 +98,27 @@ std::vector<int8_t> Pixels(size_t n, Fill fill, uint32_t seed) {
 std::vector<int16_t> Offsets(size_t n, Shift kind, uint32_t seed) {
   std::vector<int16_t> v(n);
   std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> full(-32768, 32767), near(-8 * 256, 8 * 256 - 1), pick(0, 3);
+  std::uniform_int_distribution<int> full(-32768, 32767), near(-8 * 256, 8 * 256 - 1), pick(0, 3),
+      window(-23 * 256, 23 * 256 + 255);
   static constexpr int16_t kExtremes[4] = {32767, -32767, -32768, 0x00FF};
   for (auto& x : v) {
-    x = static_cast<int16_t>(kind == Shift::kFull ? full(rng) : kind == Shift::kNear ? near(rng) : kExtremes[pick(rng)]);
+    x = static_cast<int16_t>(kind == Shift::kFull      ? full(rng)
+                             : kind == Shift::kNear    ? near(rng)
+                             : kind == Shift::kExtreme ? kExtremes[pick(rng)]
+                                                       : window(rng));
+  }
+  if (kind == Shift::kWindow) {  // both ends of the range in every row
+    for (size_t i = 0; i < n; i += 2) v[i] = static_cast<int16_t>((i % 4 == 0 ? -23 : 23) * 256 + (i & 0xFF));
   }
   return v;
 }
 
 void ExpectWarp(size_t channels, size_t height, size_t width, Fill fill, Shift shift, uint32_t seed) {
   const auto src = Pixels(channels * height * width, fill, seed);
-  const auto offsets = Offsets(height * width, shift, seed + 1);
+  auto offsets = Offsets(height * width, shift, seed + 1);
+  if (shift == Shift::kWindowOut) {  // one pixel per row just outside the window kernel's range
+    for (size_t h = 0; h < height; ++h) offsets[h * width + (h * 7 + seed) % width] = static_cast<int16_t>((h % 2 ? 24 : -24) * 256 + 77);
+  }
   const auto expected = Oracle(channels, height, width, src, offsets);
   ForEachTarget([&] {
     std::vector<int8_t> dst(src.size(), 99);
@@ -107,6 +138,18 @@ TEST(Warp, OddSizesAndVectorLengthsOnEveryTarget) {
   }
   ExpectWarp(1, 1, 1, Fill::kRandom, Shift::kNear, 7);
   ExpectWarp(3, 5, 7, Fill::kRandom, Shift::kNear, 8);
+}
+
+// The avx2 window kernel's edges: displacements at +-23 (taps 24 columns away, the window's
+// ends) on rows around its 32-pixel vectors and 1024-column blocks, where taps leave the row; and
+// rows with one displacement of +-24, which go to the generic kernel.
+TEST(Warp, WindowRangeAndItsEdges) {
+  uint32_t seed = 300;
+  for (size_t width : {1, 2, 23, 24, 25, 31, 32, 33, 47, 48, 49, 63, 64, 65, 96, 1023, 1024, 1025, 1056, 2080}) {
+    for (Shift shift : {Shift::kWindow, Shift::kWindowOut}) {
+      for (Fill fill : {Fill::kRandom, Fill::kMin}) ExpectWarp(2, 3, width, fill, shift, seed++);
+    }
+  }
 }
 
 TEST(Warp, ExtremeInputs) {

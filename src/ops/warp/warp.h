@@ -11,4 +11,15 @@ namespace vlak {
 void WarpReferenceI8(size_t channels, size_t height, size_t width, const int8_t* src, const int16_t* offsets,
                      int8_t* dst);
 
+// The avx2 target's specialisation (warp_avx2window.cc): one row, without gathers, when every
+// displacement of its offsets is within +-23 columns; false (nothing written) otherwise. Only in
+// x86 builds with the avx2 target.
+bool WarpRowI8Avx2Window(const int8_t* row, const int16_t* offsets, int8_t* out, size_t width);
+
+// Whether the avx2 target uses it: the CPU runs the avx2 target and the environment does not say
+// VLAK_AVX2_WINDOW=0. The setter (tests, the lab's generic row) can only turn it off or back on
+// where the CPU runs avx2; it returns the previous setting.
+bool WarpAvx2WindowEnabled();
+bool SetWarpAvx2Window(bool enabled);
+
 }  // namespace vlak

@@ -1,11 +1,14 @@
 // warp i8 (seed 004's horizontal warp): the lab's view of it.
-//   shapes: HEIGHTxWIDTHxCHANNELS, seed 004's order (1024x1024x3); the tensors are planar CHW.
-//   inputs: src uniform int8; offsets o = n * 256 + f with n uniform in -16 .. 16 and the low byte
-//           f in 0 .. 120, a multiple of 8. Why that range: with a low byte >= 128 (negative as
-//           the seed reads it) the seed's blend extrapolates beyond R instead of interpolating, which
-//           no resampler reproduces; and OpenCV's remap positions have 5 fractional bits (1/32
-//           pixel), which represent multiples of 8/256 exactly. vlak's work does not depend on the
-//           values (the tests cover every offset).
+//   shapes: HEIGHTxWIDTHxCHANNELS[xREACH], seed 004's order (1024x1024x3); the tensors are planar
+//           CHW.
+//   inputs: src uniform int8; offsets o = n * 256 + f with n uniform in -REACH .. REACH (default
+//           16, at most 127) and the low byte f in 0 .. 120, a multiple of 8. Why that low byte:
+//           with a low byte >= 128 (negative as the seed reads it) the seed's blend extrapolates
+//           beyond R instead of interpolating, which no resampler reproduces; and OpenCV's remap
+//           positions have 5 fractional bits (1/32 pixel), which represent multiples of 8/256
+//           exactly. vlak's work depends on REACH on the avx2 target: rows whose displacements
+//           are all within +-23 columns run without gathers (warp_avx2window.cc), the others
+//           gather. 1024x1024x3x127 measures the gather path; vlak@avx2-generic gathers always.
 //   bytes:  read src, write dst (1 byte each per pixel and channel), read offsets (2 per pixel).
 //   bound:  vlak and the C references are bit-exact (0); OpenCV within 1 LSB (its 15-bit weights
 //           round where vlak.h's 8-bit blend floors).
@@ -30,8 +33,9 @@ enum { kSrc, kOffsets };
 
 struct Geometry {
   size_t height, width, channels;
+  int reach;  // max |n|
 };
-Geometry Geo(const Shape& s) { return {s.dims[0], s.dims[1], s.dims[2]}; }
+Geometry Geo(const Shape& s) { return {s.dims[0], s.dims[1], s.dims[2], s.dims.size() > 3 ? static_cast<int>(s.dims[3]) : 16}; }
 
 void MakeProblem(Problem* p) {
   const Geometry g = Geo(p->shape);
@@ -47,7 +51,7 @@ void MakeProblem(Problem* p) {
   };
   for (size_t i = 0; i < n; ++i) src[i] = static_cast<int8_t>(next() & 0xFF);
   for (size_t i = 0; i < plane; ++i) {
-    const int whole = static_cast<int>(next() % 33) - 16;
+    const int whole = static_cast<int>(next() % static_cast<uint32_t>(2 * g.reach + 1)) - g.reach;
     const int frac = static_cast<int>(next() % 16) * 8;
     offsets[i] = static_cast<int16_t>(whole * 256 + frac);
   }
@@ -130,8 +134,9 @@ OpDef MakeWarpOp() {
   op.size_label = "width";
   op.bytes_formula = "2 bytes/pixel/channel (read src, write dst) + 2/pixel (int16 offsets)";
   op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 3) return true;
-    *err = "warp shapes are HEIGHTxWIDTHxCHANNELS (e.g. 1024x1024x3)";
+    if (dims.size() == 3 || (dims.size() == 4 && dims[3] <= 127)) return true;
+    *err = "warp shapes are HEIGHTxWIDTHxCHANNELS[xREACH] (e.g. 1024x1024x3, or 1024x1024x3x127: displacements up "
+           "to +-127 columns; REACH <= 127)";
     return false;
   };
   op.bytes_per_run = [](const Shape& s) {
@@ -150,6 +155,24 @@ OpDef MakeWarpOp() {
                                                        Offsets(p), out[0].Data<int8_t>()) == VLAK_OK;
                                  })) {
     op.impls.push_back(std::move(d));
+  }
+  // The avx2 target's generic (gather) kernel beside its window specialisation.
+  if (vlak_target_compiled(VLAK_TARGET_AVX2)) {
+    op.impls.push_back(VlakImpl(
+        "vlak@avx2-generic", VLAK_TARGET_AVX2, "vlak_warp_i8 forced to avx2's generic kernel (window kernel off)", 0.0,
+        [] {
+          return WarpAvx2WindowEnabled()
+                     ? std::string()
+                     : std::string("the window kernel is off here (CPU or VLAK_AVX2_WINDOW=0): vlak@avx2 gathers");
+        },
+        [](const Problem& p, Outputs& out) {
+          const Geometry g = Geo(p.shape);
+          const bool was = SetWarpAvx2Window(false);
+          const bool ok = vlak_warp_i8(g.channels, g.height, g.width, p.In(kSrc).Data<int8_t>(), Offsets(p),
+                                       out[0].Data<int8_t>()) == VLAK_OK;
+          SetWarpAvx2Window(was);
+          return ok;
+        }));
   }
   for (const char* cc : {"gcc", "clang"}) {
     ImplDef d = CrefImpl(cc, "warp_ref.c", [](const CrefKernels& k, const Problem& p, Outputs& out, int threads) {

@@ -1,0 +1,134 @@
+// Warp on AVX2 without gathers, for rows whose displacements are small: the avx2 target's
+// specialisation (warp.cc decides per row; the generic kernel is warp_kernel.cc).
+//
+// Per pixel (vlak.h): n = o >> 8, f = (int8)o, out = bits 8..15 of R * 256 + (L - R) * f with
+// R = src[w - n], L = src[w - n - 1] (0 outside the row). The generic kernel gathers the taps:
+// vpgatherdd loads one 32-bit lane at a time, and at 1024x1024x3 the kernel ran at ~5 % of the
+// copy bound. Optical flow and warp fields are mostly small displacements. When every n of a row
+// lies in [-kReach, kReach] (kReach = 23), the taps of 16 adjacent pixels p..p+15 lie within
+// 16 + 2 * 23 + 1 = 63 bytes of the row. A byte shuffle can then fetch them from registers:
+//  - Per 32 pixels, each 128-bit lane takes its taps from four 16-byte chunks of its window,
+//    which starts kBack = 24 columns left of the lane's first pixel. The chunks are unaligned
+//    32-byte loads, one per chunk covering both lanes; L's chunks are the same loads one byte
+//    earlier.
+//  - The window index of R is q - n + kBack, for q = 0..15 in the lane. It is the same byte
+//    index for L, on the shifted chunks.
+//  - vpshufb fetches from each chunk by the index's low 4 bits, and two vpblendvb pick the chunk
+//    by bits 4 and 5.
+//  - Per 32 pixels and channel: 8 loads, 8 vpshufb, 6 vpblendvb, then the generic kernel's int16
+//    arithmetic (widen, subtract, multiply, shift, add, shift, pack). The index and the blend
+//    masks are computed once per 32 pixels.
+// Rows are copied block by block (kBlock columns) into a stack buffer with kPre / kPost zero
+// bytes around them, so that taps outside the row read 0 and no load leaves the buffer. A row
+// with any n outside [-23, 23] returns false: warp.cc gives it to the generic kernel, so wide
+// fields run exactly as before. The last (width mod 32) pixels of a row take the definition in
+// scalar code. The bits equal the generic kernel's: tests/ops/warp_test.cc runs both.
+// Measured: the lab's warp rows (issue 9's note).
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "ops/warp/warp.h"
+
+namespace vlak {
+namespace {
+
+constexpr int kReach = 23;   // |n| <= kReach
+constexpr int kBack = 24;    // a lane's window starts kBack columns left of its first pixel (L: kBack + 1)
+constexpr size_t kBlock = 1024;
+constexpr size_t kPre = 32;  // >= kBack + 1
+constexpr size_t kPost = 64; // the last vector's chunk loads reach kBlock - 32 - kBack + 48 + 32 < kBlock + kPost
+
+// Whether every n = o >> 8 of the row is within [-kReach, kReach].
+bool SmallShifts(const int16_t* off, size_t width) {
+  size_t w = 0;
+  __m256i lo = _mm256_set1_epi16(0), hi = _mm256_set1_epi16(0);
+  for (; w + 16 <= width; w += 16) {
+    const __m256i n = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w)), 8);
+    lo = _mm256_min_epi16(lo, n);
+    hi = _mm256_max_epi16(hi, n);
+  }
+  const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi16(_mm256_set1_epi16(-kReach), lo),
+                                      _mm256_cmpgt_epi16(hi, _mm256_set1_epi16(kReach)));
+  if (!_mm256_testz_si256(out, out)) return false;
+  for (; w < width; ++w) {
+    const int n = off[w] >> 8;
+    if (n < -kReach || n > kReach) return false;
+  }
+  return true;
+}
+
+// The definition for pixel w (the row's last pixels).
+int8_t WarpPixel(const int8_t* row, size_t width, int16_t o, size_t w) {
+  const int n = o >> 8;
+  const int f = static_cast<int8_t>(o & 0xFF);
+  const long r = static_cast<long>(w) - n, l = r - 1;
+  const int right = r >= 0 && r < static_cast<long>(width) ? row[r] : 0;
+  const int left = l >= 0 && l < static_cast<long>(width) ? row[l] : 0;
+  return static_cast<int8_t>(static_cast<uint16_t>(right * 256 + (left - right) * f) >> 8);
+}
+
+// The byte of window position idx (0..63) per lane: chunks c[k] hold positions 16 k .. 16 k + 15.
+inline __m256i Lookup64(const __m256i c[4], __m256i idx, __m256i bit4, __m256i bit5) {
+  const __m256i v01 = _mm256_blendv_epi8(_mm256_shuffle_epi8(c[0], idx), _mm256_shuffle_epi8(c[1], idx), bit4);
+  const __m256i v23 = _mm256_blendv_epi8(_mm256_shuffle_epi8(c[2], idx), _mm256_shuffle_epi8(c[3], idx), bit4);
+  return _mm256_blendv_epi8(v01, v23, bit5);
+}
+
+}  // namespace
+
+bool WarpRowI8Avx2Window(const int8_t* row, const int16_t* off, int8_t* out, size_t width) {
+  if (!SmallShifts(off, width)) return false;
+  alignas(32) int8_t buf[kPre + kBlock + kPost];
+  const __m256i lane_q = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m256i back = _mm256_set1_epi16(kBack);
+  for (size_t w0 = 0; w0 < width; w0 += kBlock) {
+    const size_t columns = std::min(kBlock, width - w0);
+    // buf[p] = row[w0 - kPre + p], 0 outside the row.
+    const size_t first = w0 >= kPre ? 0 : kPre - w0;
+    const size_t last = std::min(kPre + kBlock + kPost, width + kPre - w0);
+    std::memset(buf, 0, first);
+    std::memcpy(buf + first, row + w0 + first - kPre, last - first);
+    std::memset(buf + last, 0, kPre + kBlock + kPost - last);
+    size_t j = 0;
+    for (; j + 32 <= columns; j += 32) {
+      const __m256i o0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w0 + j));
+      const __m256i o1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w0 + j + 16));
+      // Window index of R per pixel (0..62), as bytes in pixel order.
+      const __m256i i0 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), _mm256_srai_epi16(o0, 8));
+      const __m256i i1 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), _mm256_srai_epi16(o1, 8));
+      const __m256i idx = _mm256_permute4x64_epi64(_mm256_packus_epi16(i0, i1), 0xD8);
+      const __m256i bit4 = _mm256_slli_epi16(idx, 3), bit5 = _mm256_slli_epi16(idx, 2);
+      const __m256i f0 = _mm256_srai_epi16(_mm256_slli_epi16(o0, 8), 8);
+      const __m256i f1 = _mm256_srai_epi16(_mm256_slli_epi16(o1, 8), 8);
+      const int8_t* win = buf + kPre + j - kBack;  // lane 0's window; lane 1's is 16 further
+      __m256i cr[4], cl[4];
+      for (int k = 0; k < 4; ++k) {
+        cr[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(win + 16 * k));
+        cl[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(win + 16 * k - 1));
+      }
+      const __m256i r8 = Lookup64(cr, idx, bit4, bit5);
+      const __m256i l8 = Lookup64(cl, idx, bit4, bit5);
+      // bits 8..15 of R * 256 + (L - R) * f in int16 lanes, pixels 0..15 and 16..31.
+      const __m256i r0 = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(r8));
+      const __m256i r1 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(r8, 1));
+      const __m256i l0 = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(l8));
+      const __m256i l1 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(l8, 1));
+      const __m256i s0 = _mm256_add_epi16(_mm256_mullo_epi16(_mm256_sub_epi16(l0, r0), f0), _mm256_slli_epi16(r0, 8));
+      const __m256i s1 = _mm256_add_epi16(_mm256_mullo_epi16(_mm256_sub_epi16(l1, r1), f1), _mm256_slli_epi16(r1, 8));
+      const __m256i bytes =
+          _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_srli_epi16(s0, 8), _mm256_srli_epi16(s1, 8)), 0xD8);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + w0 + j), bytes);
+    }
+    for (; j < columns; ++j) out[w0 + j] = WarpPixel(row, width, off[w0 + j], w0 + j);
+  }
+  return true;
+}
+
+}  // namespace vlak
+
+#endif
