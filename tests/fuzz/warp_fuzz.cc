@@ -1,8 +1,10 @@
 // Differential fuzz target of vlak_warp_i8 (see fuzz_util.h): every target must give the bytes of
-// the oracle below, written from vlak.h's integer definition.
+// the oracle below, written from vlak.h's integer definition; the avx2 target runs twice, with its
+// window kernel (rows of small displacements) and with its generic one.
 #include <algorithm>
 
 #include "fuzz_util.h"
+#include "ops/warp/warp.h"
 
 using namespace vlak_fuzz;
 
@@ -28,9 +30,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (auto& v : src) v = static_cast<int8_t>(dist < 128 ? rng.Next() : (rng.Next() & 1) ? 127 : -128);
     for (auto& v : off) {
       const uint64_t r = rng.Next();
-      // Any 16-bit offset, or shifts within the row (|n| < 8) with any fraction, or the extremes.
-      v = static_cast<int16_t>(dist < 64 ? r : dist < 192 ? static_cast<int>((r % (16 * 256))) - 8 * 256
-                                                           : ((r & 1) ? 32767 : -32768));
+      // Any 16-bit offset, or shifts within the row (|n| <= 8) with any fraction, or shifts around
+      // the avx2 window kernel's range (|n| <= 24: rows in it and rows just out), or the extremes.
+      v = static_cast<int16_t>(dist < 64    ? r
+                               : dist < 160 ? static_cast<int>((r % (16 * 256))) - 8 * 256
+                               : dist < 192 ? static_cast<int>((r % (49 * 256))) - 24 * 256
+                                            : ((r & 1) ? 32767 : -32768));
     }
   }
   Describe("vlak_warp_i8(channels %zu, height %zu, width %zu) threads %d", c, h, w, vlak_get_num_threads());
@@ -52,8 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   }
-  for (vlak_target t : Targets()) {
-    vlak_set_target(t);
+  const bool window = vlak::WarpAvx2WindowEnabled();
+  auto run = [&](vlak_target t) {
     std::vector<int8_t> dst(n, 0x5A);
     const vlak_status st = vlak_warp_i8(c, h, w, nulls == 1 ? nullptr : src.data(), nulls == 2 ? nullptr : off.data(),
                                         nulls == 3 ? nullptr : dst.data());
@@ -62,6 +67,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const int8_t expect = want.empty() ? 0x5A : want[i];
       Check(dst[i] == expect, want.empty() ? "written on error or empty call" : "bytes differ from vlak.h's definition",
             t, i, dst[i], expect);
+    }
+  };
+  for (vlak_target t : Targets()) {
+    vlak_set_target(t);
+    run(t);
+    if (t == VLAK_TARGET_AVX2 && window) {  // the generic (gather) avx2 kernel too
+      vlak::SetWarpAvx2Window(false);
+      run(t);
+      vlak::SetWarpAvx2Window(true);
     }
   }
   return 0;
