@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "dispatch/dispatch.h"
 #include "dispatch/threads.h"
@@ -45,6 +46,12 @@ void ForEachRowChunk(int threads, size_t rows, F&& fn) {
   }
 }
 
+// The timed run of a plan (parallel_rows.cc): chunk(ctx, t, begin, end) for each of plan.threads
+// chunks, timed and recorded in the planner. Out of line, so that an operator's one-thread path
+// is the code it was before the planner (RVV budgets) and the timing code exists once.
+void RunPlannedChunks(ThreadPlanner& planner, const ThreadPlanner::Plan& plan, size_t rows,
+                      void (*chunk)(void* ctx, int t, size_t begin, size_t end), void* ctx);
+
 // ForEachRowChunk with the planner's choice: RowThreads' count when the planner expects it to be
 // faster than one thread, else one; the call is timed so that the planner keeps learning.
 // `plan` comes from PlanRows (resize sizes its scratch from plan.threads).
@@ -54,26 +61,10 @@ void ForEachRowChunk(ThreadPlanner& planner, const ThreadPlanner::Plan& plan, si
     ForEachRowChunk(plan.threads, rows, fn);
     return;
   }
-  const int threads = plan.threads;
-  const int64_t start = ThreadPlanner::NowNs();
-  if (threads <= 1) {
-    fn(0, size_t{0}, rows);
-    const int64_t wall = ThreadPlanner::NowNs() - start;
-    planner.Record(plan, wall, wall);
-    return;
-  }
-  std::atomic<int64_t> longest{0};
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
-    const int64_t t0 = ThreadPlanner::NowNs();
-    fn(t, rows * static_cast<size_t>(t) / static_cast<size_t>(threads),
-       rows * static_cast<size_t>(t + 1) / static_cast<size_t>(threads));
-    const int64_t took = ThreadPlanner::NowNs() - t0;
-    int64_t seen = longest.load(std::memory_order_relaxed);
-    while (took > seen && !longest.compare_exchange_weak(seen, took, std::memory_order_relaxed)) {
-    }
-  }
-  planner.Record(plan, ThreadPlanner::NowNs() - start, longest.load(std::memory_order_relaxed));
+  using Fn = std::remove_reference_t<F>;
+  RunPlannedChunks(
+      planner, plan, rows, [](void* ctx, int t, size_t begin, size_t end) { (*static_cast<Fn*>(ctx))(t, begin, end); },
+      const_cast<void*>(static_cast<const void*>(&fn)));
 }
 
 // The planner's choice for rows x cols elements, between one thread and RowThreads' count.
@@ -84,7 +75,12 @@ inline ThreadPlanner::Plan PlanRows(ThreadPlanner& planner, size_t rows, size_t 
 // The common case: plan and run.
 template <class F>
 void ForEachRowChunk(ThreadPlanner& planner, size_t rows, size_t cols, F&& fn) {
-  ForEachRowChunk(planner, PlanRows(planner, rows, cols), rows, fn);
+  const int threads = RowThreads(rows, cols);
+  if (threads <= 1) {  // the static rule's one thread: as cheap as before the planner
+    fn(0, size_t{0}, rows);
+    return;
+  }
+  ForEachRowChunk(planner, planner.Choose(threads, rows * cols), rows, fn);
 }
 
 // Checks shared by the row-wise operators: the extent of `rows` rows of `cols` elements at

@@ -63,7 +63,11 @@ class ThreadPlanner {
   explicit constexpr ThreadPlanner(ForkJoin* fork_join) : fork_join_(fork_join) {}
 
   // The plan for a call of `elements` that RowThreads would run on `static_threads`.
-  Plan Choose(int static_threads, size_t elements) { return Choose(static_threads, elements, ActiveTarget()); }
+  // One thread by the static rule costs a compare: no target read, no timing (RVV budgets).
+  Plan Choose(int static_threads, size_t elements) {
+    if (static_threads <= 1 || elements == 0) return Plan{};
+    return Choose(static_threads, elements, ActiveTarget());
+  }
   Plan Choose(int static_threads, size_t elements, Target target) {
     Plan plan;
     if (static_threads <= 1 || elements == 0) return plan;

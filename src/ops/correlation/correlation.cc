@@ -91,7 +91,7 @@ extern "C" vlak_status vlak_correlation_i8(size_t displacements, size_t channels
   using Special = bool (*)(size_t, size_t, size_t, size_t, size_t, size_t, const int8_t*, const int8_t*, unsigned,
                            int8_t*, unsigned);
   Special special = nullptr;
-  static ThreadPlanner special_planners[kNumTargets];
+  static constinit ThreadPlanner special_planners[kNumTargets];
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
   if (target == Target::kAvx512 && CorrelationVnniEnabled()) special = CorrelationRowsI8Avx512Vnni;
 #endif
@@ -110,7 +110,7 @@ extern "C" vlak_status vlak_correlation_i8(size_t displacements, size_t channels
     return VLAK_OK;
   }
   const size_t rows = displacements * height;
-  static ThreadPlanner planner;
+  static constinit ThreadPlanner planner;
   ForEachRowChunk(planner, rows, channels * width, [&](int, size_t begin, size_t end) {
     kernel(begin, end, channels, height, width, a, b, shift, out, flags);
   });

@@ -31,7 +31,7 @@ extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float*
   }
   auto* const kernel = Dispatch(kLayerNormRows);
   const bool stream = StreamOutput(rows * cols * sizeof(float));
-  static ThreadPlanner planner;
+  static constinit ThreadPlanner planner;
   ForEachRowChunk(planner, rows, cols, [&](int, size_t begin, size_t end) {
     kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, beta, eps, y + begin * y_stride, y_stride,
            mean != nullptr ? mean + begin : nullptr, rstd != nullptr ? rstd + begin : nullptr, stream);

@@ -45,7 +45,7 @@ vlak_status Resize(size_t channels, size_t in_h, size_t in_w, const T* src, size
   if (const vlak_status st = TargetError(); st != VLAK_OK) return st;
 
   const size_t rows = channels * out_h;
-  static ThreadPlanner planner;  // one per element type
+  static constinit ThreadPlanner planner;  // one per element type
   const ThreadPlanner::Plan threads_plan = PlanRows(planner, rows, out_w);
   const int threads = threads_plan.threads;
   // One allocation: the taps (3 int32 per output column and row), then each thread's scratch.

@@ -114,7 +114,7 @@ vlak_status Run(const Table& table, size_t rows, size_t cols, const T* x, size_t
   // Each thread takes its own tables (thread_local cache), so a chunk builds them at most once.
   // RowThreads counts elements as floats: a byte row element costs about as much as a float one
   // here (two table reads and a lookup).
-  static ThreadPlanner planner;
+  static constinit ThreadPlanner planner;
   ForEachRowChunk(planner, rows, cols, [&](int, size_t begin, size_t end) {
     kernel(end - begin, cols, x + begin * x_stride, x_stride, y + begin * y_stride, y_stride,
            SoftmaxI8TablesFor(input_scale, tflite));

@@ -59,7 +59,7 @@ extern "C" vlak_status vlak_warp_i8(size_t channels, size_t height, size_t width
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
   if (target == Target::kAvx2 && WarpAvx2WindowEnabled()) {
     // Row by row: the window kernel where the row's displacements allow, else the generic one.
-    static ThreadPlanner window_planner;
+    static constinit ThreadPlanner window_planner;
     ForEachRowChunk(window_planner, rows, width, [&](int, size_t begin, size_t end) {
       for (size_t q = begin; q < end; ++q) {
         const size_t at = q * width;
@@ -71,7 +71,7 @@ extern "C" vlak_status vlak_warp_i8(size_t channels, size_t height, size_t width
     return VLAK_OK;
   }
 #endif
-  static ThreadPlanner planner;
+  static constinit ThreadPlanner planner;
   ForEachRowChunk(planner, rows, width, [&](int, size_t begin, size_t end) {
     kernel(begin, end, height, width, src, offsets, dst);
   });
