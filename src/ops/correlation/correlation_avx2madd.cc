@@ -20,7 +20,9 @@
 // D vpmaddwd and D vpaddd, for 16 D multiply-accumulates (11 of the 16 ymm registers at D = 8).
 // After the pairs: an arithmetic shift, then saturation through two packs (int32 -> int16 -> int8
 // saturating is the int8 saturation), or WRAP16's low byte of (sum << 16) >> (16 + s).
-// Measured: the lab's correlation rows (issue 9's note).
+// Measured (vlak bench --op correlation --impls vlak,vlak@avx2-generic,c-gcc,c-clang, 1 thread,
+// AMD EPYC with AVX2 only, shared 2-vCPU VM): 5x58x112x88 in 321 us against 1.21 ms for the
+// generic kernel and 1.48 ms for gcc's C (4.6x); 32x96x256x256 in 8.14 ms (24.8x gcc's C, 23 G MAC/s).
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
 
 #include <immintrin.h>

