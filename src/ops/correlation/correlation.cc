@@ -1,10 +1,9 @@
 // vlak_correlation_i8: argument checks, (displacement, row) pairs over threads.
-#include <atomic>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 
 #include "dispatch/dispatch.h"
+#include "dispatch/specialisation.h"
 #include "ops/correlation/correlation.h"
 #include "ops/parallel_rows.h"
 
@@ -14,9 +13,6 @@ VLAK_PER_TARGET(kCorrelationRows, void, CorrelationRowsI8,
                  const int8_t* b, unsigned shift, int8_t* out, unsigned flags))
 
 namespace {
-// -1: not read yet; else 0 / 1.
-std::atomic<int> g_vnni{-1};
-
 bool CpuVnni() {
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
   return CpuHasAvx512Vnni();
@@ -25,49 +21,14 @@ bool CpuVnni() {
 #endif
 }
 
-// The avx2 target's vpmaddwd kernel: compiled with the avx2 target, run wherever that target is.
-std::atomic<int> g_avx2_madd{-1};
-
-bool CpuAvx2() {
-#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
-  return TargetSupported(Target::kAvx2);
-#else
-  return false;
-#endif
-}
+constinit SpecialisationSwitch g_vnni{"VLAK_AVX512_VNNI", CpuVnni};
+constinit SpecialisationSwitch g_avx2_madd{"VLAK_AVX2_MADD", CpuRunsAvx2Target};
 }  // namespace
 
-bool CorrelationAvx2MaddEnabled() {
-  int v = g_avx2_madd.load(std::memory_order_relaxed);
-  if (v < 0) {
-    const char* env = std::getenv("VLAK_AVX2_MADD");
-    v = CpuAvx2() && !(env != nullptr && std::strcmp(env, "0") == 0) ? 1 : 0;
-    g_avx2_madd.store(v, std::memory_order_relaxed);
-  }
-  return v == 1;
-}
-
-bool SetCorrelationAvx2Madd(bool enabled) {
-  const bool previous = CorrelationAvx2MaddEnabled();
-  g_avx2_madd.store(enabled && CpuAvx2() ? 1 : 0, std::memory_order_relaxed);
-  return previous;
-}
-
-bool CorrelationVnniEnabled() {
-  int v = g_vnni.load(std::memory_order_relaxed);
-  if (v < 0) {
-    const char* env = std::getenv("VLAK_AVX512_VNNI");
-    v = CpuVnni() && !(env != nullptr && std::strcmp(env, "0") == 0) ? 1 : 0;
-    g_vnni.store(v, std::memory_order_relaxed);
-  }
-  return v == 1;
-}
-
-bool SetCorrelationVnni(bool enabled) {
-  const bool previous = CorrelationVnniEnabled();
-  g_vnni.store(enabled && CpuVnni() ? 1 : 0, std::memory_order_relaxed);
-  return previous;
-}
+bool CorrelationVnniEnabled() { return g_vnni.Enabled(); }
+bool SetCorrelationVnni(bool enabled) { return g_vnni.Set(enabled); }
+bool CorrelationAvx2MaddEnabled() { return g_avx2_madd.Enabled(); }
+bool SetCorrelationAvx2Madd(bool enabled) { return g_avx2_madd.Set(enabled); }
 
 }  // namespace vlak
 

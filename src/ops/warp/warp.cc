@@ -1,10 +1,8 @@
 // vlak_warp_i8: argument checks, (channel, row) pairs over threads.
-#include <atomic>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #include "dispatch/dispatch.h"
+#include "dispatch/specialisation.h"
 #include "ops/parallel_rows.h"
 #include "ops/warp/warp.h"
 
@@ -14,32 +12,11 @@ VLAK_PER_TARGET(kWarpRows, void, WarpRowsI8,
                  int8_t* dst))
 
 namespace {
-std::atomic<int> g_window{-1};  // -1: not read yet; else 0 / 1
-
-bool CpuAvx2() {
-#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
-  return TargetSupported(Target::kAvx2);
-#else
-  return false;
-#endif
-}
+constinit SpecialisationSwitch g_window{"VLAK_AVX2_WINDOW", CpuRunsAvx2Target};
 }  // namespace
 
-bool WarpAvx2WindowEnabled() {
-  int v = g_window.load(std::memory_order_relaxed);
-  if (v < 0) {
-    const char* env = std::getenv("VLAK_AVX2_WINDOW");
-    v = CpuAvx2() && !(env != nullptr && std::strcmp(env, "0") == 0) ? 1 : 0;
-    g_window.store(v, std::memory_order_relaxed);
-  }
-  return v == 1;
-}
-
-bool SetWarpAvx2Window(bool enabled) {
-  const bool previous = WarpAvx2WindowEnabled();
-  g_window.store(enabled && CpuAvx2() ? 1 : 0, std::memory_order_relaxed);
-  return previous;
-}
+bool WarpAvx2WindowEnabled() { return g_window.Enabled(); }
+bool SetWarpAvx2Window(bool enabled) { return g_window.Set(enabled); }
 
 }  // namespace vlak
 
