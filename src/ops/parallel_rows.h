@@ -8,7 +8,6 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
