@@ -793,6 +793,18 @@ template <class D>
 VLAK_AVX512_API VFromD<D> Sub(D, const VFromD<D>& a, const VFromD<D>& b) {
   return detail::Map2<D>(a, b, [](auto x, auto y) VLAK_AVX512_LAMBDA { return detail::RSub<TFromD<D>>(x, y); });
 }
+namespace detail {
+// (a + b + 1) >> 1 of 8- and 16-bit lanes read as unsigned (vpavgb / vpavgw); AverageFloor
+// (fixed_generic.h) is built on it.
+template <class D>
+VLAK_AVX512_API VFromD<D> AverageCeilUnsigned(D, const VFromD<D>& a, const VFromD<D>& b) {
+  static_assert(sizeof(TFromD<D>) <= 2);
+  return Map2<D>(a, b, [](auto x, auto y) VLAK_AVX512_LAMBDA {
+    if constexpr (sizeof(TFromD<D>) == 1) return _mm512_avg_epu8(x, y);
+    else return _mm512_avg_epu16(x, y);
+  });
+}
+}  // namespace detail
 template <class D>
 VLAK_AVX512_API VFromD<D> Mul(D, const VFromD<D>& a, const VFromD<D>& b) {
   return detail::Map2<D>(a, b, [](auto x, auto y) VLAK_AVX512_LAMBDA { return detail::RMul<TFromD<D>>(x, y); });

@@ -429,9 +429,9 @@ VFromD<D> SaturatedSub(D, const VFromD<D>& a, const VFromD<D>& b) {
 }
 
 // AverageFloor(d, a, b) = floor((a + b) / 2), exactly, for 8- and 16-bit integers (no overflow:
-// the result lies between a and b). Defined in fixed_generic.h for scalar, AVX2 and AVX-512 (a
-// composition of And, Xor, ShiftRight and Add); RVV has it as one instruction (vaadd/vaaddu with
-// the round-down fixed-point rounding mode).
+// the result lies between a and b). Defined in fixed_generic.h for scalar (a composition of And,
+// Xor, ShiftRight and Add), AVX2 and AVX-512 (vpavgb/vpavgw between xors); RVV has it as one
+// instruction (vaadd/vaaddu with the round-down fixed-point rounding mode).
 
 // ------------------------------------------------------------------------------ integer bits
 // Shifts: counts in [0, bits); right shifts are arithmetic for signed types, logical otherwise.

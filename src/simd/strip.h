@@ -39,4 +39,23 @@ inline void ForEachStrip(D d, size_t n, F&& body) {
   if (whole_end < n) body(Strip(d, n - whole_end), whole_end);
 }
 
+// ForEachStrip for bodies that may compute a lane twice: strips independent of each other, and
+// outputs that alias no input, so a lane written again gets the same value. When n >= Lanes(d)
+// the short last strip becomes a whole one ending at n (it starts at n - Lanes(d) and redoes
+// lanes of the strip before): whole-register loads and stores instead of partial ones, which on
+// AVX2 byte data cost more than the strip's arithmetic. On RVV a short strip costs no more than a
+// whole one (vl = n - i), so there this is ForEachStrip.
+template <class D, class F>
+inline void ForEachStripOverlapped(D d, size_t n, F&& body) {
+  if constexpr (VLAK_TARGET_ID == ::vlak::Target::kRvv) {
+    ForEachStrip(d, n, body);
+  } else {
+    const size_t vlmax = Lanes(d);
+    if (n < vlmax) return ForEachStrip(d, n, body);
+    const size_t whole_end = n - n % vlmax;
+    for (size_t i = 0; i < whole_end; i += vlmax) body(d, i);
+    if (whole_end < n) body(d, n - vlmax);
+  }
+}
+
 }  // namespace vlak::VLAK_NS

@@ -21,7 +21,12 @@
 // instructions per output, 3x512x512 -> 1024x1024 int8 at VLEN 128 / 256 / 512 (qemu):
 // form 1 0.169 / 0.098 / 0.062 (the seed's C by clang -O3: 2.65 / 1.34 / 0.68, 16x / 14x / 11x
 // more); half pixel (form 2, pairs) 0.758 / 0.421 / 0.253. x86 (lab, 1 thread, Xeon AVX-512):
-// form 1 at 88-95 % of the copy bandwidth of its bytes.
+// form 1 at 88-95 % of the copy bandwidth of its bytes. AVX2 (Zen 3 EPYC): AverageFloor is one
+// vpavgb between xors, which cancel along the mean of means, and the last strip of a row
+// overlaps the one before instead of masking (AVX2 has no byte masks; ForEachStripOverlapped):
+// form 1 at 3x512x512 in 82-90 us run alone (60-65 % of the copy bound), 166 us (34 %) when
+// interleaved with the baselines, whose runs evict its buffers; before these two changes
+// 177-300 us.
 #include <cstdint>
 #include <type_traits>
 
@@ -43,7 +48,7 @@ inline size_t Align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 template <int kFirst, int kSecond, typename T>
 void Pairs(const T* s, size_t n, T* h) {
   const Simd<T, kBytePow2> d;
-  ForEachStrip(d, n, [&](auto ds, size_t i) {
+  ForEachStripOverlapped(d, n, [&](auto ds, size_t i) {
     const auto dw = Rebind<int16_t>(ds);
     const auto a = LoadU(ds, s + i);
     const auto b = LoadU(ds, s + i + 1);
@@ -87,12 +92,12 @@ void Horizontal2x(const T* s, size_t in_w, bool half_pixel, T* h) {
 template <typename T>
 void HorizontalGather(const T* s, size_t in_w, const ResizeTaps& x, size_t out_w, int32_t* wide, T* h) {
   const Simd<T, 0> d8;
-  ForEachStrip(d8, in_w, [&](auto ds, size_t i) {
+  ForEachStripOverlapped(d8, in_w, [&](auto ds, size_t i) {
     const auto dw = Rebind<int32_t>(ds);
     StoreU(dw, PromoteTo(dw, ds, LoadU(ds, s + i)), wide + i);
   });
   const Simd<int32_t, 2> d32;
-  ForEachStrip(d32, out_w, [&](auto dw, size_t i) {
+  ForEachStripOverlapped(d32, out_w, [&](auto dw, size_t i) {
     const auto a = Gather(dw, wide, LoadU(dw, x.i0 + i));
     const auto b = Gather(dw, wide, LoadU(dw, x.i1 + i));
     const auto v = Add(dw, ShiftLeft<7>(dw, a), Mul(dw, Sub(dw, b, a), LoadU(dw, x.w1 + i)));
@@ -106,11 +111,11 @@ template <typename T>
 void Vertical(const T* a, const T* b, int16_t w1, size_t n, T* out) {
   const Simd<T, kBytePow2> d;
   if (w1 == 64) {
-    ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, AverageFloor(ds, LoadU(ds, a + i), LoadU(ds, b + i)), out + i); });
+    ForEachStripOverlapped(d, n, [&](auto ds, size_t i) { StoreU(ds, AverageFloor(ds, LoadU(ds, a + i), LoadU(ds, b + i)), out + i); });
     return;
   }
   const int16_t w0 = static_cast<int16_t>(128 - w1);
-  ForEachStrip(d, n, [&](auto ds, size_t i) {
+  ForEachStripOverlapped(d, n, [&](auto ds, size_t i) {
     const auto dw = Rebind<int16_t>(ds);
     const auto va = PromoteTo(dw, ds, LoadU(ds, a + i));
     const auto vb = PromoteTo(dw, ds, LoadU(ds, b + i));
@@ -131,7 +136,7 @@ template <bool kEven, bool kOdd, typename T>
 void RowPair2x(const T* s0, const T* s1, size_t in_w, T* even, T* odd) {
   const Simd<T, kBytePow2> d;
   const size_t n = in_w - 1;  // columns with a right neighbour
-  ForEachStrip(d, n, [&](auto ds, size_t i) {
+  ForEachStripOverlapped(d, n, [&](auto ds, size_t i) {
     const auto a = LoadU(ds, s0 + i);
     const auto h0 = AverageFloor(ds, a, LoadU(ds, s0 + i + 1));
     if constexpr (kEven) StoreInterleaved2(ds, a, h0, even + 2 * i);
@@ -174,7 +179,7 @@ void Rows2x(const ResizePlan& p, const T* src, T* dst, size_t row_begin, size_t 
 template <typename T>
 void Copy(const T* a, size_t n, T* out) {
   const Simd<T, 3> d;
-  ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, LoadU(ds, a + i), out + i); });
+  ForEachStripOverlapped(d, n, [&](auto ds, size_t i) { StoreU(ds, LoadU(ds, a + i), out + i); });
 }
 
 template <typename T>
