@@ -35,13 +35,14 @@ extern "C" vlak_status vlak_warp_i8(size_t channels, size_t height, size_t width
   const size_t rows = channels * height;
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
   if (target == Target::kAvx2 && WarpAvx2WindowEnabled()) {
-    // Row by row: the window kernel where the row's displacements allow, else the generic one.
+    // Image row by image row, all channels at once (the offsets row is checked and decoded once
+    // for them): the window kernel where the row's displacements allow, else the generic one.
     static constinit ThreadPlanner window_planner;
-    ForEachRowChunk(window_planner, rows, width, [&](int, size_t begin, size_t end) {
-      for (size_t q = begin; q < end; ++q) {
-        const size_t at = q * width;
-        if (!WarpRowI8Avx2Window(src + at, offsets + q % height * width, dst + at, width)) {
-          kernel(q, q + 1, height, width, src, offsets, dst);
+    const size_t plane = height * width;
+    ForEachRowChunk(window_planner, height, channels * width, [&](int, size_t begin, size_t end) {
+      for (size_t h = begin; h < end; ++h) {
+        if (!WarpRowsI8Avx2Window(src + h * width, dst + h * width, channels, plane, offsets + h * width, width)) {
+          for (size_t c = 0; c < channels; ++c) kernel(c * height + h, c * height + h + 1, height, width, src, offsets, dst);
         }
       }
     });

@@ -11,10 +11,12 @@ namespace vlak {
 void WarpReferenceI8(size_t channels, size_t height, size_t width, const int8_t* src, const int16_t* offsets,
                      int8_t* dst);
 
-// The avx2 target's specialisation (warp_avx2window.cc): one row, without gathers, when every
-// displacement of its offsets is within +-23 columns; false (nothing written) otherwise. Only in
-// x86 builds with the avx2 target.
-bool WarpRowI8Avx2Window(const int8_t* row, const int16_t* offsets, int8_t* out, size_t width);
+// The avx2 target's specialisation (warp_avx2window.cc): one image row of every channel (rows at
+// src + c * plane, c < channels, and the same in dst), sharing the offsets row, without gathers,
+// when every displacement of that row is within +-23 columns; false (nothing written) otherwise.
+// Only in x86 builds with the avx2 target.
+bool WarpRowsI8Avx2Window(const int8_t* src, int8_t* dst, size_t channels, size_t plane, const int16_t* offsets,
+                          size_t width);
 
 // Whether the avx2 target uses it: the CPU runs the avx2 target and the environment does not say
 // VLAK_AVX2_WINDOW=0. The setter (tests, the lab's generic row) can only turn it off or back on

@@ -44,6 +44,7 @@ constexpr int kBack = 24;    // a lane's window starts kBack columns left of its
 constexpr size_t kBlock = 1024;
 constexpr size_t kPre = 32;  // >= kBack + 1
 constexpr size_t kPost = 64; // the last vector's chunk loads reach kBlock - 32 - kBack + 48 + 32 < kBlock + kPost
+constexpr size_t kGroup = 4;  // channels sharing one pass over an offsets row (stack: 4 row buffers)
 
 // Whether every n = o >> 8 of the row is within [-kReach, kReach].
 bool SmallShifts(const int16_t* off, size_t width) {
@@ -83,50 +84,62 @@ inline __m256i Lookup64(const __m256i c[4], __m256i idx, __m256i bit4, __m256i b
 
 }  // namespace
 
-bool WarpRowI8Avx2Window(const int8_t* row, const int16_t* off, int8_t* out, size_t width) {
+bool WarpRowsI8Avx2Window(const int8_t* src, int8_t* dst, size_t channels, size_t plane, const int16_t* off,
+                          size_t width) {
   if (!SmallShifts(off, width)) return false;
-  alignas(32) int8_t buf[kPre + kBlock + kPost];
+  alignas(32) int8_t buf[kGroup][kPre + kBlock + kPost];
   const __m256i lane_q = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m256i back = _mm256_set1_epi16(kBack);
-  for (size_t w0 = 0; w0 < width; w0 += kBlock) {
-    const size_t columns = std::min(kBlock, width - w0);
-    // buf[p] = row[w0 - kPre + p], 0 outside the row.
-    const size_t first = w0 >= kPre ? 0 : kPre - w0;
-    const size_t last = std::min(kPre + kBlock + kPost, width + kPre - w0);
-    std::memset(buf, 0, first);
-    std::memcpy(buf + first, row + w0 + first - kPre, last - first);
-    std::memset(buf + last, 0, kPre + kBlock + kPost - last);
-    size_t j = 0;
-    for (; j + 32 <= columns; j += 32) {
-      const __m256i o0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w0 + j));
-      const __m256i o1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w0 + j + 16));
-      // Window index of R per pixel (0..62), as bytes in pixel order.
-      const __m256i i0 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), _mm256_srai_epi16(o0, 8));
-      const __m256i i1 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), _mm256_srai_epi16(o1, 8));
-      const __m256i idx = _mm256_permute4x64_epi64(_mm256_packus_epi16(i0, i1), 0xD8);
-      const __m256i bit4 = _mm256_slli_epi16(idx, 3), bit5 = _mm256_slli_epi16(idx, 2);
-      const __m256i f0 = _mm256_srai_epi16(_mm256_slli_epi16(o0, 8), 8);
-      const __m256i f1 = _mm256_srai_epi16(_mm256_slli_epi16(o1, 8), 8);
-      const int8_t* win = buf + kPre + j - kBack;  // lane 0's window; lane 1's is 16 further
-      __m256i cr[4], cl[4];
-      for (int k = 0; k < 4; ++k) {
-        cr[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(win + 16 * k));
-        cl[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(win + 16 * k - 1));
+  for (size_t c0 = 0; c0 < channels; c0 += kGroup) {
+    const size_t nc = std::min(kGroup, channels - c0);
+    for (size_t w0 = 0; w0 < width; w0 += kBlock) {
+      const size_t columns = std::min(kBlock, width - w0);
+      // buf[k][p] = row k of the group at column w0 - kPre + p, 0 outside the row.
+      const size_t first = w0 >= kPre ? 0 : kPre - w0;
+      const size_t last = std::min(kPre + kBlock + kPost, width + kPre - w0);
+      for (size_t k = 0; k < nc; ++k) {
+        std::memset(buf[k], 0, first);
+        std::memcpy(buf[k] + first, src + (c0 + k) * plane + w0 + first - kPre, last - first);
+        std::memset(buf[k] + last, 0, kPre + kBlock + kPost - last);
       }
-      const __m256i r8 = Lookup64(cr, idx, bit4, bit5);
-      const __m256i l8 = Lookup64(cl, idx, bit4, bit5);
-      // bits 8..15 of R * 256 + (L - R) * f in int16 lanes, pixels 0..15 and 16..31.
-      const __m256i r0 = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(r8));
-      const __m256i r1 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(r8, 1));
-      const __m256i l0 = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(l8));
-      const __m256i l1 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(l8, 1));
-      const __m256i s0 = _mm256_add_epi16(_mm256_mullo_epi16(_mm256_sub_epi16(l0, r0), f0), _mm256_slli_epi16(r0, 8));
-      const __m256i s1 = _mm256_add_epi16(_mm256_mullo_epi16(_mm256_sub_epi16(l1, r1), f1), _mm256_slli_epi16(r1, 8));
-      const __m256i bytes =
-          _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_srli_epi16(s0, 8), _mm256_srli_epi16(s1, 8)), 0xD8);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + w0 + j), bytes);
+      size_t j = 0;
+      for (; j + 32 <= columns; j += 32) {
+        // Per 32 pixels, shared by the group's channels: the window index of R per pixel
+        // (0..62, bytes in pixel order), its chunk-select bits and the weights f.
+        const __m256i o0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w0 + j));
+        const __m256i o1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w0 + j + 16));
+        const __m256i i0 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), _mm256_srai_epi16(o0, 8));
+        const __m256i i1 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), _mm256_srai_epi16(o1, 8));
+        const __m256i idx = _mm256_permute4x64_epi64(_mm256_packus_epi16(i0, i1), 0xD8);
+        const __m256i bit4 = _mm256_slli_epi16(idx, 3), bit5 = _mm256_slli_epi16(idx, 2);
+        const __m256i f0 = _mm256_srai_epi16(_mm256_slli_epi16(o0, 8), 8);
+        const __m256i f1 = _mm256_srai_epi16(_mm256_slli_epi16(o1, 8), 8);
+        for (size_t k = 0; k < nc; ++k) {
+          const int8_t* win = buf[k] + kPre + j - kBack;  // lane 0's window; lane 1's is 16 further
+          __m256i cr[4], cl[4];
+          for (int t = 0; t < 4; ++t) {
+            cr[t] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(win + 16 * t));
+            cl[t] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(win + 16 * t - 1));
+          }
+          const __m256i r8 = Lookup64(cr, idx, bit4, bit5);
+          const __m256i l8 = Lookup64(cl, idx, bit4, bit5);
+          // bits 8..15 of R * 256 + (L - R) * f in int16 lanes, pixels 0..15 and 16..31.
+          const __m256i r0 = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(r8));
+          const __m256i r1 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(r8, 1));
+          const __m256i l0 = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(l8));
+          const __m256i l1 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(l8, 1));
+          const __m256i s0 = _mm256_add_epi16(_mm256_mullo_epi16(_mm256_sub_epi16(l0, r0), f0), _mm256_slli_epi16(r0, 8));
+          const __m256i s1 = _mm256_add_epi16(_mm256_mullo_epi16(_mm256_sub_epi16(l1, r1), f1), _mm256_slli_epi16(r1, 8));
+          const __m256i bytes =
+              _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_srli_epi16(s0, 8), _mm256_srli_epi16(s1, 8)), 0xD8);
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (c0 + k) * plane + w0 + j), bytes);
+        }
+      }
+      for (size_t k = 0; k < nc; ++k) {
+        const int8_t* row = src + (c0 + k) * plane;
+        for (size_t p = j; p < columns; ++p) dst[(c0 + k) * plane + w0 + p] = WarpPixel(row, width, off[w0 + p], w0 + p);
+      }
     }
-    for (; j < columns; ++j) out[w0 + j] = WarpPixel(row, width, off[w0 + j], w0 + j);
   }
   return true;
 }
