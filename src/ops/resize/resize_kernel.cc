@@ -14,19 +14,22 @@
 //      from contiguous loads and an interleaving store (Pairs);
 //    - any other ratio: the input row widened to int32 once, two gathers per strip of outputs
 //      (x0, x1 tables; vluxei32 on RVV, vpgatherdd on x86), (a << 7) + (b - a) * wx1 >> 7 in int32.
-//    The vertical pass in int16 lanes (|a * wy0 + b * wy1| <= 255 * 128 < 2^15): wy1 = 0 copies,
-//    wy1 = 64 is AverageFloor, otherwise mul + multiply-add (.vx on RVV) and >> 7.
+//    The vertical pass: wy1 = 0 copies, wy1 = 64 is AverageFloor, 32 and 96 (half pixel at 2x)
+//    two AverageFloor (MeanQuarter), otherwise int16 lanes (|a * wy0 + b * wy1| <= 255 * 128 <
+//    2^15): mul + multiply-add (.vx on RVV) and >> 7.
 //
 // RVV: bytes at LMUL 2 (int16 at LMUL 4 where widened; spill-free, rvv.spill_check). Retired
 // instructions per output, 3x512x512 -> 1024x1024 int8 at VLEN 128 / 256 / 512 (qemu):
 // form 1 0.169 / 0.098 / 0.062 (the seed's C by clang -O3: 2.65 / 1.34 / 0.68, 16x / 14x / 11x
-// more); half pixel (form 2, pairs) 0.758 / 0.421 / 0.253. x86 (lab, 1 thread, Xeon AVX-512):
+// more); half pixel (form 2, pairs) 0.758 / 0.421 / 0.253 with int16 blends, before its 32/96
+// weights became two AverageFloor (MeanQuarter), which took the icount test's 3x32x96 from
+// 1.15 / 0.84 / 0.67 to 0.87 / 0.69 / 0.60. x86 (lab, 1 thread, Xeon AVX-512):
 // form 1 at 88-95 % of the copy bandwidth of its bytes. AVX2 (Zen 3 EPYC): AverageFloor is one
 // vpavgb between xors, which cancel along the mean of means, and the last strip of a row
 // overlaps the one before instead of masking (AVX2 has no byte masks; ForEachStripOverlapped):
 // form 1 at 3x512x512 in 82-90 us run alone (60-65 % of the copy bound), 166 us (34 %) when
 // interleaved with the baselines, whose runs evict its buffers; before these two changes
-// 177-300 us.
+// 177-300 us. Half pixel at 3x512x512: 121 us alone, from 274 us with int16 blends.
 #include <cstdint>
 #include <type_traits>
 
@@ -41,10 +44,21 @@ constexpr size_t kNone = SIZE_MAX;
 
 inline size_t Align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
+// (a * 96 + b * 32) >> 7 = floor((3 a + b) / 4) as the floored mean of a and m = floor((a + b) / 2):
+// floor((a + floor(y)) / 2) = floor((a + y) / 2) for an integer a, so the nested floors are the
+// one floor of the exact blend. Callers pass m, often shared by the 32 and the 96 blend
+// (b * 96 + a * 32 is MeanQuarter(b, m)). Two AverageFloor (one vaadd or one vpavgb each) instead
+// of widening, two multiplies, a shift and a narrowing.
+template <class D>
+VFromD<D> MeanQuarter(D d, const VFromD<D>& a, const VFromD<D>& m) {
+  return AverageFloor(d, a, m);
+}
+
 // H values of the pairs (s[i], s[i + 1]), i < n, at Q7 weights w_first and w_second of s[i + 1]:
 //   h[2i] = (s[i] (128 - w_first) + s[i + 1] w_first) >> 7, h[2i + 1] the same with w_second.
 // Contiguous loads of s[i..] and s[i+1..], int16 arithmetic (a * (128 - w) + b * w <= 255 * 128),
-// one interleaving store (vsseg2 on RVV). w = 0 is s[i] itself; w = 64 the floored mean.
+// one interleaving store (vsseg2 on RVV). w = 0 is s[i] itself; w = 64 the floored mean; w = 32
+// and 96 two means (MeanQuarter), sharing the first.
 template <int kFirst, int kSecond, typename T>
 void Pairs(const T* s, size_t n, T* h) {
   const Simd<T, kBytePow2> d;
@@ -58,6 +72,8 @@ void Pairs(const T* s, size_t n, T* h) {
         return a;
       } else if constexpr (kW == 64) {
         return AverageFloor(ds, a, b);
+      } else if constexpr (kW == 32 || kW == 96) {
+        return MeanQuarter(ds, kW == 32 ? a : b, AverageFloor(ds, a, b));  // the mean is shared
       } else {
         const auto wa = PromoteTo(dw, ds, a);
         const auto wb = PromoteTo(dw, ds, b);
@@ -112,6 +128,21 @@ void Vertical(const T* a, const T* b, int16_t w1, size_t n, T* out) {
   const Simd<T, kBytePow2> d;
   if (w1 == 64) {
     ForEachStripOverlapped(d, n, [&](auto ds, size_t i) { StoreU(ds, AverageFloor(ds, LoadU(ds, a + i), LoadU(ds, b + i)), out + i); });
+    return;
+  }
+  if (w1 == 32 || w1 == 96) {  // the half-pixel 2x rows
+    auto quarter = [&](auto near_a) {
+      ForEachStripOverlapped(d, n, [&](auto ds, size_t i) {
+        const auto va = LoadU(ds, a + i), vb = LoadU(ds, b + i);
+        const auto m = AverageFloor(ds, va, vb);
+        if constexpr (decltype(near_a)::value) {
+          StoreU(ds, MeanQuarter(ds, va, m), out + i);
+        } else {
+          StoreU(ds, MeanQuarter(ds, vb, m), out + i);
+        }
+      });
+    };
+    if (w1 == 32) quarter(std::true_type{}); else quarter(std::false_type{});
     return;
   }
   const int16_t w0 = static_cast<int16_t>(128 - w1);
