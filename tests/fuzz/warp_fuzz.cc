@@ -1,6 +1,6 @@
 // Differential fuzz target of vlak_warp_i8 (see fuzz_util.h): every target must give the bytes of
 // the oracle below, written from vlak.h's integer definition; the avx2 target runs twice, with its
-// window kernel (rows of small displacements) and with its generic one.
+// window kernel (rows of smooth displacements) and with its generic one.
 #include <algorithm>
 
 #include "fuzz_util.h"
@@ -28,14 +28,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint8_t dist = in.Byte();
     Rng rng(in.Bits(4) + 1);
     for (auto& v : src) v = static_cast<int8_t>(dist < 128 ? rng.Next() : (rng.Next() & 1) ? 127 : -128);
-    for (auto& v : off) {
+    for (size_t i = 0; i < off.size(); ++i) {
       const uint64_t r = rng.Next();
-      // Any 16-bit offset, or shifts within the row (|n| <= 8) with any fraction, or shifts around
-      // the avx2 window kernel's range (|n| <= 24: rows in it and rows just out), or the extremes.
-      v = static_cast<int16_t>(dist < 64    ? r
-                               : dist < 160 ? static_cast<int>((r % (16 * 256))) - 8 * 256
-                               : dist < 192 ? static_cast<int>((r % (49 * 256))) - 24 * 256
-                                            : ((r & 1) ? 32767 : -32768));
+      // Any 16-bit offset, or shifts within the row (|n| <= 8) with any fraction, or small shifts
+      // (|n| <= 24), or far but smooth ones: per 32 columns a base in -128 .. 80 plus 0 .. 48 (the
+      // avx2 window kernel takes groups whose spread is <= 47: rows in it and rows just out), or
+      // the extremes.
+      const size_t x = i % w, group = i / w * 7 + x / 32 * 13;
+      const int smooth = (static_cast<int>(group % 209) - 128 + static_cast<int>((r >> 8) % 49)) * 256 + static_cast<int>(r & 0xFF);
+      off[i] = static_cast<int16_t>(dist < 64    ? r
+                                    : dist < 160 ? static_cast<int>((r % (16 * 256))) - 8 * 256
+                                    : dist < 192 ? static_cast<int>((r % (49 * 256))) - 24 * 256
+                                    : dist < 224 ? smooth
+                                                 : ((r & 1) ? 32767 : -32768));
     }
   }
   Describe("vlak_warp_i8(channels %zu, height %zu, width %zu) threads %d", c, h, w, vlak_get_num_threads());

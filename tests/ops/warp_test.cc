@@ -85,7 +85,7 @@ std::vector<int8_t> SeedWarp(size_t channels, size_t height, size_t width, const
 enum class Fill { kRandom, kMin, kMax };
 // kWindow: n in [-23, 23], the avx2 window kernel's whole range (every row takes it); kWindowOut:
 // the same with one pixel per row at n = +-24 (every row falls back to the generic kernel).
-enum class Shift { kFull, kNear, kExtreme, kWindow, kWindowOut };
+enum class Shift { kFull, kNear, kExtreme, kWindow, kWindowOut, kSmooth, kSmoothOut };
 
 std::vector<int8_t> Pixels(size_t n, Fill fill, uint32_t seed) {
   std::vector<int8_t> v(n);
@@ -95,7 +95,7 @@ std::vector<int8_t> Pixels(size_t n, Fill fill, uint32_t seed) {
   return v;
 }
 
-std::vector<int16_t> Offsets(size_t n, Shift kind, uint32_t seed) {
+std::vector<int16_t> Offsets(size_t n, Shift kind, uint32_t seed, size_t width = 0) {
   std::vector<int16_t> v(n);
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> full(-32768, 32767), near(-8 * 256, 8 * 256 - 1), pick(0, 3),
@@ -110,12 +110,26 @@ std::vector<int16_t> Offsets(size_t n, Shift kind, uint32_t seed) {
   if (kind == Shift::kWindow) {  // both ends of the range in every row
     for (size_t i = 0; i < n; i += 2) v[i] = static_cast<int16_t>((i % 4 == 0 ? -23 : 23) * 256 + (i & 0xFF));
   }
+  if (kind == Shift::kSmooth || kind == Shift::kSmoothOut) {
+    // Far but smooth: per 32 pixels from each row's start, n = B + r with r in 0 .. 47 and both
+    // ends present: the avx2 window kernel's widest spread (kSpread = 47). B walks over
+    // -128 .. 80, so n reaches both -128 and 127. kSmoothOut widens one group per 256 columns to
+    // 48 (r = -1), so those rows go to the generic kernel.
+    std::uniform_int_distribution<int> r47(0, 47), frac(0, 255);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t x = width != 0 ? i % width : i, g = x / 32 + i / (width != 0 ? width : n);
+      const int base = -128 + static_cast<int>((g * 37) % 209);
+      int r = x % 32 == 3 ? 0 : x % 32 == 17 ? 47 : r47(rng);
+      if (kind == Shift::kSmoothOut && x % 256 == 29) r = -1;
+      v[i] = static_cast<int16_t>((base + r) * 256 + frac(rng));
+    }
+  }
   return v;
 }
 
 void ExpectWarp(size_t channels, size_t height, size_t width, Fill fill, Shift shift, uint32_t seed) {
   const auto src = Pixels(channels * height * width, fill, seed);
-  auto offsets = Offsets(height * width, shift, seed + 1);
+  auto offsets = Offsets(height * width, shift, seed + 1, width);
   if (shift == Shift::kWindowOut) {  // one pixel per row just outside the window kernel's range
     for (size_t h = 0; h < height; ++h) offsets[h * width + (h * 7 + seed) % width] = static_cast<int16_t>((h % 2 ? 24 : -24) * 256 + 77);
   }
@@ -146,7 +160,7 @@ TEST(Warp, OddSizesAndVectorLengthsOnEveryTarget) {
 TEST(Warp, WindowRangeAndItsEdges) {
   uint32_t seed = 300;
   for (size_t width : {1, 2, 23, 24, 25, 31, 32, 33, 47, 48, 49, 63, 64, 65, 96, 1023, 1024, 1025, 1056, 2080}) {
-    for (Shift shift : {Shift::kWindow, Shift::kWindowOut}) {
+    for (Shift shift : {Shift::kWindow, Shift::kWindowOut, Shift::kSmooth, Shift::kSmoothOut}) {
       for (Fill fill : {Fill::kRandom, Fill::kMin}) ExpectWarp(2, 3, width, fill, shift, seed++);
     }
   }

@@ -1,31 +1,31 @@
-// Warp on AVX2 without gathers, for rows whose displacements are small: the avx2 target's
-// specialisation (warp.cc decides per row; the generic kernel is warp_kernel.cc).
+// Warp on AVX2 without gathers, for rows whose displacements vary little from pixel to pixel:
+// the avx2 target's specialisation (warp.cc decides per row; the generic kernel is warp_kernel.cc).
 //
 // Per pixel (vlak.h): n = o >> 8, f = (int8)o, out = bits 8..15 of R * 256 + (L - R) * f with
 // R = src[w - n], L = src[w - n - 1] (0 outside the row). The generic kernel gathers the taps:
 // vpgatherdd loads one 32-bit lane at a time, and at 1024x1024x3 the kernel ran at ~5 % of the
-// copy bound. Optical flow and warp fields are mostly small displacements. When every n of a row
-// lies in [-kReach, kReach] (kReach = 23), the taps of 16 adjacent pixels p..p+15 lie within
-// 16 + 2 * 23 + 1 = 63 bytes of the row. A byte shuffle can then fetch them from registers:
-//  - Per 32 pixels, each 128-bit lane takes its taps from four 16-byte chunks of its window,
-//    which starts kBack = 24 columns left of the lane's first pixel. The chunks are unaligned
-//    32-byte loads, one per chunk covering both lanes; L's chunks are the same loads one byte
-//    earlier.
-//  - The window index of R is q - n + kBack, for q = 0..15 in the lane. It is the same byte
-//    index for L, on the shifted chunks.
+// copy bound. Optical flow and warp fields are smooth: neighbouring pixels move by similar
+// amounts, however far. Per group of 32 pixels g..g+31 (groups from the row's start), let
+// M = max n of the group. When every n of the group is >= M - kSpread (kSpread = 47), the R taps
+// of the 16 pixels p..p+15 of either half lie within the 64 bytes starting M + 1 columns left of
+// p, and L's one byte further left. A byte shuffle can then fetch them from registers:
+//  - Each 128-bit lane takes its taps from four 16-byte chunks of its window. The chunks are
+//    unaligned 32-byte loads, one per chunk covering both lanes; L's chunks are the same loads
+//    one byte earlier.
+//  - The window index of R is q - n + M + 1 (1..63), for q = 0..15 in the lane. It is the same
+//    byte index for L, on the shifted chunks.
 //  - vpshufb fetches from each chunk by the index's low 4 bits, and two vpblendvb pick the chunk
 //    by bits 4 and 5.
 //  - Per 32 pixels and channel: 8 loads, 8 vpshufb, 6 vpblendvb, then the generic kernel's int16
-//    arithmetic (widen, subtract, multiply, shift, add, shift, pack). The index and the blend
-//    masks are computed once per 32 pixels.
+//    arithmetic (widen, subtract, multiply, shift, add, shift, pack). M (a max across the 32
+//    lanes: 9 instructions), the spread check, the index, the blend masks and the weights are
+//    computed once per 32 pixels and shared by up to kGroup channels of the image row.
 // Rows are copied block by block (kBlock columns) into a stack buffer with kPre / kPost zero
-// bytes around them, so that taps outside the row read 0 and no load leaves the buffer. A row
-// with any n outside [-23, 23] returns false: warp.cc gives it to the generic kernel, so wide
-// fields run exactly as before. The last (width mod 32) pixels of a row take the definition in
+// bytes around them (|n| <= 128), so that taps outside the row read 0 and no load leaves the
+// buffer. A group whose spread is wider returns false: warp.cc gives the row (all channels) to
+// the generic kernel, which rewrites whatever this one wrote, so fields of independent random
+// displacements run as before. The last (width mod 32) pixels of a row take the definition in
 // scalar code. The bits equal the generic kernel's: tests/ops/warp_test.cc runs both.
-// The channels of an image share its offsets row: one call takes that row of up to kGroup
-// channels at a time, so the row is checked once and its indices, blend masks and weights are
-// computed once per 32 pixels for all of them.
 // Measured (vlak bench --op warp --impls vlak,vlak@avx2-generic,c-gcc,c-clang,opencv, 1 thread,
 // AMD EPYC (Zen 3) with AVX2 only, shared 2-vCPU VM): 1024x1024x3 with |n| <= 16 in 1.08 ms
 // against 2.26 ms gathering, 5.7x gcc's C, 13.8x OpenCV's remap (733 us run alone, 17 % of the
@@ -43,30 +43,19 @@
 namespace vlak {
 namespace {
 
-constexpr int kReach = 23;   // |n| <= kReach
-constexpr int kBack = 24;    // a lane's window starts kBack columns left of its first pixel (L: kBack + 1)
+constexpr int kSpread = 47;    // n >= M - kSpread in every group of 32 pixels (M: the group's max n)
 constexpr size_t kBlock = 1024;
-constexpr size_t kPre = 32;  // >= kBack + 1
-constexpr size_t kPost = 64; // the last vector's chunk loads reach kBlock - 32 - kBack + 48 + 32 < kBlock + kPost
+constexpr size_t kPre = 160;   // >= 128 + 2: a window starts up to M + 2 <= 129 columns left of its pixel
+constexpr size_t kPost = 224;  // chunk loads end <= 128 + 48 + 32 columns right of a vector's start
 constexpr size_t kGroup = 4;  // channels sharing one pass over an offsets row (stack: 4 row buffers)
 
-// Whether every n = o >> 8 of the row is within [-kReach, kReach].
-bool SmallShifts(const int16_t* off, size_t width) {
-  size_t w = 0;
-  __m256i lo = _mm256_set1_epi16(0), hi = _mm256_set1_epi16(0);
-  for (; w + 16 <= width; w += 16) {
-    const __m256i n = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w)), 8);
-    lo = _mm256_min_epi16(lo, n);
-    hi = _mm256_max_epi16(hi, n);
-  }
-  const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi16(_mm256_set1_epi16(-kReach), lo),
-                                      _mm256_cmpgt_epi16(hi, _mm256_set1_epi16(kReach)));
-  if (!_mm256_testz_si256(out, out)) return false;
-  for (; w < width; ++w) {
-    const int n = off[w] >> 8;
-    if (n < -kReach || n > kReach) return false;
-  }
-  return true;
+// Lanes of the max of a and b, across all 16 int16 lanes, in every lane.
+inline __m256i MaxAcross(__m256i a, __m256i b) {
+  __m256i m = _mm256_max_epi16(a, b);
+  m = _mm256_max_epi16(m, _mm256_permute2x128_si256(m, m, 1));
+  m = _mm256_max_epi16(m, _mm256_shuffle_epi32(m, 0x4E));
+  m = _mm256_max_epi16(m, _mm256_shuffle_epi32(m, 0xB1));
+  return _mm256_max_epi16(m, _mm256_shufflelo_epi16(_mm256_shufflehi_epi16(m, 0xB1), 0xB1));
 }
 
 // The definition for pixel w (the row's last pixels).
@@ -90,10 +79,9 @@ inline __m256i Lookup64(const __m256i c[4], __m256i idx, __m256i bit4, __m256i b
 
 bool WarpRowsI8Avx2Window(const int8_t* src, int8_t* dst, size_t channels, size_t plane, const int16_t* off,
                           size_t width) {
-  if (!SmallShifts(off, width)) return false;
   alignas(32) int8_t buf[kGroup][kPre + kBlock + kPost];
   const __m256i lane_q = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m256i back = _mm256_set1_epi16(kBack);
+  const __m256i spread = _mm256_set1_epi16(kSpread), one = _mm256_set1_epi16(1);
   for (size_t c0 = 0; c0 < channels; c0 += kGroup) {
     const size_t nc = std::min(kGroup, channels - c0);
     for (size_t w0 = 0; w0 < width; w0 += kBlock) {
@@ -109,17 +97,24 @@ bool WarpRowsI8Avx2Window(const int8_t* src, int8_t* dst, size_t channels, size_
       size_t j = 0;
       for (; j + 32 <= columns; j += 32) {
         // Per 32 pixels, shared by the group's channels: the window index of R per pixel
-        // (0..62, bytes in pixel order), its chunk-select bits and the weights f.
+        // (1..63, bytes in pixel order), its chunk-select bits and the weights f.
         const __m256i o0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w0 + j));
         const __m256i o1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w0 + j + 16));
-        const __m256i i0 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), _mm256_srai_epi16(o0, 8));
-        const __m256i i1 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), _mm256_srai_epi16(o1, 8));
+        const __m256i n0 = _mm256_srai_epi16(o0, 8), n1 = _mm256_srai_epi16(o1, 8);
+        const __m256i top = MaxAcross(n0, n1);  // M in every lane
+        const __m256i wide = _mm256_or_si256(_mm256_cmpgt_epi16(_mm256_sub_epi16(top, n0), spread),
+                                             _mm256_cmpgt_epi16(_mm256_sub_epi16(top, n1), spread));
+        if (!_mm256_testz_si256(wide, wide)) return false;  // the caller redoes the row
+        const __m256i back = _mm256_add_epi16(top, one);     // M + 1
+        const __m256i i0 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), n0);
+        const __m256i i1 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), n1);
+        const long m1 = static_cast<int16_t>(_mm256_extract_epi16(back, 0));
         const __m256i idx = _mm256_permute4x64_epi64(_mm256_packus_epi16(i0, i1), 0xD8);
         const __m256i bit4 = _mm256_slli_epi16(idx, 3), bit5 = _mm256_slli_epi16(idx, 2);
         const __m256i f0 = _mm256_srai_epi16(_mm256_slli_epi16(o0, 8), 8);
         const __m256i f1 = _mm256_srai_epi16(_mm256_slli_epi16(o1, 8), 8);
         for (size_t k = 0; k < nc; ++k) {
-          const int8_t* win = buf[k] + kPre + j - kBack;  // lane 0's window; lane 1's is 16 further
+          const int8_t* win = buf[k] + kPre + j - m1;  // lane 0's window; lane 1's is 16 further
           __m256i cr[4], cl[4];
           for (int t = 0; t < 4; ++t) {
             cr[t] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(win + 16 * t));

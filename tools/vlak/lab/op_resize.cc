@@ -261,6 +261,7 @@ OpDef MakeResizeOp() {
     const Geometry g = Geo(s);
     return static_cast<double>(g.c) * static_cast<double>(g.h * g.w + g.oh * g.ow);
   };
+  op.elements = [](const Shape& s) { return s.dims[0] * s.dims[1] * s.dims[2]; };  // input pixels, as for 2x
   op.make_problem = MakeProblem;
   op.accuracy = ResizeAccuracy;
   op.bound_text = BoundText;

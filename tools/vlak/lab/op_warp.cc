@@ -2,13 +2,16 @@
 //   shapes: HEIGHTxWIDTHxCHANNELS[xREACH], seed 004's order (1024x1024x3); the tensors are planar
 //           CHW.
 //   inputs: src uniform int8; offsets o = n * 256 + f with n uniform in -REACH .. REACH (default
-//           16, at most 127) and the low byte f in 0 .. 120, a multiple of 8. Why that low byte:
+//           16, at most 127), or with a JITTER, n = a smooth field of amplitude REACH - JITTER
+//           (SmoothShift) plus a uniform -JITTER .. JITTER; the low byte f in 0 .. 120, a
+//           multiple of 8. Why that low byte:
 //           with a low byte >= 128 (negative as the seed reads it) the seed's blend extrapolates
 //           beyond R instead of interpolating, which no resampler reproduces; and OpenCV's remap
 //           positions have 5 fractional bits (1/32 pixel), which represent multiples of 8/256
-//           exactly. vlak's work depends on REACH on the avx2 target: rows whose displacements
-//           are all within +-23 columns run without gathers (warp_avx2window.cc), the others
-//           gather. 1024x1024x3x127 measures the gather path; vlak@avx2-generic gathers always.
+//           exactly. vlak's work depends on the field on the avx2 target: rows whose
+//           displacements vary by at most 47 columns within every 32 pixels run without gathers
+//           (warp_avx2window.cc), the others gather. 1024x1024x3x127 measures the gather path,
+//           1024x1024x3x127x16 a far, smooth field; vlak@avx2-generic gathers always.
 //   bytes:  read src, write dst (1 byte each per pixel and channel), read offsets (2 per pixel).
 //   bound:  vlak and the C references are bit-exact (0); OpenCV within 1 LSB (its 15-bit weights
 //           round where vlak.h's 8-bit blend floors).
@@ -33,9 +36,22 @@ enum { kSrc, kOffsets };
 
 struct Geometry {
   size_t height, width, channels;
-  int reach;  // max |n|
+  int reach;   // max |n|
+  int jitter;  // -1: n uniform in -reach .. reach; else a smooth field plus -jitter .. jitter
 };
-Geometry Geo(const Shape& s) { return {s.dims[0], s.dims[1], s.dims[2], s.dims.size() > 3 ? static_cast<int>(s.dims[3]) : 16}; }
+Geometry Geo(const Shape& s) {
+  return {s.dims[0], s.dims[1], s.dims[2], s.dims.size() > 3 ? static_cast<int>(s.dims[3]) : 16,
+          s.dims.size() > 4 ? static_cast<int>(s.dims[4]) : -1};
+}
+
+// A smooth displacement of amplitude a (<= 127) at pixel (y, x): a triangle wave along y + x with
+// a period of 2048 pixels, so n changes by at most a / 512 columns per pixel (8 columns over 32
+// pixels at a = 127): a flow field moving far but coherently.
+int SmoothShift(int a, size_t y, size_t x) {
+  const int t = static_cast<int>((y + x) / 4 % 512);  // 0 .. 511
+  const int tri = t < 256 ? t - 128 : 383 - t;    // -128 .. 127 .. -128
+  return a * tri / 128;
+}
 
 void MakeProblem(Problem* p) {
   const Geometry g = Geo(p->shape);
@@ -51,7 +67,10 @@ void MakeProblem(Problem* p) {
   };
   for (size_t i = 0; i < n; ++i) src[i] = static_cast<int8_t>(next() & 0xFF);
   for (size_t i = 0; i < plane; ++i) {
-    const int whole = static_cast<int>(next() % static_cast<uint32_t>(2 * g.reach + 1)) - g.reach;
+    const int whole =
+        g.jitter < 0 ? static_cast<int>(next() % static_cast<uint32_t>(2 * g.reach + 1)) - g.reach
+                     : SmoothShift(g.reach - g.jitter, i / g.width, i % g.width) +
+                           static_cast<int>(next() % static_cast<uint32_t>(2 * g.jitter + 1)) - g.jitter;
     const int frac = static_cast<int>(next() % 16) * 8;
     offsets[i] = static_cast<int16_t>(whole * 256 + frac);
   }
@@ -134,15 +153,20 @@ OpDef MakeWarpOp() {
   op.size_label = "width";
   op.bytes_formula = "2 bytes/pixel/channel (read src, write dst) + 2/pixel (int16 offsets)";
   op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 3 || (dims.size() == 4 && dims[3] <= 127)) return true;
-    *err = "warp shapes are HEIGHTxWIDTHxCHANNELS[xREACH] (e.g. 1024x1024x3, or 1024x1024x3x127: displacements up "
-           "to +-127 columns; REACH <= 127)";
+    if (dims.size() == 3 || (dims.size() == 4 && dims[3] <= 127) ||
+        (dims.size() == 5 && dims[3] <= 127 && dims[4] <= dims[3])) {
+      return true;
+    }
+    *err = "warp shapes are HEIGHTxWIDTHxCHANNELS[xREACH[xJITTER]] (e.g. 1024x1024x3; 1024x1024x3x127: "
+           "displacements uniform in +-127 columns; 1024x1024x3x127x16: a smooth field of amplitude 127 - 16 plus "
+           "+-16 per pixel; JITTER <= REACH <= 127)";
     return false;
   };
   op.bytes_per_run = [](const Shape& s) {
     const Geometry g = Geo(s);
     return static_cast<double>(g.height * g.width) * (2.0 * static_cast<double>(g.channels) + 2.0);
   };
+  op.elements = [](const Shape& s) { return s.dims[0] * s.dims[1] * s.dims[2]; };  // pixels x channels
   op.make_problem = MakeProblem;
   op.accuracy = Int8Accuracy;
   op.bound_text = [](double b) { return b == 0 ? std::string("exact") : std::string("abs<=1 LSB"); };

@@ -138,6 +138,9 @@ struct OpDef {
   std::string bytes_formula;  // "8 bytes/element: read x, write y"
   std::function<bool(const std::vector<size_t>& dims, std::string* err)> check_shape;
   std::function<double(const Shape&)> bytes_per_run;
+  // Elements per run (the Melem/s and norm columns); empty: the product of the dims. Shapes whose
+  // later dims are parameters (warp's REACH, resize's output size) say what they count.
+  std::function<size_t(const Shape&)> elements;
   // Roofline: "memory" (bytes_per_run against the copy bandwidth of the same working set) or
   // "compute" (flops_per_run against the FMA peak) or "int8-mac" (flops_per_run counts int8
   // multiply-accumulates, against the int8 MAC peak); "" none.

@@ -35,7 +35,7 @@ Record BaseRecord(const Case& c, const ImplDef& d, const std::string& suite) {
   r.op = c.op->name;
   r.shape = c.shape.Text();
   r.dims = c.shape.dims;
-  r.elements = c.shape.Elements();
+  r.elements = c.op->elements ? c.op->elements(c.shape) : c.shape.Elements();
   r.threads = c.threads;
   r.impl = d.name;
   r.kind = d.kind;
