@@ -154,9 +154,10 @@ TEST(Warp, OddSizesAndVectorLengthsOnEveryTarget) {
   ExpectWarp(3, 5, 7, Fill::kRandom, Shift::kNear, 8);
 }
 
-// The avx2 window kernel's edges: displacements at +-23 (taps 24 columns away, the window's
-// ends) on rows around its 32-pixel vectors and 1024-column blocks, where taps leave the row; and
-// rows with one displacement of +-24, which go to the generic kernel.
+// The avx2 window kernel's edges, on rows around its 32-pixel vectors and 1024-column blocks,
+// where taps leave the row: displacements at +-23 (a spread of 46) and rows with one of +-24;
+// far smooth fields whose groups spread over exactly 47 columns (the window's ends) with n at
+// -128 and 127, and rows with one group of 48, which go to the generic kernel.
 TEST(Warp, WindowRangeAndItsEdges) {
   uint32_t seed = 300;
   for (size_t width : {1, 2, 23, 24, 25, 31, 32, 33, 47, 48, 49, 63, 64, 65, 96, 1023, 1024, 1025, 1056, 2080}) {

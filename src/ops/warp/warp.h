@@ -13,7 +13,9 @@ void WarpReferenceI8(size_t channels, size_t height, size_t width, const int8_t*
 
 // The avx2 target's specialisation (warp_avx2window.cc): one image row of every channel (rows at
 // src + c * plane, c < channels, and the same in dst), sharing the offsets row, without gathers,
-// when every displacement of that row is within +-23 columns; false (nothing written) otherwise.
+// when the displacements of every 32 pixels of that row lie within 47 columns of each other (a
+// smooth field, however far); false otherwise (some outputs may be written: the caller redoes
+// the row).
 // Only in x86 builds with the avx2 target.
 bool WarpRowsI8Avx2Window(const int8_t* src, int8_t* dst, size_t channels, size_t plane, const int16_t* offsets,
                           size_t width);
