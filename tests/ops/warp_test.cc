@@ -114,7 +114,7 @@ std::vector<int16_t> Offsets(size_t n, Shift kind, uint32_t seed, size_t width =
     // Far but smooth: per 32 pixels from each row's start, n = B + r with r in 0 .. 47 and both
     // ends present: the avx2 window kernel's widest spread (kSpread = 47). B walks over
     // -128 .. 80, so n reaches both -128 and 127. kSmoothOut widens one group per 256 columns to
-    // 48 (r = -1), so those rows go to the generic kernel.
+    // 48 (r = -1).
     std::uniform_int_distribution<int> r47(0, 47), frac(0, 255);
     for (size_t i = 0; i < n; ++i) {
       const size_t x = width != 0 ? i % width : i, g = x / 32 + i / (width != 0 ? width : n);
@@ -157,7 +157,8 @@ TEST(Warp, OddSizesAndVectorLengthsOnEveryTarget) {
 // The avx2 window kernel's edges, on rows around its 32-pixel vectors and 1024-column blocks,
 // where taps leave the row: displacements at +-23 (a spread of 46) and rows with one of +-24;
 // far smooth fields whose groups spread over exactly 47 columns (the window's ends) with n at
-// -128 and 127, and rows with one group of 48, which go to the generic kernel.
+// -128 and 127, and rows with one group of 48 per 256 columns: up to 4 such groups of a row take
+// scalar code (width 1024), more send the row to the generic kernel (1056, 2080).
 TEST(Warp, WindowRangeAndItsEdges) {
   uint32_t seed = 300;
   for (size_t width : {1, 2, 23, 24, 25, 31, 32, 33, 47, 48, 49, 63, 64, 65, 96, 1023, 1024, 1025, 1056, 2080}) {

@@ -22,8 +22,9 @@
 //    computed once per 32 pixels and shared by up to kGroup channels of the image row.
 // Rows are copied block by block (kBlock columns) into a stack buffer with kPre / kPost zero
 // bytes around them (|n| <= 128), so that taps outside the row read 0 and no load leaves the
-// buffer. A group whose spread is wider returns false: warp.cc gives the row (all channels) to
-// the generic kernel, which rewrites whatever this one wrote, so fields of independent random
+// buffer. Up to kScalarGroups groups of a row whose spread is wider (a motion boundary) take the
+// definition in scalar code; one more returns false: warp.cc gives the row (all channels) to the
+// generic kernel, which rewrites whatever this one wrote, so fields of independent random
 // displacements run as before. The last (width mod 32) pixels of a row take the definition in
 // scalar code. The bits equal the generic kernel's: tests/ops/warp_test.cc runs both.
 // Measured (vlak bench --op warp --impls vlak,vlak@avx2-generic,c-gcc,c-clang,opencv, 1 thread,
@@ -47,6 +48,7 @@ constexpr int kSpread = 47;    // n >= M - kSpread in every group of 32 pixels (
 constexpr size_t kBlock = 1024;
 constexpr size_t kPre = 160;   // >= 128 + 2: a window starts up to M + 2 <= 129 columns left of its pixel
 constexpr size_t kPost = 224;  // chunk loads end <= 128 + 48 + 32 columns right of a vector's start
+constexpr size_t kScalarGroups = 4;  // groups of 32 pixels wider than kSpread per call, in scalar code
 constexpr size_t kGroup = 4;  // channels sharing one pass over an offsets row (stack: 4 row buffers)
 
 // Lanes of the max of a and b, across all 16 int16 lanes, in every lane.
@@ -83,6 +85,7 @@ bool WarpRowsI8Avx2Window(const int8_t* src, int8_t* dst, size_t channels, size_
   const __m256i lane_q = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m256i spread = _mm256_set1_epi16(kSpread), one = _mm256_set1_epi16(1);
   for (size_t c0 = 0; c0 < channels; c0 += kGroup) {
+    size_t scalar_groups = 0;  // per pass over the row
     const size_t nc = std::min(kGroup, channels - c0);
     for (size_t w0 = 0; w0 < width; w0 += kBlock) {
       const size_t columns = std::min(kBlock, width - w0);
@@ -104,7 +107,17 @@ bool WarpRowsI8Avx2Window(const int8_t* src, int8_t* dst, size_t channels, size_
         const __m256i top = MaxAcross(n0, n1);  // M in every lane
         const __m256i wide = _mm256_or_si256(_mm256_cmpgt_epi16(_mm256_sub_epi16(top, n0), spread),
                                              _mm256_cmpgt_epi16(_mm256_sub_epi16(top, n1), spread));
-        if (!_mm256_testz_si256(wide, wide)) return false;  // the caller redoes the row
+        if (!_mm256_testz_si256(wide, wide)) {
+          // A motion boundary, say: a few such groups per row take the definition in scalar code
+          // (about 10 cycles a pixel); beyond kScalarGroups the whole row gathers (the caller
+          // redoes it), which is cheaper for fields without coherence.
+          if (++scalar_groups > kScalarGroups) return false;
+          for (size_t k = 0; k < nc; ++k) {
+            const int8_t* row = src + (c0 + k) * plane;
+            for (size_t p = j; p < j + 32; ++p) dst[(c0 + k) * plane + w0 + p] = WarpPixel(row, width, off[w0 + p], w0 + p);
+          }
+          continue;
+        }
         const __m256i back = _mm256_add_epi16(top, one);     // M + 1
         const __m256i i0 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), n0);
         const __m256i i1 = _mm256_sub_epi16(_mm256_add_epi16(lane_q, back), n1);
