@@ -40,11 +40,18 @@ extern "C" vlak_status vlak_warp_i8(size_t channels, size_t height, size_t width
     static constinit ThreadPlanner window_planner;
     const size_t plane = height * width;
     ForEachRowChunk(window_planner, height, channels * width, [&](int, size_t begin, size_t end) {
+      size_t run = begin;  // rows [run, h) are left to the generic kernel, one call per channel
+      auto flush = [&](size_t h) {
+        if (run == h) return;
+        for (size_t c = 0; c < channels; ++c) kernel(c * height + run, c * height + h, height, width, src, offsets, dst);
+      };
       for (size_t h = begin; h < end; ++h) {
-        if (!WarpRowsI8Avx2Window(src + h * width, dst + h * width, channels, plane, offsets + h * width, width)) {
-          for (size_t c = 0; c < channels; ++c) kernel(c * height + h, c * height + h + 1, height, width, src, offsets, dst);
+        if (WarpRowsI8Avx2Window(src + h * width, dst + h * width, channels, plane, offsets + h * width, width)) {
+          flush(h);
+          run = h + 1;
         }
       }
+      flush(end);
     });
     return VLAK_OK;
   }

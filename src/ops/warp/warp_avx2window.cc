@@ -60,6 +60,29 @@ inline __m256i MaxAcross(__m256i a, __m256i b) {
   return _mm256_max_epi16(m, _mm256_shufflelo_epi16(_mm256_shufflehi_epi16(m, 0xB1), 0xB1));
 }
 
+// Whether the 32 pixels of n0, n1 spread over more than kSpread columns; *top = their max in
+// every lane.
+inline bool Wide(__m256i n0, __m256i n1, __m256i* top) {
+  const __m256i spread = _mm256_set1_epi16(kSpread);
+  *top = MaxAcross(n0, n1);
+  const __m256i wide = _mm256_or_si256(_mm256_cmpgt_epi16(_mm256_sub_epi16(*top, n0), spread),
+                                       _mm256_cmpgt_epi16(_mm256_sub_epi16(*top, n1), spread));
+  return !_mm256_testz_si256(wide, wide);
+}
+
+// Whether more than kScalarGroups of the groups starting at columns from, from + 32, ... (whole
+// groups only) are wide.
+bool TooManyWide(const int16_t* off, size_t from, size_t width) {
+  size_t count = 0;
+  for (size_t g = from; g + 32 <= width; g += 32) {
+    const __m256i n0 = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + g)), 8);
+    const __m256i n1 = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + g + 16)), 8);
+    __m256i top;
+    if (Wide(n0, n1, &top) && ++count > kScalarGroups) return true;
+  }
+  return false;
+}
+
 // The definition for pixel w (the row's last pixels).
 int8_t WarpPixel(const int8_t* row, size_t width, int16_t o, size_t w) {
   const int n = o >> 8;
@@ -83,9 +106,19 @@ bool WarpRowsI8Avx2Window(const int8_t* src, int8_t* dst, size_t channels, size_
                           size_t width) {
   alignas(32) int8_t buf[kGroup][kPre + kBlock + kPost];
   const __m256i lane_q = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m256i spread = _mm256_set1_epi16(kSpread), one = _mm256_set1_epi16(1);
+  const __m256i one = _mm256_set1_epi16(1);
+  bool counted = false;  // the row's wide groups are at most kScalarGroups
+  if (width >= 32) {
+    // A field without coherence is wide at once: give it up before copying any row.
+    __m256i top;
+    const __m256i n0 = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off)), 8);
+    const __m256i n1 = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + 16)), 8);
+    if (Wide(n0, n1, &top)) {
+      if (TooManyWide(off, 0, width)) return false;
+      counted = true;
+    }
+  }
   for (size_t c0 = 0; c0 < channels; c0 += kGroup) {
-    size_t scalar_groups = 0;  // per pass over the row
     const size_t nc = std::min(kGroup, channels - c0);
     for (size_t w0 = 0; w0 < width; w0 += kBlock) {
       const size_t columns = std::min(kBlock, width - w0);
@@ -104,14 +137,16 @@ bool WarpRowsI8Avx2Window(const int8_t* src, int8_t* dst, size_t channels, size_
         const __m256i o0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w0 + j));
         const __m256i o1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + w0 + j + 16));
         const __m256i n0 = _mm256_srai_epi16(o0, 8), n1 = _mm256_srai_epi16(o1, 8);
-        const __m256i top = MaxAcross(n0, n1);  // M in every lane
-        const __m256i wide = _mm256_or_si256(_mm256_cmpgt_epi16(_mm256_sub_epi16(top, n0), spread),
-                                             _mm256_cmpgt_epi16(_mm256_sub_epi16(top, n1), spread));
-        if (!_mm256_testz_si256(wide, wide)) {
+        __m256i top;  // M in every lane
+        if (Wide(n0, n1, &top)) {
           // A motion boundary, say: a few such groups per row take the definition in scalar code
-          // (about 10 cycles a pixel); beyond kScalarGroups the whole row gathers (the caller
-          // redoes it), which is cheaper for fields without coherence.
-          if (++scalar_groups > kScalarGroups) return false;
+          // (about 10 cycles a pixel). At the row's first one, the rest of the row is counted:
+          // beyond kScalarGroups the whole row gathers (the caller redoes it), which is cheaper
+          // for fields without coherence.
+          if (!counted) {
+            if (TooManyWide(off, w0 + j, width)) return false;
+            counted = true;
+          }
           for (size_t k = 0; k < nc; ++k) {
             const int8_t* row = src + (c0 + k) * plane;
             for (size_t p = j; p < j + 32; ++p) dst[(c0 + k) * plane + w0 + p] = WarpPixel(row, width, off[w0 + p], w0 + p);
