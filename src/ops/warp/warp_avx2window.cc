@@ -73,15 +73,20 @@ inline bool Wide(__m256i n0, __m256i n1, __m256i* top) {
   return !_mm256_testz_si256(wide, wide);
 }
 
+// Wide for the 32 offsets at off.
+inline bool WideAt(const int16_t* off) {
+  const __m256i n0 = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off)), 8);
+  const __m256i n1 = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + 16)), 8);
+  __m256i top;
+  return Wide(n0, n1, &top);
+}
+
 // Whether more than kScalarGroups of the groups starting at columns from, from + 32, ... (whole
 // groups only) are wide.
 bool TooManyWide(const int16_t* off, size_t from, size_t width) {
   size_t count = 0;
   for (size_t g = from; g + 32 <= width; g += 32) {
-    const __m256i n0 = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + g)), 8);
-    const __m256i n1 = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + g + 16)), 8);
-    __m256i top;
-    if (Wide(n0, n1, &top) && ++count > kScalarGroups) return true;
+    if (WideAt(off + g) && ++count > kScalarGroups) return true;
   }
   return false;
 }
@@ -111,15 +116,10 @@ bool WarpRowsI8Avx2Window(const int8_t* src, int8_t* dst, size_t channels, size_
   const __m256i lane_q = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m256i one = _mm256_set1_epi16(1);
   bool counted = false;  // the row's wide groups are at most kScalarGroups
-  if (width >= 32) {
+  if (width >= 32 && WideAt(off)) {
     // A field without coherence is wide at once: give it up before copying any row.
-    __m256i top;
-    const __m256i n0 = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off)), 8);
-    const __m256i n1 = _mm256_srai_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + 16)), 8);
-    if (Wide(n0, n1, &top)) {
-      if (TooManyWide(off, 0, width)) return false;
-      counted = true;
-    }
+    if (TooManyWide(off, 0, width)) return false;
+    counted = true;
   }
   for (size_t c0 = 0; c0 < channels; c0 += kGroup) {
     const size_t nc = std::min(kGroup, channels - c0);
