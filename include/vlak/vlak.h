@@ -76,16 +76,34 @@ size_t vlak_target_lanes(vlak_target target, int lmul_pow2, size_t elem_size);
 
 /* ---- threads ------------------------------------------------------------------------------ */
 
-/* Threads used by kernels that split work (rows of softmax, ...). n >= 1 sets it; n == 0 returns
- * to the default, which follows OMP_NUM_THREADS (or the core count). Negative: invalid.
- * It is a maximum. A call is split only when each thread gets at least 16K elements and, for
- * the row and image operators and SFPI tiles (not matmul or layernorm backward), only while the timings of earlier calls
- * (same operator, target and size class) predict the split to be faster than one thread, the
- * threads' wake-up included. The split never changes a result's bits, except layernorm
- * backward's column sums (see there). */
+/* Threads used by kernels that split work (rows of softmax, tiles of matmul, ...). n >= 1 sets the
+ * maximum; n == 0 returns to the default: VLAK_NUM_THREADS if set, else OMP_NUM_THREADS (its first
+ * value) if set, else the CPUs this process may run on: its affinity mask, capped by its cgroup's
+ * CPU quota (cpu.max) rounded up. Negative: invalid.
+ * How a call splits (src/parallel/parallel.h has the rules): a static cost model gives each thread
+ * at least the work that pays for waking it (measured once per process: the pool's wake-up cost and
+ * one core's copy rate), so the same call with the same thread count always splits the same way.
+ * The calling thread works too, and takes the chunks that a late thread has not started: a call is
+ * never held up by a worker the OS has not scheduled. Results never depend on the thread count
+ * (layernorm backward's column sums included); vlak's own threads spin for at most 0.2 ms after a
+ * call, then sleep. */
 vlak_status vlak_set_num_threads(int n);
-/* The thread count kernels will use. */
+/* The thread count kernels will use: the largest a call may split over. */
 int vlak_get_num_threads(void);
+
+/* A parallel runner runs vlak's work on threads that an embedding runtime owns (a framework's
+ * thread pool, OpenMP), so that vlak and the framework do not oversubscribe the cores; in the
+ * spirit of XNNPACK's pthreadpool and oneDNN's threadpool interop.
+ * runner(runner_ctx, task, task_ctx, n) must call task(task_ctx, i) exactly once for each i in
+ * [0, n): on any threads, concurrently or one after another, in any order; and return only after
+ * every call has returned. Each task call takes whatever work is left, so calls that run one after
+ * another are correct, only slower. vlak calls the runner only with n >= 2; calls from several
+ * threads at once may reach it concurrently. */
+typedef void (*vlak_parallel_task)(void* task_ctx, size_t i);
+typedef void (*vlak_parallel_runner)(void* runner_ctx, vlak_parallel_task task, void* task_ctx, size_t n);
+/* Sets the runner for every later call (NULL: vlak's own thread pool, the default). Set it while
+ * no vlak call runs. */
+vlak_status vlak_set_parallel_runner(vlak_parallel_runner runner, void* runner_ctx);
 
 /* ---- softmax ------------------------------------------------------------------------------ */
 

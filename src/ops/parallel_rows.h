@@ -1,85 +1,28 @@
-// Rows of a row-wise operator split over OpenMP threads (internal, used by the API files).
-//
-// A thread is woken only when it gets at least kMinElementsPerThread elements: below that the
-// wake-up costs more than it saves. The split is static and contiguous (thread t gets rows
-// [rows * t / T, rows * (t + 1) / T)), so anything reduced per chunk in chunk order is the same
-// bits for the same thread count.
+// Rows of a row-wise operator over the parallel layer (src/parallel/parallel.h), and the argument
+// checks and cache rules the row operators share (internal, used by the API files).
 #pragma once
 
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include "dispatch/dispatch.h"
-#include "dispatch/threads.h"
-#include "ops/thread_planner.h"
+#include "parallel/parallel.h"
 #include "vlak/vlak.h"
 
 namespace vlak {
 
-inline constexpr size_t kMinElementsPerThread = size_t{1} << 14;
-
-// Threads for rows x cols elements of work: 1 .. NumThreads(), never more than rows.
-inline int RowThreads(size_t rows, size_t cols) {
-  if (rows < 2 || rows * cols < 2 * kMinElementsPerThread) return 1;
-  int threads = NumThreads();
-  const size_t by_work = rows * cols / kMinElementsPerThread;
-  if (static_cast<size_t>(threads) > rows) threads = static_cast<int>(rows);
-  if (static_cast<size_t>(threads) > by_work) threads = static_cast<int>(by_work);
-  return threads < 1 ? 1 : threads;
+// fn(worker, begin, end) over chunks of `rows` rows of `elements_per_row` elements each: the
+// parallel layer's cost model decides how many threads, counting 8 bytes moved per element (a
+// float read and one written; a byte element costs about what a float one does in the int8
+// operators: table reads, gathers).
+inline ParallelPlan PlanRowElements(size_t rows, size_t elements_per_row) {
+  return PlanRows(rows, elements_per_row > SIZE_MAX / 8 ? SIZE_MAX : 8 * elements_per_row);
 }
-
-// fn(chunk, begin, end) for chunk = 0 .. threads - 1, each on its own thread.
 template <class F>
-void ForEachRowChunk(int threads, size_t rows, F&& fn) {
-  if (threads <= 1) {
-    fn(0, size_t{0}, rows);
-    return;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
-    fn(t, rows * static_cast<size_t>(t) / static_cast<size_t>(threads),
-       rows * static_cast<size_t>(t + 1) / static_cast<size_t>(threads));
-  }
-}
-
-// The timed run of a plan (parallel_rows.cc): chunk(ctx, t, begin, end) for each of plan.threads
-// chunks, timed and recorded in the planner. Out of line, so that an operator's one-thread path
-// is the code it was before the planner (RVV budgets) and the timing code exists once.
-void RunPlannedChunks(ThreadPlanner& planner, const ThreadPlanner::Plan& plan, size_t rows,
-                      void (*chunk)(void* ctx, int t, size_t begin, size_t end), void* ctx);
-
-// ForEachRowChunk with the planner's choice: RowThreads' count when the planner expects it to be
-// faster than one thread, else one; the call is timed so that the planner keeps learning.
-// `plan` comes from PlanRows (resize sizes its scratch from plan.threads).
-template <class F>
-void ForEachRowChunk(ThreadPlanner& planner, const ThreadPlanner::Plan& plan, size_t rows, F&& fn) {
-  if (!plan.timed) {
-    ForEachRowChunk(plan.threads, rows, fn);
-    return;
-  }
-  using Fn = std::remove_reference_t<F>;
-  RunPlannedChunks(
-      planner, plan, rows, [](void* ctx, int t, size_t begin, size_t end) { (*static_cast<Fn*>(ctx))(t, begin, end); },
-      const_cast<void*>(static_cast<const void*>(&fn)));
-}
-
-// The planner's choice for rows x cols elements, between one thread and RowThreads' count.
-inline ThreadPlanner::Plan PlanRows(ThreadPlanner& planner, size_t rows, size_t cols) {
-  return planner.Choose(RowThreads(rows, cols), rows * cols);
-}
-
-// The common case: plan and run.
-template <class F>
-void ForEachRowChunk(ThreadPlanner& planner, size_t rows, size_t cols, F&& fn) {
-  const int threads = RowThreads(rows, cols);
-  if (threads <= 1) {  // the static rule's one thread: as cheap as before the planner
-    fn(0, size_t{0}, rows);
-    return;
-  }
-  ForEachRowChunk(planner, planner.Choose(threads, rows * cols), rows, fn);
+void ForEachRowChunk(size_t rows, size_t elements_per_row, F&& fn) {
+  ParallelFor(PlanRowElements(rows, elements_per_row), fn);
 }
 
 // Checks shared by the row-wise operators: the extent of `rows` rows of `cols` elements at

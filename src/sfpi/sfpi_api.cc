@@ -28,10 +28,8 @@ int RunKernel(const char* name, float* tiles, size_t n_tiles, uint32_t seed) {
   if (n_tiles == 0) return 0;
   auto* const run = Dispatch(kSfpiRunTiles);
   std::atomic<uint32_t> err{0};
-  // A tile is ~10^4-10^5 lane operations: one tile per 16K "elements" of RowThreads' rule is far
-  // too fine; count each tile as 1024 elements times 32.
-  static constinit ThreadPlanner planner;
-  ForEachRowChunk(planner, n_tiles, 1024 * 32, [&](int, size_t begin, size_t end) {
+  // A tile is ~10^4-10^5 lane operations: counted as 32K float elements of a row operator.
+  ForEachRowChunk(n_tiles, 1024 * 32, [&](int, size_t begin, size_t end) {
     err.fetch_or(run(k, tiles, begin, end, seed), std::memory_order_relaxed);
   });
   return static_cast<int>(err.load());

@@ -52,7 +52,6 @@ extern "C" vlak_status vlak_correlation_i8(size_t displacements, size_t channels
   using Special = bool (*)(size_t, size_t, size_t, size_t, size_t, size_t, const int8_t*, const int8_t*, unsigned,
                            int8_t*, unsigned);
   Special special = nullptr;
-  static constinit ThreadPlanner special_planners[kNumTargets];
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
   if (target == Target::kAvx512 && CorrelationVnniEnabled()) special = CorrelationRowsI8Avx512Vnni;
 #endif
@@ -61,8 +60,7 @@ extern "C" vlak_status vlak_correlation_i8(size_t displacements, size_t channels
 #endif
   if (special != nullptr) {
     // Rows i with all their displacements (the packing of row i is shared by them).
-    ForEachRowChunk(special_planners[static_cast<int>(target)], height, displacements * channels * width,
-                    [&](int, size_t begin, size_t end) {
+    ForEachRowChunk(height, displacements * channels * width, [&](int, size_t begin, size_t end) {
                       if (special(begin, end, displacements, channels, height, width, a, b, shift, out, flags)) return;
                       for (size_t d = 0; d < displacements; ++d) {  // no memory for the packed rows: the generic kernel
                         kernel(d * height + begin, d * height + end, channels, height, width, a, b, shift, out, flags);
@@ -71,8 +69,7 @@ extern "C" vlak_status vlak_correlation_i8(size_t displacements, size_t channels
     return VLAK_OK;
   }
   const size_t rows = displacements * height;
-  static constinit ThreadPlanner planner;
-  ForEachRowChunk(planner, rows, channels * width, [&](int, size_t begin, size_t end) {
+  ForEachRowChunk(rows, channels * width, [&](int, size_t begin, size_t end) {
     kernel(begin, end, channels, height, width, a, b, shift, out, flags);
   });
   return VLAK_OK;

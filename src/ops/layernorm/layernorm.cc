@@ -31,8 +31,7 @@ extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float*
   }
   auto* const kernel = Dispatch(kLayerNormRows);
   const bool stream = StreamOutput(rows * cols * sizeof(float));
-  static constinit ThreadPlanner planner;
-  ForEachRowChunk(planner, rows, cols, [&](int, size_t begin, size_t end) {
+  ForEachRowChunk(rows, cols, [&](int, size_t begin, size_t end) {
     kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, beta, eps, y + begin * y_stride, y_stride,
            mean != nullptr ? mean + begin : nullptr, rstd != nullptr ? rstd + begin : nullptr, stream);
   });
@@ -54,34 +53,45 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   const Target target = ActiveTarget();
   auto* const kernel = Dispatch(kLayerNormBackwardRows, target);
   const bool columns = dgamma != nullptr || dbeta != nullptr;
-  const int threads = RowThreads(rows, cols);
   const bool stream = StreamOutput(rows * cols * sizeof(float));
-  // Per chunk (thread): f32 partials and f64 sums of both column sums. The chunks' f64 sums are
-  // added in chunk order, so the result depends on the thread count only. The scratch is the
-  // calling thread's, kept between calls (24 bytes per column and thread).
+  // The column sums are reduced over fixed blocks of rows whose size depends on `rows` only (at
+  // least 32 rows, at most 32 blocks): each block's f64 sums are added in block order, so
+  // dgamma/dbeta are the same bits for every thread count. Scratch, kept by the calling thread
+  // between calls: f64 sums per block (16 bytes per column) and an f32 partial per participating
+  // thread (8 bytes per column).
+  constexpr size_t kMaxBlocks = 32, kMinBlockRows = 32;
+  size_t block_rows = (rows + kMaxBlocks - 1) / kMaxBlocks;
+  if (block_rows < kMinBlockRows) block_rows = kMinBlockRows;
+  const size_t blocks = (rows + block_rows - 1) / block_rows;
+  ParallelPlan plan = PlanChunks(rows, ThreadsForBytes(rows > SIZE_MAX / 12 / cols ? SIZE_MAX : rows * cols * 12, blocks), block_rows, 1);
+  plan.chunk = block_rows;  // the blocks are the chunks, whatever the thread count
   thread_local std::vector<float> acc;
   thread_local std::vector<double> sums;
-  const size_t chunk = 2 * cols;
-  if (columns && acc.size() < chunk * static_cast<size_t>(threads)) {
+  const size_t per = 2 * cols;
+  if (columns && (acc.size() < per * static_cast<size_t>(plan.threads) || sums.size() < per * blocks)) {
     try {
-      acc.resize(chunk * static_cast<size_t>(threads));
-      sums.resize(chunk * static_cast<size_t>(threads));
+      if (acc.size() < per * static_cast<size_t>(plan.threads)) acc.resize(per * static_cast<size_t>(plan.threads));
+      if (sums.size() < per * blocks) sums.resize(per * blocks);
     } catch (const std::bad_alloc&) {
       return VLAK_ERROR_OVERFLOW;  // as matmul: no out-of-memory status; nothing written yet
     }
   }
   float* const acc_base = acc.data();
   double* const sums_base = sums.data();
-  ForEachRowChunk(threads, rows, [&](int t, size_t begin, size_t end) {
-    float* const ag = columns ? acc_base + chunk * static_cast<size_t>(t) : nullptr;
-    double* const sg = columns ? sums_base + chunk * static_cast<size_t>(t) : nullptr;
-    kernel(end - begin, cols, dy + begin * stride, x + begin * stride, stride, gamma, mean + begin, rstd + begin,
-           dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr, stream);
+  ParallelFor(plan, [&](int worker, size_t first, size_t last) {
+    // One call may cover several blocks (one thread): each is reduced on its own.
+    for (size_t begin = first; begin < last; begin += block_rows) {
+      const size_t end = last - begin < block_rows ? last : begin + block_rows;
+      float* const ag = columns ? acc_base + per * static_cast<size_t>(worker) : nullptr;
+      double* const sg = columns ? sums_base + per * (begin / block_rows) : nullptr;
+      kernel(end - begin, cols, dy + begin * stride, x + begin * stride, stride, gamma, mean + begin, rstd + begin,
+             dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr, stream);
+    }
   });
   if (columns) {
     auto* const column_sums = Dispatch(kLayerNormColumnSums, target);
-    if (dgamma != nullptr) column_sums(sums_base, chunk, threads, cols, dgamma);
-    if (dbeta != nullptr) column_sums(sums_base + cols, chunk, threads, cols, dbeta);
+    if (dgamma != nullptr) column_sums(sums_base, per, static_cast<int>(blocks), cols, dgamma);
+    if (dbeta != nullptr) column_sums(sums_base + cols, per, static_cast<int>(blocks), cols, dbeta);
   }
   return VLAK_OK;
 }

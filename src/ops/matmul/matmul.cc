@@ -5,23 +5,32 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <vector>
+#include <algorithm>
+#include <ctime>
 
 #include "dispatch/dispatch.h"
-#include "dispatch/threads.h"
+#include "parallel/parallel.h"
 #include "ops/matmul/matmul.h"
 
 namespace vlak {
 VLAK_PER_TARGET(kMatmulShape, MatmulShape, MatmulShapeF32, (size_t n))
 VLAK_PER_TARGET(kMatmulBlock, void, MatmulBlockF32,
                 (const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch))
+VLAK_PER_TARGET(kMatmulPackB, void, MatmulPackBF32,
+                (const MatmulArgs& g, bool narrow, size_t pc, size_t kc, size_t j0, size_t ncols, float* dst))
+VLAK_PER_TARGET(kMatmulPackedRows, void, MatmulPackedRowsF32,
+                (const MatmulArgs& g, bool narrow, size_t pc, size_t kc, const float* packed, size_t j0, size_t ncols,
+                 size_t i0, size_t i1))
 
 namespace {
 
 constexpr unsigned kKnownFlags = VLAK_MATMUL_TRANS_B | VLAK_MATMUL_ACCUMULATE;
 
-// A second thread only when each gets at least this many fused multiply-adds: ~40 us of work at
-// 50 GFMA/s, against a few us to wake an OpenMP thread (bench_matmul: 128^3 = 2M on one thread).
-constexpr size_t kMinFmasPerThread = size_t{1} << 21;
+// Below this many fused multiply-adds a call never splits and measures nothing (~10 us even at
+// 200 GFMA/s: no wake-up measured so far is cheap enough to pay for less).
+constexpr double kNeverSplitFmas = double(size_t{1} << 21);
 
 // The packing buffers, kept between calls in a small process-wide pool: a call takes one buffer
 // (all its threads' slices) before anything is written, so a failed allocation leaves C
@@ -71,6 +80,136 @@ bool Fits(size_t rows, size_t cols, size_t ld) {
   return rows <= 1 || (rows - 1) <= (kMaxElems - cols) / ld;  // ld >= cols > 0
 }
 
+// One core's time per FMA of the target's kernel, measured once per target on an L1/L2-resident
+// call (4 MR x 4 NR tiles, k = 256; best of 3), rounded down to a power of two: the parallel
+// layer's cost model turns a call's FMAs into time with it (src/parallel/parallel.h).
+double NsPerFma(Target target, const MatmulShape& shape, decltype(Dispatch(kMatmulBlock)) block) {
+  static std::atomic<float> measured[kNumTargets];
+  std::atomic<float>& slot = measured[static_cast<int>(target)];
+  float v = slot.load(std::memory_order_relaxed);
+  if (v > 0) return v;
+  const size_t m = 4 * shape.mr, n = 4 * shape.nr < shape.nc ? 4 * shape.nr : shape.nc, k = 256;
+  std::unique_ptr<float[]> a(new (std::nothrow) float[m * k]()), b(new (std::nothrow) float[k * n]()),
+      c(new (std::nothrow) float[m * n]());
+  float* const base = AcquireBuffer(shape.scratch_floats);
+  double best = 1e300;
+  if (a && b && c && base != nullptr) {
+    const MatmulArgs g{m, n, k, a.get(), k, b.get(), n, c.get(), n, false, false};
+    for (int r = 0; r < 3; ++r) {
+      timespec t0, t1;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      block(g, shape.narrow, 0, m, 0, n, base + kHeaderFloats);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      const double ns = static_cast<double>(t1.tv_sec - t0.tv_sec) * 1e9 + static_cast<double>(t1.tv_nsec - t0.tv_nsec);
+      if (ns > 0 && ns < best) best = ns;
+    }
+  }
+  if (base != nullptr) ReleaseBuffer(base);
+  double per = best < 1e300 ? best / static_cast<double>(m * n * k) : 1.0;
+  double p2 = 1.0 / 4096;  // power of two at most per (>= 1/4096 ns)
+  while (p2 * 2 <= per) p2 *= 2;
+  slot.store(static_cast<float>(p2), std::memory_order_relaxed);
+  return p2;
+}
+
+// Many threads: B is packed once, in parallel, into one buffer that all threads read; then C is
+// cut into a 2-D grid of tasks (row blocks of whole MR tiles x column blocks of whole NR panels),
+// at least 4 per thread where the shape has them, each running the k blocks in order over its
+// rows and columns. Every C element is still one chain in sequential k order: the bits do not
+// depend on the thread count or on which thread runs a task. Packed B: for the column block jc
+// (nc wide) and the k block pc, the panels sit at jc * k + pc * ncur_padded: k x n (padded to NR)
+// floats in all. Tried before (2 vCPUs, libomp): a packed B shared through two barriers per kc
+// block lost to per-thread packing when a thread was descheduled; here a late thread holds up
+// nothing, as the other participants take its tasks (parallel.h rule 4).
+vlak_status SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target, size_t* peak_bytes) {
+  const size_t nr = shape.nr, mr = shape.mr, nc = shape.nc, kc_max = shape.kc;
+  const size_t n_pad = (g.n + nr - 1) / nr * nr;
+  if (g.k > SIZE_MAX / sizeof(float) / n_pad) return VLAK_ERROR_OVERFLOW;
+  float* const base = AcquireBuffer(g.k * n_pad);
+  if (base == nullptr) return VLAK_ERROR_OVERFLOW;  // no memory for the packed B
+  float* const packed = base + kHeaderFloats;
+  if (peak_bytes != nullptr) *peak_bytes = g.k * n_pad * sizeof(float);
+  auto* const pack = Dispatch(kMatmulPackB, target);
+  auto* const rows_fn = Dispatch(kMatmulPackedRows, target);
+  const bool narrow = shape.narrow;
+  auto block_cols = [&](size_t jc) { return g.n - jc < nc ? g.n - jc : nc; };
+  auto block_base = [&](size_t jc, size_t pc) { return packed + jc * g.k + pc * ((block_cols(jc) + nr - 1) / nr * nr); };
+
+  // The grid of phase 2. Tasks: row blocks of rt MR tiles x column blocks of ct NR panels (inside
+  // one nc block). Start from 16 x (nc / NR) and halve the columns to 4 panels, then the rows to
+  // 4 tiles, then either to 1, until there are >= 4 tasks per thread.
+  const size_t row_tiles = (g.m + mr - 1) / mr;
+  const size_t panels = n_pad / nr;
+  const size_t panels_per_block = nc / nr;
+  size_t rt = 16 < row_tiles ? 16 : row_tiles, ct = panels_per_block < panels ? panels_per_block : panels;
+  auto tasks_for = [&](size_t r, size_t c) {
+    size_t col_blocks = 0;
+    for (size_t jc = 0; jc < g.n; jc += nc) col_blocks += ((block_cols(jc) + nr - 1) / nr + c - 1) / c;
+    return ((row_tiles + r - 1) / r) * col_blocks;
+  };
+  const size_t want = 4 * static_cast<size_t>(threads);
+  while (tasks_for(rt, ct) < want) {
+    if (ct > 4) ct = (ct + 1) / 2;
+    else if (rt > 4) rt = (rt + 1) / 2;
+    else if (ct > 1) ct = (ct + 1) / 2;
+    else if (rt > 1) rt = (rt + 1) / 2;
+    else break;
+  }
+  // Column blocks, in order: (jc, first panel in the block, panel count).
+  struct ColBlock {
+    size_t jc, j0, ncols;
+  };
+  std::vector<ColBlock> cols;
+  try {
+    for (size_t jc = 0; jc < g.n; jc += nc) {
+      const size_t w = block_cols(jc);
+      for (size_t j = 0; j < w; j += ct * nr) cols.push_back({jc, jc + j, w - j < ct * nr ? w - j : ct * nr});
+    }
+  } catch (const std::bad_alloc&) {
+    ReleaseBuffer(base);
+    return VLAK_ERROR_OVERFLOW;  // nothing written yet
+  }
+  const size_t row_blocks = (row_tiles + rt - 1) / rt;
+  const size_t tasks = row_blocks * cols.size();
+  // Phase 1: pack B. Items: (k block, group of 4 panels of the whole n).
+  const size_t k_blocks = (g.k + kc_max - 1) / kc_max;
+  constexpr size_t kPanelsPerItem = 4;
+  const size_t groups = (panels + kPanelsPerItem - 1) / kPanelsPerItem;
+  const size_t pack_bytes = g.k > SIZE_MAX / 8 / n_pad ? SIZE_MAX : g.k * n_pad * 8;
+  ParallelFor(PlanChunks(k_blocks * groups, std::min(threads, ThreadsForBytes(pack_bytes, k_blocks * groups))),
+              [&](int, size_t begin, size_t end) {
+                for (size_t item = begin; item < end; ++item) {
+                  const size_t pcb = item / groups, grp = item % groups;
+                  const size_t pc = pcb * kc_max, kc = g.k - pc < kc_max ? g.k - pc : kc_max;
+                  const size_t j0 = grp * kPanelsPerItem * nr;
+                  if (j0 >= g.n) continue;
+                  const size_t j1 = j0 + kPanelsPerItem * nr < g.n ? j0 + kPanelsPerItem * nr : g.n;
+                  // A group inside one column block (nc is a multiple of NR, not always of 4 NR).
+                  for (size_t j = j0; j < j1;) {
+                    const size_t jb = j / nc * nc, jend = jb + nc < j1 ? jb + nc : j1;
+                    pack(g, narrow, pc, kc, j, jend - j, block_base(jb, pc) + (j - jb) * kc);
+                    j = jend;
+                  }
+                }
+              });
+
+  // Phase 2: compute.
+  // Task order: column-block major, so the threads that run neighbouring tasks share B panels.
+  ParallelFor(PlanChunks(tasks, threads, 1, 4), [&](int, size_t begin, size_t end) {
+    for (size_t task = begin; task < end; ++task) {
+      const ColBlock& cb = cols[task / row_blocks];
+      const size_t rb = task % row_blocks;
+      const size_t i0 = rb * rt * mr, i1 = i0 + rt * mr < g.m ? i0 + rt * mr : g.m;
+      for (size_t pc = 0; pc < g.k; pc += kc_max) {
+        const size_t kc = g.k - pc < kc_max ? g.k - pc : kc_max;
+        rows_fn(g, narrow, pc, kc, block_base(cb.jc, pc) + (cb.j0 - cb.jc) * kc, cb.j0, cb.ncols, i0, i1);
+      }
+    }
+  });
+  ReleaseBuffer(base);
+  return VLAK_OK;
+}
+
 }  // namespace
 
 MatmulShape MatmulActiveShape(size_t n) { return Dispatch(kMatmulShape)(n); }
@@ -100,56 +239,27 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   const MatmulShape shape = Dispatch(kMatmulShape, target)(g.n);
   auto* const block = Dispatch(kMatmulBlock, target);
 
-  // Threads over tiles of C, never over k (each element stays one sequential chain). Split the
-  // rows (in whole MR tiles, evenly) when each thread gets >= 4 row tiles: every thread then
-  // packs all of B for itself, which costs k*n copies against m*n*k/threads multiply-adds.
-  // Otherwise split the columns in whole NR panels. One static part per thread, no barrier until
-  // the end. Tried: one packed B block shared by the threads (packed together, then row x column
-  // items taken dynamically; two barriers per kc block): on the shared 2-vCPU benchmark machine,
-  // interleaved runs gave it 0.5-0.9x the one-thread speed where this split gave 0.8-1.1x (a
-  // descheduled thread holds every barrier); quiet, this split measured 1.82-1.91x at 256^3-1024^3.
   const size_t row_tiles = (g.m + shape.mr - 1) / shape.mr;
   const size_t col_tiles = (g.n + shape.nr - 1) / shape.nr;
-  size_t t = 1;
   const double fmas = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+  size_t t = 1;
   if (threads > 0) {
     t = static_cast<size_t>(threads);
-  } else if (fmas >= 2.0 * kMinFmasPerThread) {
-    t = static_cast<size_t>(NumThreads());
-    const double by_work = fmas / kMinFmasPerThread;
-    if (static_cast<double>(t) > by_work) t = static_cast<size_t>(by_work);
+  } else if (fmas >= kNeverSplitFmas && NumThreads() > 1) {
+    t = static_cast<size_t>(ThreadsForNs(fmas * NsPerFma(target, shape, block), row_tiles * col_tiles));
   }
-  const bool split_rows = row_tiles >= 4 * t || row_tiles >= col_tiles;
-  const size_t tiles = split_rows ? row_tiles : col_tiles;
-  if (t > tiles) t = tiles;
-  if (t < 1) t = 1;
-  const size_t slice = (shape.scratch_floats + 15) / 16 * 16;  // 64-byte aligned slices
-  float* const base = AcquireBuffer(t * slice);
-  if (base == nullptr) return VLAK_ERROR_OVERFLOW;  // no memory for the packing buffers
-  float* const pool = base + kHeaderFloats;
-  if (peak_bytes != nullptr) *peak_bytes = t * slice * sizeof(float);
-
-  // Part p of t: tiles [p * tiles / t, (p + 1) * tiles / t), in elements.
-  auto run_part = [&](size_t p) {
-    const size_t lo = p * tiles / t, hi = (p + 1) * tiles / t;
-    if (lo == hi) return;
-    if (split_rows) {
-      const size_t i0 = lo * shape.mr, i1 = hi * shape.mr < g.m ? hi * shape.mr : g.m;
-      block(g, shape.narrow, i0, i1, 0, g.n, pool + p * slice);
-    } else {
-      const size_t j0 = lo * shape.nr, j1 = hi * shape.nr < g.n ? hi * shape.nr : g.n;
-      block(g, shape.narrow, 0, g.m, j0, j1, pool + p * slice);
-    }
-  };
-  if (t == 1) {
-    run_part(0);
-  } else {
-#pragma omp parallel for num_threads(static_cast<int>(t)) schedule(static, 1)
-    for (size_t p = 0; p < t; ++p) run_part(p);
+  if (t > row_tiles * col_tiles) t = row_tiles * col_tiles;
+  if (t <= 1) {  // one thread: the blocked kernel with its own packing buffer
+    float* const base = AcquireBuffer(shape.scratch_floats);
+    if (base == nullptr) return VLAK_ERROR_OVERFLOW;  // no memory for the packing buffer
+    if (peak_bytes != nullptr) *peak_bytes = shape.scratch_floats * sizeof(float);
+    block(g, shape.narrow, 0, g.m, 0, g.n, base + kHeaderFloats);
+    ReleaseBuffer(base);
+    return VLAK_OK;
   }
-  ReleaseBuffer(base);
-  return VLAK_OK;
+  return SharedB(g, shape, static_cast<int>(t), target, peak_bytes);
 }
+
 
 }  // namespace vlak
 

@@ -235,4 +235,29 @@ void MatmulBlockF32(const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size
   Block<kMR>(DF(), g, i0, i1, j0, j1, scratch);
 }
 
+// Several threads share one packed copy of B (matmul.cc): B[pc : pc + kc, j0 : j0 + ncols]
+// (j0 a multiple of the tile's NR) packed into dst as that many panels [ncols/NR][kc][NR].
+void MatmulPackBF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc, size_t j0, size_t ncols, float* dst) {
+  const float* bsrc = g.b_trans ? g.b + j0 * g.ldb + pc : g.b + pc * g.ldb + j0;
+  if (narrow) return PackB(DFNarrow(), kc, ncols, bsrc, g.ldb, g.b_trans, dst);
+  PackB(DF(), kc, ncols, bsrc, g.ldb, g.b_trans, dst);
+}
+
+// C[i0:i1, j0:j0 + ncols] += the kc block at pc, from panels packed by MatmulPackBF32 (the
+// chain continues from C when pc > 0 or with ACCUMULATE): a kc step of Block's loop.
+void MatmulPackedRowsF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc, const float* packed, size_t j0,
+                         size_t ncols, size_t i0, size_t i1) {
+  const bool load_c = g.accumulate || pc > 0;
+  const size_t mr = narrow ? kNarrowMR : kMR;
+  for (size_t i = i0; i < i1; i += mr) {
+    const size_t rows = i1 - i < mr ? i1 - i : mr;
+    if (narrow) {
+      Panel<kNarrowMR>(DFNarrow(), kc, g.a + i * g.lda + pc, g.lda, rows, packed, ncols, g.c + i * g.ldc + j0, g.ldc,
+                       load_c);
+    } else {
+      Panel<kMR>(DF(), kc, g.a + i * g.lda + pc, g.lda, rows, packed, ncols, g.c + i * g.ldc + j0, g.ldc, load_c);
+    }
+  }
+}
+
 }  // namespace vlak::VLAK_NS

@@ -45,8 +45,7 @@ vlak_status Resize(size_t channels, size_t in_h, size_t in_w, const T* src, size
   if (const vlak_status st = TargetError(); st != VLAK_OK) return st;
 
   const size_t rows = channels * out_h;
-  static constinit ThreadPlanner planner;  // one per element type
-  const ThreadPlanner::Plan threads_plan = PlanRows(planner, rows, out_w);
+  const ParallelPlan threads_plan = PlanRowElements(rows, out_w);
   const int threads = threads_plan.threads;
   // One allocation: the taps (3 int32 per output column and row), then each thread's scratch.
   const size_t scratch = (ResizeScratchBytes(in_w, out_w) + 63) / 64 * 64;
@@ -73,7 +72,7 @@ vlak_status Resize(size_t channels, size_t in_h, size_t in_w, const T* src, size
   const uintptr_t s0 = (reinterpret_cast<uintptr_t>(taps) + taps_bytes + 63) / 64 * 64;
 
   auto* const kernel = Dispatch(table);
-  ForEachRowChunk(planner, threads_plan, rows, [&](int t, size_t begin, size_t end) {
+  ParallelFor(threads_plan, [&](int t, size_t begin, size_t end) {
     kernel(plan, src, dst, begin, end, reinterpret_cast<void*>(s0 + static_cast<size_t>(t) * scratch));
   });
   return VLAK_OK;

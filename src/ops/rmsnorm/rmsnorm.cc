@@ -18,8 +18,7 @@ extern "C" vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x
   }
   auto* const kernel = Dispatch(kRmsNormRows);
   const bool stream = StreamOutput(rows * cols * sizeof(float));
-  static constinit ThreadPlanner planner;
-  ForEachRowChunk(planner, rows, cols, [&](int, size_t begin, size_t end) {
+  ForEachRowChunk(rows, cols, [&](int, size_t begin, size_t end) {
     kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, eps, y + begin * y_stride, y_stride, stream);
   });
   return VLAK_OK;

@@ -46,8 +46,7 @@ extern "C" vlak_status vlak_rope_f32(size_t positions, size_t rows_per_position,
   auto* const kernel = Dispatch(kRopeRows);
   const size_t rows = positions * rows_per_position;
   const bool stream = StreamOutput(elements * sizeof(float));
-  static constinit ThreadPlanner planner;
-  ForEachRowChunk(planner, rows, head_dim, [&](int, size_t begin, size_t end) {
+  ForEachRowChunk(rows, head_dim, [&](int, size_t begin, size_t end) {
     kernel(begin, end, rows_per_position, head_dim, x, cos, sin, table_stride, y, flags, stream);
   });
   return VLAK_OK;

@@ -3,7 +3,6 @@
 #include <cstdint>
 
 #include "dispatch/dispatch.h"
-#include "dispatch/threads.h"
 #include "ops/parallel_rows.h"
 #include "ops/softmax/softmax.h"
 
@@ -34,8 +33,7 @@ using RowFn = vlak_status(const float*, float*, size_t, unsigned, int);
 // call (attention's common case) does not pay for this function's registers.
 [[gnu::noinline]] vlak_status Rows(RowFn* row, size_t rows, size_t cols, const float* x, size_t x_stride, float* y,
                             size_t y_stride, unsigned flags, int algo_id) {
-  static constinit ThreadPlanner planner;  // asks OpenMP only when there is work for two, and it pays
-  ForEachRowChunk(planner, rows, cols, [&](int, size_t begin, size_t end) {
+  ForEachRowChunk(rows, cols, [&](int, size_t begin, size_t end) {
     for (size_t r = begin; r < end; ++r) row(x + r * x_stride, y + r * y_stride, cols, flags, algo_id);
   });
   return VLAK_OK;

@@ -112,10 +112,9 @@ vlak_status Run(const Table& table, size_t rows, size_t cols, const T* x, size_t
   const bool tflite = (flags & VLAK_SOFTMAX_I8_LUT) == 0;
   auto* const kernel = Dispatch(table);
   // Each thread takes its own tables (thread_local cache), so a chunk builds them at most once.
-  // RowThreads counts elements as floats: a byte row element costs about as much as a float one
-  // here (two table reads and a lookup).
-  static constinit ThreadPlanner planner;
-  ForEachRowChunk(planner, rows, cols, [&](int, size_t begin, size_t end) {
+  // A byte row element costs about as much as a float one here (two table reads and a lookup):
+  // counted as 8 bytes, as the float operators count theirs.
+  ForEachRowChunk(rows, cols, [&](int, size_t begin, size_t end) {
     kernel(end - begin, cols, x + begin * x_stride, x_stride, y + begin * y_stride, y_stride,
            SoftmaxI8TablesFor(input_scale, tflite));
   });

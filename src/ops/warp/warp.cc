@@ -37,9 +37,8 @@ extern "C" vlak_status vlak_warp_i8(size_t channels, size_t height, size_t width
   if (target == Target::kAvx2 && WarpAvx2WindowEnabled()) {
     // Image row by image row, all channels at once (the offsets row is checked and decoded once
     // for them): the window kernel where the row's displacements allow, else the generic one.
-    static constinit ThreadPlanner window_planner;
     const size_t plane = height * width;
-    ForEachRowChunk(window_planner, height, channels * width, [&](int, size_t begin, size_t end) {
+    ForEachRowChunk(height, channels * width, [&](int, size_t begin, size_t end) {
       size_t run = begin;  // rows [run, h) are left to the generic kernel, one call per channel
       auto flush = [&](size_t h) {
         if (run == h) return;
@@ -56,8 +55,7 @@ extern "C" vlak_status vlak_warp_i8(size_t channels, size_t height, size_t width
     return VLAK_OK;
   }
 #endif
-  static constinit ThreadPlanner planner;
-  ForEachRowChunk(planner, rows, width, [&](int, size_t begin, size_t end) {
+  ForEachRowChunk(rows, width, [&](int, size_t begin, size_t end) {
     kernel(begin, end, height, width, src, offsets, dst);
   });
   return VLAK_OK;
