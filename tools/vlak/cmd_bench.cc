@@ -158,9 +158,11 @@ int CmdBench(int argc, char** argv) {
     if (!known) return Bad("unknown --baseline '" + over.baseline + "' (valid:" + valid + ")");
   }
 
-  // libomp's workers spin for 200 ms after a parallel region by default; with implementations
-  // using different thread pools interleaved on a small machine, the spinning threads would be
-  // charged to whichever library runs next. Sleeping at once is fairer (set it to override).
+  // Idle workers that spin are charged to whichever implementation runs next. The lab's OpenMP is
+  // GNU libgomp (lab/gomp.h), which reads OMP_WAIT_POLICY / GOMP_SPINCOUNT when it is loaded,
+  // before main: only the caller can set those. LLVM libomp (200 ms of spinning by default) is no
+  // longer in the lab, but a library could still bring it: it reads KMP_BLOCKTIME at its first
+  // parallel region, so sleeping at once is set here (set it to override).
   setenv("KMP_BLOCKTIME", "0", 0);
 
   RunOptions opt;

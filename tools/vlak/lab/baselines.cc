@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 #if defined(VLAK_LAB_HAVE_ONEDNN)
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -248,6 +245,10 @@ Prepared OnednnPrepared(OnednnOp op, std::vector<long> dims, const float* x, flo
     return pr;
   }
   try {
+    // Primitives fix their thread count when they are created (dnnl_get_max_threads(), also a
+    // key of oneDNN's primitive cache), so set it first: select() alone leaves a primitive made
+    // at another count running that many threads.
+    SetOmpThreads(threads);
     struct State {
       dnnl::engine eng{dnnl::engine::kind::cpu, 0};
       dnnl::stream s{eng};
@@ -327,6 +328,7 @@ Prepared OnednnLayernormForward(size_t rows, size_t cols, const float* x, const 
                                 float eps, float* y, int threads, std::string* err) {
 #if defined(VLAK_LAB_HAVE_ONEDNN)
   try {
+    SetOmpThreads(threads);  // before the primitive: see OnednnPrepared
     auto r = std::make_shared<OnednnRun>();
     const auto md = Md({static_cast<long>(rows), static_cast<long>(cols)});
     const auto cmd = Md({static_cast<long>(cols)});
@@ -352,6 +354,7 @@ Prepared OnednnLayernormBackward(size_t rows, size_t cols, const float* dy, cons
                                  float* dbeta, int threads, std::string* err) {
 #if defined(VLAK_LAB_HAVE_ONEDNN)
   try {
+    SetOmpThreads(threads);  // before the primitive: see OnednnPrepared
     auto r = std::make_shared<OnednnRun>();
     const auto md = Md({static_cast<long>(rows), static_cast<long>(cols)});
     const auto cmd = Md({static_cast<long>(cols)});
@@ -389,6 +392,7 @@ Prepared OnednnMatmul(size_t m, size_t n, size_t k, const float* a, const float*
                       std::string* err) {
 #if defined(VLAK_LAB_HAVE_ONEDNN)
   try {
+    SetOmpThreads(threads);  // before the primitive: see OnednnPrepared
     auto r = std::make_shared<OnednnRun>();
     const auto amd = Md({static_cast<long>(m), static_cast<long>(k)});
     const auto bmd = Md({static_cast<long>(k), static_cast<long>(n)});
@@ -429,6 +433,14 @@ std::string OpenblasVersion() {
 #endif
 }
 
+void OpenblasSetThreads(int threads) {
+#if defined(VLAK_LAB_HAVE_OPENBLAS)
+  openblas_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
 void OpenblasSgemm(int threads, size_t m, size_t n, size_t k, const float* a, const float* b, float* c) {
 #if defined(VLAK_LAB_HAVE_OPENBLAS)
   openblas_set_num_threads(threads);
@@ -440,21 +452,37 @@ void OpenblasSgemm(int threads, size_t m, size_t n, size_t k, const float* a, co
 #endif
 }
 
+#if defined(VLAK_LAB_HAVE_EIGEN)
+extern "C" const char* vlak_lab_eigen_version(void);
+extern "C" void vlak_lab_eigen_matmul(int threads, size_t m, size_t n, size_t k, const float* a, const float* b,
+                                      float* c);
+#endif
+
 std::string EigenMissing() {
 #if defined(VLAK_LAB_HAVE_EIGEN)
   return "";
 #elif defined(__riscv)
   return "not built (the lab does not build Eigen for riscv64)";
+#elif defined(VLAK_LAB_EIGEN_NEEDS)
+  return "not built (needs " VLAK_LAB_EIGEN_NEEDS ": Eigen's threads are OpenMP's, built by g++ on libgomp)";
 #else
   return "not built (install libeigen3-dev, reconfigure)";
 #endif
 }
 
-void SetOmpThreads(int threads) {
-#if defined(_OPENMP)
-  omp_set_num_threads(threads);
+std::string EigenVersion() {
+#if defined(VLAK_LAB_HAVE_EIGEN)
+  return vlak_lab_eigen_version();
 #else
-  (void)threads;
+  return "";
+#endif
+}
+
+void EigenMatmul(int threads, size_t m, size_t n, size_t k, const float* a, const float* b, float* c) {
+#if defined(VLAK_LAB_HAVE_EIGEN)
+  vlak_lab_eigen_matmul(threads, m, n, k, a, b, c);
+#else
+  (void)threads, (void)m, (void)n, (void)k, (void)a, (void)b, (void)c;
 #endif
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/gomp.h"
 #include "lab/ops.h"
 
 #if defined(VLAK_LAB_HAVE_XNNPACK)
@@ -94,9 +95,7 @@ std::string OpencvVersion();
 // "" when OpenCV's imgproc is linked, else why not.
 std::string OpencvMissing();
 
-// Sets the OpenMP thread count for libraries that follow it (oneDNN) and for the lab's own
-// row splitting.
-void SetOmpThreads(int threads);
+// SetOmpThreads (the libgomp thread count oneDNN, libtorch and Eigen follow) is in lab/gomp.h.
 
 // oneDNN set up once for the lab's operators: a CPU engine and stream, f32 source and
 // destination memories over x and y (dense, row-major), the operator's primitive, and a run
@@ -128,11 +127,16 @@ Prepared OnednnMatmul(size_t m, size_t n, size_t k, const float* a, const float*
 // (openblas_set_num_threads before each call: a 1-thread row must not use the pool).
 std::string OpenblasMissing();
 std::string OpenblasVersion();
+// openblas_set_num_threads; nothing without OpenBLAS. Also for libtorch's matmul: Debian's
+// libtorch has no MKL and calls sgemm_ of the system BLAS (libblas.so.3, OpenBLAS's pthread build),
+// which threads itself and does not follow at::set_num_threads. The lab links libopenblas.so.0
+// directly, so that sgemm_ binds to the copy whose count this sets.
+void OpenblasSetThreads(int threads);
 void OpenblasSgemm(int threads, size_t m, size_t n, size_t k, const float* a, const float* b, float* c);
 
 // Eigen 3 matrix product (Map of row-major matrices, c.noalias() = a * b), compiled in
-// eigen_kernels.cc with -march=native as a user of the header-only library would build it;
-// Eigen::setNbThreads(threads) (its OpenMP GEMM).
+// eigen_kernels.cc by g++ -O3 -march=native -fopenmp as a user of the header-only library would
+// build it; Eigen::setNbThreads(threads) (its OpenMP GEMM, on libgomp).
 std::string EigenMissing();
 std::string EigenVersion();
 void EigenMatmul(int threads, size_t m, size_t n, size_t k, const float* a, const float* b, float* c);

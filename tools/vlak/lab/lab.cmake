@@ -13,7 +13,7 @@ add_custom_command(OUTPUT ${_suites_cc}
   COMMENT "Embedding the lab's built-in suites" VERBATIM)
 
 add_library(vlak_lab STATIC
-  ${_lab}/baselines.cc ${_lab}/machine.cc ${_lab}/op_exp.cc ${_lab}/op_sfpi.cc ${_lab}/op_softmax.cc ${_lab}/op_rope.cc
+  ${_lab}/baselines.cc ${_lab}/gomp.cc ${_lab}/machine.cc ${_lab}/op_exp.cc ${_lab}/op_sfpi.cc ${_lab}/op_softmax.cc ${_lab}/op_rope.cc
   ${_lab}/op_layernorm.cc ${_lab}/op_layernorm_bwd.cc ${_lab}/op_rmsnorm.cc ${_lab}/op_matmul.cc ${_lab}/op_resize.cc ${_lab}/op_softmax_i8.cc ${_lab}/op_warp.cc ${_lab}/op_correlation.cc
   ${_lab}/ops.cc ${_lab}/peak_i8_x86.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/roofline.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
   ${_lab}/svg.cc ${_suites_cc})
@@ -39,9 +39,6 @@ if(CMAKE_CROSSCOMPILING)
 else()
   find_package(nlohmann_json 3.2 REQUIRED)
   target_link_libraries(vlak_lab PUBLIC nlohmann_json::nlohmann_json)
-endif()
-if(OpenMP_CXX_FOUND)
-  target_link_libraries(vlak_lab PUBLIC OpenMP::OpenMP_CXX)
 endif()
 # seed 000's kernels (also linked into the CLI itself) for the seed-scalar / seed-rvv rows
 target_sources(vlak_lab PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/vlak/seed_softmax.cc)
@@ -97,6 +94,26 @@ foreach(cc gcc clang)
   message(STATUS "vlak lab: C reference by ${VLAK_LAB_${CC}} ${_flags_text}")
 endforeach()
 
+# ---- the lab's threads: GNU libgomp (lab/gomp.h says why) ---------------------------------------
+# The lab is not compiled with -fopenmp (clang's would bring LLVM libomp, a second runtime that
+# the libraries' thread counts do not reach); its loops call libgomp, the runtime oneDNN, libtorch
+# and the Eigen row use, found where gcc keeps it. Without it the loops use std::thread.
+if(VLAK_LAB_GCC)
+  execute_process(COMMAND ${VLAK_LAB_GCC} -print-file-name=libgomp.so OUTPUT_VARIABLE _gomp
+                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(IS_ABSOLUTE "${_gomp}" AND EXISTS "${_gomp}")
+    set(VLAK_LAB_GOMP "${_gomp}" CACHE FILEPATH "GNU libgomp, the lab's only OpenMP runtime")
+  endif()
+endif()
+if(VLAK_LAB_GOMP)
+  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_GOMP=1)
+  target_link_libraries(vlak_lab PUBLIC ${VLAK_LAB_GOMP})
+  message(STATUS "vlak lab: threads on GNU libgomp (${VLAK_LAB_GOMP})")
+else()
+  message(STATUS "vlak lab: no libgomp next to ${VLAK_LAB_GCC}: the lab's loops use std::thread, and oneDNN/Eigen "
+                 "thread counts cannot be set")
+endif()
+
 # ---- library baselines (optional: a missing one is reported as not built) ----------------------
 # Not find_package(dnnl): Debian's dnnl-config.cmake demands OpenCL, which the CPU API never uses.
 find_path(XNNPACK_INCLUDE_DIR xnnpack.h)
@@ -149,15 +166,25 @@ if(OPENBLAS_INCLUDE_DIR AND OPENBLAS_LIBRARY)
   target_include_directories(vlak_lab SYSTEM PRIVATE ${OPENBLAS_INCLUDE_DIR})
   target_link_libraries(vlak_lab PUBLIC ${OPENBLAS_LIBRARY})
 endif()
-# Eigen: header-only; compiled here with the lab's flags, so it vectorises for what the lab's
-# translation unit is built for: eigen_kernels.cc gets -march=native (a user's build of it).
+# Eigen: header-only, built as its users build it: g++ -O3 -march=native -fopenmp (its GEMM threads
+# only through OpenMP, and the lab's OpenMP is libgomp, which clang cannot target), into one object
+# with a C interface (eigen_kernels.cc). Without g++ or libgomp the eigen row is not built rather
+# than silently single-threaded.
 find_path(EIGEN3_INCLUDE_DIR Eigen/Core PATH_SUFFIXES eigen3)
-target_sources(vlak_lab PRIVATE ${_lab}/eigen_kernels.cc)
-if(EIGEN3_INCLUDE_DIR)
-  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_EIGEN=1)
-  target_include_directories(vlak_lab SYSTEM PRIVATE ${EIGEN3_INCLUDE_DIR})
-  if(NOT CMAKE_CROSSCOMPILING)
-    set_source_files_properties(${_lab}/eigen_kernels.cc PROPERTIES COMPILE_OPTIONS "-march=native;-Wno-invalid-feature-combination")
+if(EIGEN3_INCLUDE_DIR AND NOT CMAKE_CROSSCOMPILING)
+  find_program(VLAK_LAB_GXX NAMES g++ g++-12)
+  if(VLAK_LAB_GXX AND VLAK_LAB_GOMP)
+    set(_eigen_o ${CMAKE_CURRENT_BINARY_DIR}/eigen_kernels_gxx.o)
+    add_custom_command(OUTPUT ${_eigen_o}
+      COMMAND ${VLAK_LAB_GXX} -std=c++17 -O3 -DNDEBUG -march=native -fopenmp -fPIC -isystem ${EIGEN3_INCLUDE_DIR}
+              -c ${_lab}/eigen_kernels.cc -o ${_eigen_o}
+      DEPENDS ${_lab}/eigen_kernels.cc
+      COMMENT "Eigen baseline eigen_kernels.cc by g++ -fopenmp" VERBATIM)
+    set_source_files_properties(${_eigen_o} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+    target_sources(vlak_lab PRIVATE ${_eigen_o})
+    target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_EIGEN=1)
+  else()
+    target_compile_definitions(vlak_lab PRIVATE "VLAK_LAB_EIGEN_NEEDS=\"g++ and libgomp\"")
   endif()
 endif()
 # PyTorch's C++ library (libtorch-dev): the `torch` rows. Found by its files, not find_package(Torch):

@@ -10,11 +10,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "lab/gomp.h"
 #include "vlak/vlak.h"
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 namespace vlak::lab {
 
@@ -193,16 +190,10 @@ void ParallelBlocks(int threads, size_t count, const std::function<void(size_t, 
     return;
   }
   const size_t t = static_cast<size_t>(threads) < count ? static_cast<size_t>(threads) : count;
-  const auto block = [&](size_t i) { fn(count * i / t, count * (i + 1) / t); };
-#if defined(_OPENMP)
-#pragma omp parallel for num_threads(static_cast<int>(t)) schedule(static, 1)
-  for (size_t i = 0; i < t; ++i) block(i);
-#else
-  std::vector<std::thread> pool;
-  for (size_t i = 1; i < t; ++i) pool.emplace_back(block, i);
-  block(0);
-  for (auto& th : pool) th.join();
-#endif
+  RunOnThreads(static_cast<int>(t), [&](int i) {
+    const size_t b = static_cast<size_t>(i);
+    fn(count * b / t, count * (b + 1) / t);
+  });
 }
 
 int DefaultVlakTarget() {

@@ -177,7 +177,8 @@ OpDef MakeCorrelationWrap16Op();
 
 // Shared helpers for operator files.
 int CpuCount();
-// Calls fn(begin, end) on `threads` OpenMP threads over [0, count), in equal contiguous blocks.
+// Calls fn(begin, end) on `threads` threads (libgomp's: lab/gomp.h) over [0, count), in equal
+// contiguous blocks.
 void ParallelBlocks(int threads, size_t count, const std::function<void(size_t, size_t)>& fn);
 // The vlak target the library picks by itself (VLAK_TARGET or the best), as before any forcing.
 int DefaultVlakTarget();

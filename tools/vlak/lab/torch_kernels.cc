@@ -12,7 +12,9 @@
 //     copies of all three outputs; the kernel stub and layer_norm_cpu_out are not exported), so
 //     this row carries one copy of y that a user's call does not: compare with the softmax
 //     `copy` row of the same shape for its size.
-// Threads: at::set_num_threads(row's threads) before each timed batch (ATen's intra-op pool).
+// Threads: at::set_num_threads(row's threads) before each timed batch (ATen's intra-op pool, GNU
+// OpenMP in Debian's build), and openblas_set_num_threads too: torch.mm goes to the system BLAS,
+// which Debian's libtorch (no MKL) leaves to OpenBLAS's own pthread pool (OpenblasSetThreads).
 // libtorch 1.13's headers do not compile as C++20 (std::vector<IValue> of an incomplete type in
 // constexpr code), so this file is C++17 (lab.cmake); only plain types cross its interface.
 // Torch reports errors by C++ exceptions; this file is built only on the host (no libtorch for
@@ -64,7 +66,9 @@ ImplDef TorchImpl(TorchOp op, double eps) {
     case TorchOp::kLayernorm:
       d.description = "PyTorch at::native_layer_norm (F.layer_norm: allocates y, mean, rstd) + one copy of y, at::set_num_threads";
       break;
-    case TorchOp::kMatmul: d.description = "PyTorch at::mm_out (torch.mm on CPU), at::set_num_threads"; break;
+    case TorchOp::kMatmul:
+      d.description = "PyTorch at::mm_out (torch.mm on CPU), at::set_num_threads and openblas_set_num_threads";
+      break;
   }
   d.unavailable = TorchMissing;
   d.prepare = [op, eps](const Problem& p, Outputs& out, int threads, std::string* err) {
@@ -77,7 +81,10 @@ ImplDef TorchImpl(TorchOp op, double eps) {
       };
       const auto res = [&](size_t i, std::vector<int64_t> dims) { return at::from_blob(out[i].F32(), dims, f32); };
       const auto dims = [&](const Tensor& t) { return std::vector<int64_t>(t.dims().begin(), t.dims().end()); };
-      pr.select = [threads] { at::set_num_threads(threads); };
+      pr.select = [threads] {
+        at::set_num_threads(threads);
+        OpenblasSetThreads(threads);
+      };
       // Each run: the call, exceptions turned into a failed run.
       const auto guarded = [](auto fn) {
         return [fn]() mutable {
