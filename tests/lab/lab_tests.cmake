@@ -22,6 +22,12 @@ if(CMAKE_CROSSCOMPILING)
                      -DPLUGIN=${VLAK_ICOUNT_PLUGIN} -P ${CMAKE_CURRENT_SOURCE_DIR}/lab/e2e.cmake)
   endif()
 else()
+  # Each threaded baseline at 1 and 2 threads, judged by the CPU time it burns (about 10 s). Run
+  # alone: other tests on the same cores would take the second thread's core away.
+  add_executable(vlak_lab_threads_test ${CMAKE_CURRENT_SOURCE_DIR}/lab/lab_threads_test.cc)
+  target_link_libraries(vlak_lab_threads_test PRIVATE vlak_lab GTest::gtest_main)
+  add_test(NAME lab.threads COMMAND vlak_lab_threads_test)
+  set_tests_properties(lab.threads PROPERTIES RUN_SERIAL TRUE TIMEOUT 120)
   add_test(NAME lab.unit COMMAND vlak_lab_test --gtest_filter=-LabE2E.*)
   add_test(NAME lab.e2e COMMAND ${_lab_e2e} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/lab_e2e -P ${CMAKE_CURRENT_SOURCE_DIR}/lab/e2e.cmake)
 endif()
