@@ -84,8 +84,15 @@ void RopeRowsF32(size_t begin, size_t end, size_t rows_per_position, size_t head
   const size_t half = head_dim / 2;
   const bool interleaved = flags & VLAK_ROPE_INTERLEAVED;
   stream = kStreamStores && stream && !interleaved && half % (kAlignment / sizeof(float)) == 0;
-  for (size_t q = begin; q < end; ++q) {
-    const size_t t = q / rows_per_position * table_stride;
+  // The position of row q is q / rows_per_position: kept as a running count, since a 64-bit
+  // divide per row (~40 cycles on x86) cost a third of a 128-float row's time.
+  size_t position = begin / rows_per_position, row_in_position = begin % rows_per_position;
+  for (size_t q = begin; q < end; ++q, ++row_in_position) {
+    if (row_in_position == rows_per_position) {
+      row_in_position = 0;
+      ++position;
+    }
+    const size_t t = position * table_stride;
     const size_t o = q * head_dim;
     if (interleaved) {
       RowInterleaved(x + o, cos + t, sin + t, y + o, half);
