@@ -242,8 +242,9 @@ vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t 
  *   dx = rstd * (g - mean_c(g) - xhat * mean_c(g * xhat)),
  *   dgamma[c] = sum_r dy * xhat, dbeta[c] = sum_r dy.
  * gamma may be NULL (1); dgamma and dbeta may be NULL (not computed). dx == dy or dx == x is
- * allowed. Rows run on threads; dgamma/dbeta are sums of per-thread partials in a fixed order, so
- * they are the same bits for the same thread count (no atomics). Accuracy: dx within 1e-5 times
+ * allowed. Rows run on threads; dgamma/dbeta are sums of partials over blocks of rows fixed by
+ * the shape (at least 32 rows, at most 32 blocks), added in block order: the same bits for every
+ * thread count (no atomics). Accuracy: dx within 1e-5 times
  * its row's largest term, max rstd * (|g| + |mean_c(g)| + |xhat * mean_c(g * xhat)|) (dx is a
  * difference of these and can cancel to 0), dgamma/dbeta within 1e-5 * sum_r |term64| of their
  * column; while x - mean, g and the row sums of |g| and |g * xhat| and the terms above are finite
@@ -251,7 +252,7 @@ vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t 
  * values are accepted and computed, but without a bound (xhat is formed from x * rstd and
  * mean * rstd, which cancel when the mean is far from the data; tests/fuzz found 3e-4 relative).
  * Errors: NULL dy, x, mean, rstd or dx; stride < cols; overflow (also when the column sums'
- * scratch, 24 bytes per column and thread, cannot be allocated). */
+ * scratch, 16 bytes per column and block and 8 per column and thread, cannot be allocated). */
 vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* dy, const float* x, size_t stride,
                                         const float* gamma, const float* mean, const float* rstd, float* dx,
                                         float* dgamma, float* dbeta);
@@ -276,8 +277,9 @@ vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_
  * result is the same bits on every target, VLEN and thread count (NaN payloads aside), and
  * |C - C64| <= 2 * k * 2^-24 * sum_k |A| * |B| (the standard bound; with ACCUMULATE k + 1 terms
  * and |C_old| added to the sum) while that sum is below FLT_MAX (a partial sum beyond it is inf). k == 0 sets C to 0 (or leaves it with ACCUMULATE). NaN and inf
- * propagate as IEEE. C must not overlap A or B. Uses packing buffers of 1 MiB per thread, kept
- * between calls in a process-wide pool.
+ * propagate as IEEE. C must not overlap A or B. One thread packs B in 1 MiB blocks; several
+ * threads pack all of B once (k x n floats, n rounded up to the tile) and share it. The buffers
+ * are kept between calls in a process-wide pool.
  * With k == 0, A and B have no elements: a and b may be NULL, and no stride of theirs overflows.
  * Errors: NULL pointer, lda < k, ldb < n (< k with TRANS_B), ldc < n, unknown flags, overflow
  * (VLAK_ERROR_OVERFLOW also if the packing buffer cannot be allocated; nothing is written). */
