@@ -261,6 +261,9 @@ TEST(LayerNormBackward, OptionalOutputsInPlaceAndThreads) {
   EXPECT_TRUE(vlak_test::SameBits(dx1.data(), dx3.data(), n)) << "dx does not depend on threads";
   run(3, dx3.data(), dy.data(), dg3b.data(), nullptr);
   EXPECT_TRUE(vlak_test::SameBits(dg3a.data(), dg3b.data(), cols)) << "same thread count, same bits";
+  // The column sums are reduced over blocks of rows fixed by the shape: every thread count.
+  EXPECT_TRUE(vlak_test::SameBits(dg1.data(), dg3a.data(), cols)) << "dgamma does not depend on threads";
+  EXPECT_TRUE(vlak_test::SameBits(db1.data(), db3.data(), cols)) << "dbeta does not depend on threads";
   std::vector<float> inplace = dy;
   run(1, inplace.data(), inplace.data(), nullptr, nullptr);  // dx == dy
   EXPECT_TRUE(vlak_test::SameBits(inplace.data(), dx1.data(), n));
