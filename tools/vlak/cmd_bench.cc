@@ -3,6 +3,7 @@
 // runner.h for how time and instructions are measured.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -165,6 +166,17 @@ int CmdBench(int argc, char** argv) {
   // parallel region, so sleeping at once is set here (set it to override).
   setenv("KMP_BLOCKTIME", "0", 0);
 
+  // A count above the CPUs is run as asked (a suite written for a bigger machine still runs), but
+  // its threads take turns on the cores: said before the run, and again under the table.
+  int most = 0;
+  for (const Case& c : cases) most = std::max(most, c.threads);
+  std::string oversubscribed;
+  if (most > CpuCount()) {
+    oversubscribed = "note: cases at up to " + std::to_string(most) + " threads run that many threads on the " +
+                     std::to_string(CpuCount()) + " CPUs this process may use: they measure time-sharing, not scaling.\n";
+    std::fputs(oversubscribed.c_str(), stderr);
+  }
+
   RunOptions opt;
   opt.icount = IcountAvailable();
   opt.suite = suite.name;
@@ -196,6 +208,8 @@ int CmdBench(int argc, char** argv) {
     std::printf("\nnote: load average %s on %d cores when the run started: other jobs shared the CPU, so spreads are wide "
                 "and multi-thread cases mostly measure waiting for a core.\n", m.load.c_str(), m.cores);
   }
+
+  if (!oversubscribed.empty()) std::printf("\n%s", oversubscribed.c_str());
 
   size_t flagged = 0, failed = 0;
   for (const Record& r : res.records) {

@@ -1,6 +1,9 @@
 #include "lab/ops.h"
 
 #include <cmath>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -180,6 +183,13 @@ std::string OpNames() {
 }
 
 int CpuCount() {
+#if defined(__linux__)
+  // The CPUs this process may run on (taskset, a container's cpuset), as vlak's default counts
+  // them; hardware_concurrency() counts every online CPU of the machine.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+#endif
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
 }
