@@ -135,7 +135,8 @@ class Pool {
   }
 
   // Time from publishing an empty job to the first helper's arrival, workers awake.
-  double WakeNs(int threads, int reps) {
+  // quantile_div 2: the median; 4: the first quartile (less swayed by another process).
+  double WakeNs(int threads, int reps, size_t quantile_div = 2) {
     if (threads < 2) return 0;
     std::vector<int64_t> samples;
     struct Ctx {
@@ -166,7 +167,7 @@ class Pool {
     }
     if (samples.empty()) return 1e6;
     std::sort(samples.begin(), samples.end());
-    return static_cast<double>(samples[samples.size() / 2]);
+    return static_cast<double>(samples[samples.size() / quantile_div]);
   }
 
  private:
@@ -279,26 +280,29 @@ double PowerOfTwoAtMost(double x) {
 }
 
 double MeasureCopyBytesPerNs() {
-  // Half the per-core L2 (or 256 KiB where unknown) copied: the rate a row kernel streams at
-  // from cache is of this order; a kernel that computes more per byte is slower, which only
-  // makes the model split less eagerly.
+  // y = x + 1 over a quarter of the per-core L2 (or 128 KiB where unknown), a plain loop: the
+  // rate a row kernel streams at from cache is of this order; a kernel that computes more per
+  // byte is slower, which only makes the model split less eagerly. Not memcpy: in a process that
+  // has loaded Debian's libtorch 1.13, glibc's memcpy of 128 KiB ran 10-30x slower than this loop
+  // (2-6 B/ns against 67, AMD EPYC, 2026-11-26).
   long l2 = -1;
 #if defined(_SC_LEVEL2_CACHE_SIZE)
   l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #endif
-  const size_t bytes = l2 > 0 ? static_cast<size_t>(l2) / 4 : size_t{1} << 17;
-  std::unique_ptr<char[]> a(new (std::nothrow) char[bytes]), b(new (std::nothrow) char[bytes]);
-  if (!a || !b) return 1.0;
-  std::memset(a.get(), 1, bytes);
-  std::memset(b.get(), 2, bytes);
+  const size_t n = (l2 > 0 ? static_cast<size_t>(l2) / 4 : size_t{1} << 17) / (2 * sizeof(float));
+  std::unique_ptr<float[]> x(new (std::nothrow) float[n]), y(new (std::nothrow) float[n]);
+  if (!x || !y) return 1.0;
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(i & 255);
   int64_t best = INT64_MAX;
-  for (int r = 0; r < 5; ++r) {
+  for (int r = 0; r < 7; ++r) {
     const int64_t t0 = NowNs();
-    std::memcpy(b.get(), a.get(), bytes);
-    __asm__ volatile("" : : "r"(b.get()) : "memory");
+    const float* xs = x.get();
+    float* ys = y.get();
+    for (size_t i = 0; i < n; ++i) ys[i] = xs[i] + 1.0f;
+    __asm__ volatile("" : : "r"(ys) : "memory");
     best = std::min(best, NowNs() - t0);
   }
-  return static_cast<double>(2 * bytes) / static_cast<double>(best > 0 ? best : 1);  // read + written
+  return static_cast<double>(2 * n * sizeof(float)) / static_cast<double>(best > 0 ? best : 1);  // read + written
 }
 
 }  // namespace
@@ -307,7 +311,7 @@ const ParallelCosts& MeasuredParallelCosts() {
   static const ParallelCosts costs = [] {
     ParallelCosts c;
     const int threads = std::min(NumThreads(), 16);
-    c.wake_ns = threads >= 2 ? ThePool().WakeNs(threads, 15) : 1000.0;
+    c.wake_ns = threads >= 2 ? ThePool().WakeNs(threads, 15, 4) : 1000.0;
     // A floor of 0.5 us and a ceiling of 50 us: below, claiming chunks costs more than waking;
     // above, the measurement met a loaded machine (the caller never waits for a late worker).
     c.wake_ns = PowerOfTwoAtMost(std::clamp(c.wake_ns, 512.0, 50000.0));

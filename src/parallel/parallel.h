@@ -51,7 +51,8 @@ int DefaultNumThreads();
 
 // Costs measured once per process (the first call asks; the pool starts then).
 struct ParallelCosts {
-  double wake_ns;            // the pool's wake-up: a job published to its first helper's work, power of 2
+  double wake_ns;            // the pool's wake-up, a job published to its first helper's work: first
+                             // quartile of 15 jobs, workers awake, rounded down to a power of 2
   double copy_bytes_per_ns;  // one core's memcpy rate over an L2-sized buffer, power of 2
 };
 const ParallelCosts& MeasuredParallelCosts();

@@ -4,6 +4,7 @@
 #include <initializer_list>
 
 #include "commands.h"
+#include "parallel/parallel.h"
 #include "vlak/vlak.h"
 
 namespace vlak::cli {
@@ -40,6 +41,23 @@ int CmdInfo(int argc, char** /*argv*/) {
     std::printf("VLMAX e32: m1=%zu m2=%zu m4=%zu m8=%zu\n", vlak_target_lanes(active, 0, 4),
                 vlak_target_lanes(active, 1, 4), vlak_target_lanes(active, 2, 4),
                 vlak_target_lanes(active, 3, 4));
+  }
+  // Threads: what a call may split over, where the default came from, and the pool's costs as
+  // the cost model sees them (measured here, once per process).
+  const int threads = vlak_get_num_threads();
+  const char* env_vlak = std::getenv("VLAK_NUM_THREADS");
+  const char* env_omp = std::getenv("OMP_NUM_THREADS");
+  std::printf("threads: %d (%s)\n", threads,
+              env_vlak != nullptr   ? "VLAK_NUM_THREADS"
+              : env_omp != nullptr  ? "OMP_NUM_THREADS"
+                                    : "the CPUs of the affinity mask, capped by the cgroup quota");
+  if (threads > 1) {
+    const ParallelCosts& costs = MeasuredParallelCosts();
+    const double wake_now = MeasurePoolWakeNs(threads, 51);
+    std::printf("parallel pool: %d workers; wake-up %.1f us at %d threads (median of 51, workers awake); a thread\n"
+                "  is woken for >= %.0f us of work (8 x the %.1f us measured at start); copy rate %.0f B/ns\n",
+                PoolWorkers(), wake_now / 1e3, threads, MinNsPerThread() / 1e3, costs.wake_ns / 1e3,
+                costs.copy_bytes_per_ns);
   }
   if (vlak_target_error() != VLAK_OK) {
     std::fprintf(stderr, "vlak info: VLAK_TARGET=%s cannot be used here (%s); valid: scalar avx2 avx512 rvv\n",
