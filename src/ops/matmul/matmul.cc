@@ -4,11 +4,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <new>
 #include <vector>
-#include <algorithm>
-#include <ctime>
 
 #include "dispatch/dispatch.h"
 #include "parallel/parallel.h"
@@ -121,12 +120,14 @@ double NsPerFma(Target target, const MatmulShape& shape, decltype(Dispatch(kMatm
 // floats in all. Tried before (2 vCPUs, libomp): a packed B shared through two barriers per kc
 // block lost to per-thread packing when a thread was descheduled; here a late thread holds up
 // nothing, as the other participants take its tasks (parallel.h rule 4).
-vlak_status SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target, size_t* peak_bytes) {
+// false (nothing written) when the packed B or the task list cannot be allocated: the caller then
+// runs the call on one thread, whose packing needs only 1 MiB.
+bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target, size_t* peak_bytes) {
   const size_t nr = shape.nr, mr = shape.mr, nc = shape.nc, kc_max = shape.kc;
   const size_t n_pad = (g.n + nr - 1) / nr * nr;
-  if (g.k > SIZE_MAX / sizeof(float) / n_pad) return VLAK_ERROR_OVERFLOW;
+  if (g.k > SIZE_MAX / sizeof(float) / n_pad) return false;
   float* const base = AcquireBuffer(g.k * n_pad);
-  if (base == nullptr) return VLAK_ERROR_OVERFLOW;  // no memory for the packed B
+  if (base == nullptr) return false;
   float* const packed = base + kHeaderFloats;
   if (peak_bytes != nullptr) *peak_bytes = g.k * n_pad * sizeof(float);
   auto* const pack = Dispatch(kMatmulPackB, target);
@@ -167,7 +168,7 @@ vlak_status SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, 
     }
   } catch (const std::bad_alloc&) {
     ReleaseBuffer(base);
-    return VLAK_ERROR_OVERFLOW;  // nothing written yet
+    return false;
   }
   const size_t row_blocks = (row_tiles + rt - 1) / rt;
   const size_t tasks = row_blocks * cols.size();
@@ -207,7 +208,7 @@ vlak_status SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, 
     }
   });
   ReleaseBuffer(base);
-  return VLAK_OK;
+  return true;
 }
 
 }  // namespace
@@ -249,15 +250,14 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
     t = static_cast<size_t>(ThreadsForNs(fmas * NsPerFma(target, shape, block), row_tiles * col_tiles));
   }
   if (t > row_tiles * col_tiles) t = row_tiles * col_tiles;
-  if (t <= 1) {  // one thread: the blocked kernel with its own packing buffer
-    float* const base = AcquireBuffer(shape.scratch_floats);
-    if (base == nullptr) return VLAK_ERROR_OVERFLOW;  // no memory for the packing buffer
-    if (peak_bytes != nullptr) *peak_bytes = shape.scratch_floats * sizeof(float);
-    block(g, shape.narrow, 0, g.m, 0, g.n, base + kHeaderFloats);
-    ReleaseBuffer(base);
-    return VLAK_OK;
-  }
-  return SharedB(g, shape, static_cast<int>(t), target, peak_bytes);
+  if (t > 1 && SharedB(g, shape, static_cast<int>(t), target, peak_bytes)) return VLAK_OK;
+  // One thread: the blocked kernel with its own packing buffer.
+  float* const base = AcquireBuffer(shape.scratch_floats);
+  if (base == nullptr) return VLAK_ERROR_OVERFLOW;  // no memory for the packing buffer
+  if (peak_bytes != nullptr) *peak_bytes = shape.scratch_floats * sizeof(float);
+  block(g, shape.narrow, 0, g.m, 0, g.n, base + kHeaderFloats);
+  ReleaseBuffer(base);
+  return VLAK_OK;
 }
 
 
