@@ -249,8 +249,9 @@ ValueError for an unknown name or a target this build or CPU cannot run.)doc");
       [](int n) { Check("set_num_threads", vlak_set_num_threads(n)); }, py::arg("n"),
       R"doc(set_num_threads(n: int) -> None
 
-Threads the row and tile loops use: n >= 1 sets it, 0 returns to the default (OMP_NUM_THREADS
-or the core count). Process-wide. ValueError for n < 0.)doc");
+Threads the row and tile loops use: n >= 1 sets it, 0 returns to the default (VLAK_NUM_THREADS,
+else OMP_NUM_THREADS, else the CPUs this process may run on). Process-wide, whichever runner runs
+them (set_parallel_runner). ValueError for n < 0.)doc");
 
   m.def("get_num_threads", [] { return vlak_get_num_threads(); }, "get_num_threads() -> int\n\nThe thread count kernels will use.");
 
@@ -290,4 +291,5 @@ PYBIND11_MODULE(_vlak, m) {
   vlak::python::BindInfo(m);
   vlak::python::BindOps(m);
   vlak::python::BindIntOps(m);
+  vlak::python::BindRunner(m);
 }

@@ -1,5 +1,5 @@
 """Shared fixtures: every test runs on each target this CPU supports, and leaves the process-wide
-target and thread count as it found them."""
+target, thread count and parallel runner as it found them."""
 import numpy as np
 import pytest
 
@@ -10,10 +10,11 @@ TARGETS = vlak.info()["targets_supported"]
 
 @pytest.fixture(autouse=True)
 def _restore_globals():
-    target, threads = vlak.get_target(), vlak.get_num_threads()
+    target, threads, runner = vlak.get_target(), vlak.get_num_threads(), vlak.get_parallel_runner()
     yield
     vlak.set_target(target)
     vlak.set_num_threads(threads)
+    vlak.set_parallel_runner(runner)
 
 
 @pytest.fixture(params=TARGETS)

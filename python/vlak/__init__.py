@@ -6,12 +6,18 @@ runs and raises TypeError (dtype) or ValueError (shape, arguments) with vlak's s
 Accuracy bounds against float64 are in each docstring (and in include/vlak/vlak.h).
 The integer operators (resize_bilinear, warp, correlation: int8 / uint8 images; softmax_i8:
 quantised softmax) take their dtypes exactly (no conversion) and are bit-exact integer definitions.
+
+Threads: set_num_threads sets how many; set_parallel_runner which ones. Beside PyTorch, vlak runs
+its parallel work on the GNU OpenMP runtime (libgomp) torch's CPU operators use, so the two share
+one set of worker threads: that is the default ("auto") when a libgomp is loaded at import. If
+torch is imported after vlak, call vlak.set_parallel_runner("auto") again (or import torch first).
 """
 from ._vlak import (  # noqa: F401
     __version__,
     correlation,
     exp,
     get_num_threads,
+    get_parallel_runner,
     get_target,
     info,
     layernorm,
@@ -23,6 +29,7 @@ from ._vlak import (  # noqa: F401
     rope,
     rope_tables,
     set_num_threads,
+    set_parallel_runner,
     set_target,
     softmax,
     softmax_i8,
@@ -33,6 +40,7 @@ __all__ = [
     "correlation",
     "exp",
     "get_num_threads",
+    "get_parallel_runner",
     "get_target",
     "info",
     "layernorm",
@@ -44,6 +52,7 @@ __all__ = [
     "rope",
     "rope_tables",
     "set_num_threads",
+    "set_parallel_runner",
     "set_target",
     "softmax",
     "softmax_i8",
