@@ -18,8 +18,10 @@
 #include "ops/matmul/matmul.h"
 #include "vlak/vlak.h"
 
-#if defined(_OPENMP)
-#include <omp.h>
+#if defined(VLAK_HAVE_GOMP)
+// oneDNN (Debian's) threads with GNU libgomp; this file is not built with -fopenmp (clang's would
+// bring LLVM libomp, whose thread count oneDNN does not see), so libgomp's API is declared here.
+extern "C" void omp_set_num_threads(int n);
 #endif
 #if defined(VLAK_HAVE_OPENBLAS)
 #include <cblas.h>
@@ -111,7 +113,7 @@ void SetCounters(benchmark::State& state, const Data& d, int threads) {
 
 void SetThreads(int threads) {
   vlak_set_num_threads(threads);
-#if defined(_OPENMP)
+#if defined(VLAK_HAVE_GOMP)
   omp_set_num_threads(threads);
 #endif
 #if defined(VLAK_HAVE_OPENBLAS)
