@@ -33,9 +33,11 @@ struct Gomp {
   int (*num_threads)() = nullptr;
 };
 
-// The first loaded object whose file name starts with "libgomp" and exports what the runner
-// calls; null when there is none. Each one found is kept for the process's life (vlak keeps the
-// runner's context pointer), and its handle is never closed, so it stays loaded.
+// A loaded object whose file name starts with "libgomp" and exports what the runner calls; null
+// when there is none. With two loaded, a wheel's bundled copy ("libgomp-<hash>.so.1", auditwheel's
+// naming) comes first: it is the one a PyTorch wheel runs on, the system's may serve another
+// library. Each one found is kept for the process's life (vlak keeps the runner's context
+// pointer), and its handle is never closed, so it stays loaded.
 const Gomp* FindLoadedGomp() {
   std::vector<std::string> paths;
   dl_iterate_phdr(
@@ -48,10 +50,16 @@ const Gomp* FindLoadedGomp() {
         return 0;
       },
       &paths);
+  std::vector<std::string> ordered;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const std::string& p : paths) {
+      if ((p.find("/libgomp-") != std::string::npos) == (pass == 0)) ordered.push_back(p);
+    }
+  }
   static std::mutex m;
   static std::vector<std::unique_ptr<Gomp>> found;
   std::lock_guard<std::mutex> g(m);
-  for (const std::string& p : paths) {
+  for (const std::string& p : ordered) {
     for (const auto& f : found) {
       if (f->path == p) return f.get();
     }
