@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <set>
 #include <string>
 #include <thread>
@@ -62,6 +63,8 @@ const Row kRows[] = {
     {"warp", "opencv", "1024x1024x3", 0},
     {"softmax-i8", "xnnpack", "512x4096", 1},
 };
+
+void PrintTo(const Row& r, std::ostream* os) { *os << r.op << " " << r.impl << " " << r.shape; }
 
 std::string RowName(const Row& r) {
   std::string s = std::string(r.op) + "_" + r.impl;
