@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -66,6 +67,21 @@ double MedianSeconds(Fn fn, double seconds) {
   return Quantile(samples, 0.5);
 }
 
+// Iterations of a peak loop that take at least 2 ms on the calling thread alone (the first calls
+// also warm the clocks). Calibrated outside any parallel region: on a busy machine a region can
+// wait milliseconds for a core, and growing the loop until a region lasts 1 ms would then stop at
+// a loop too short to time, and report a peak a hundred times too low.
+size_t CalibrateIters(const std::function<double(size_t)>& run) {
+  size_t iters = 1 << 14;
+  volatile double sink = 0;
+  for (;;) {
+    const double t0 = Now();
+    sink = sink + run(iters);
+    if (Now() - t0 >= 2e-3 || iters >= (size_t{1} << 34)) return iters;
+    iters *= 2;
+  }
+}
+
 }  // namespace
 
 double MeasureCopyGbps(double bytes, int threads, double seconds) {
@@ -105,8 +121,10 @@ double MeasurePeakGflops(int target, int threads) {
   double best = std::nan("");
   if (TargetMissing(target).empty()) {
     auto* fn = Dispatch(kLabFmaPeak, static_cast<Target>(target));
-    // ~2 ms per run at a few GFLOP/s per lane group; the first run also warms the clocks.
-    size_t iters = 1 << 14;
+    const size_t iters = CalibrateIters([&](size_t n) {
+      double f;
+      return fn(n, 1.0f, &f);
+    });
     for (int run = 0; run < 12; ++run) {
       SetOmpThreads(threads);
       std::vector<double> flops(static_cast<size_t>(threads), 0.0);
@@ -118,11 +136,6 @@ double MeasurePeakGflops(int target, int threads) {
       const double dt = Now() - t0;
       double total = 0;
       for (double f : flops) total += f;
-      if (dt < 1e-3) {  // too short to time well: grow and retry
-        iters *= 4;
-        --run;
-        continue;
-      }
       best = std::isnan(best) ? total / dt / 1e9 : std::max(best, total / dt / 1e9);
     }
   }
@@ -137,7 +150,7 @@ double MeasurePeakGmacsI8(int target, int threads) {
   double best = std::nan("");
   const I8MacKernel k = I8MacPeakKernel(target);
   if (k.run != nullptr && TargetMissing(target).empty()) {
-    size_t iters = 1 << 14;
+    const size_t iters = CalibrateIters([&](size_t n) { return static_cast<double>(k.run(n, 0)); });
     for (int run = 0; run < 12; ++run) {
       SetOmpThreads(threads);
       volatile double sink = 0;
@@ -146,11 +159,6 @@ double MeasurePeakGmacsI8(int target, int threads) {
         for (size_t i = b; i < e; ++i) sink = sink + k.run(iters, static_cast<int>(i));
       });
       const double dt = Now() - t0;
-      if (dt < 1e-3) {  // too short to time well: grow and retry
-        iters *= 4;
-        --run;
-        continue;
-      }
       const double gmacs = k.macs_per_iter * static_cast<double>(iters) * threads / dt / 1e9;
       best = std::isnan(best) ? gmacs : std::max(best, gmacs);
     }
