@@ -141,7 +141,7 @@ Which threads run vlak's parallel work (the C API's vlak_set_parallel_runner):
 The thread count is vlak's either way (set_num_threads); results are the same bits with every
 runner. On libgomp, as for torch's own operators, a call returns only when every thread of its
 team has run: when other processes keep the cores busy, that can be a scheduler tick (softmax
-1823x781 at 2 threads on a loaded 2-core machine: 8 ms, torch.softmax too, against 1 ms on vlak's
+1823x781 at 2 threads on a loaded 2-core machine: 8 ms, torch.softmax too, against 1.4 ms on vlak's
 pool, whose caller takes the work of threads that have not started). Process-wide; set it while
 no vlak call runs. ValueError for another kind.)doc");
   m.def(
