@@ -17,12 +17,23 @@ namespace vlak {
 // parallel layer's cost model decides how many threads, counting 8 bytes moved per element (a
 // float read and one written; a byte element costs about what a float one does in the int8
 // operators: table reads, gathers).
+// Inline, and in this order, so that a call below the floor pays a multiply and a compare, and a
+// one-thread call a load more (RVV instruction budgets).
+// (A product that wraps around only misjudges the size of a call: PlanRows saturates.)
+inline bool OneThreadRows(size_t rows, size_t elements_per_row) {
+  return rows < 2 || rows * elements_per_row < kNeverSplitBytes / 8 || NumThreads() <= 1;
+}
 inline ParallelPlan PlanRowElements(size_t rows, size_t elements_per_row) {
+  if (OneThreadRows(rows, elements_per_row)) return OneThreadPlan(rows);
   return PlanRows(rows, elements_per_row > SIZE_MAX / 8 ? SIZE_MAX : 8 * elements_per_row);
 }
 template <class F>
 void ForEachRowChunk(size_t rows, size_t elements_per_row, F&& fn) {
-  ParallelFor(PlanRowElements(rows, elements_per_row), fn);
+  if (OneThreadRows(rows, elements_per_row)) {
+    fn(0, size_t{0}, rows);
+    return;
+  }
+  ParallelFor(PlanRows(rows, elements_per_row > SIZE_MAX / 8 ? SIZE_MAX : 8 * elements_per_row), fn);
 }
 
 // Checks shared by the row-wise operators: the extent of `rows` rows of `cols` elements at

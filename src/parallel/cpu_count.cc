@@ -14,8 +14,6 @@
 namespace vlak {
 namespace {
 
-std::atomic<int> g_threads{0};  // 0: the default
-
 int Clamp(long n) { return n < 1 ? 1 : n > kMaxThreads ? kMaxThreads : static_cast<int>(n); }
 
 // A positive integer at the start of an environment variable ("4" or OMP's "4,2"), else 0.
@@ -88,16 +86,11 @@ int DefaultNumThreads() {
   return n;
 }
 
-int NumThreads() {
-  const int n = g_threads.load(std::memory_order_relaxed);
-  return n > 0 ? n : DefaultNumThreads();
-}
-
 }  // namespace vlak
 
 extern "C" vlak_status vlak_set_num_threads(int n) {
   if (n < 0) return VLAK_ERROR_INVALID_ARGUMENT;
-  vlak::g_threads.store(n > vlak::kMaxThreads ? vlak::kMaxThreads : n, std::memory_order_relaxed);
+  vlak::g_num_threads.store(n > vlak::kMaxThreads ? vlak::kMaxThreads : n, std::memory_order_relaxed);
   return VLAK_OK;
 }
 

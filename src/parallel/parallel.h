@@ -29,6 +29,7 @@
 //     thread. An embedding runtime can take the pool's place (vlak_set_parallel_runner).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -36,18 +37,25 @@
 namespace vlak {
 
 inline constexpr int kMaxThreads = 256;
-// Calls smaller than this (bytes read + written) never split and never measure anything: the
-// cheapest wake-up measured on any machine so far (~1 us) moves more than this many bytes.
-inline constexpr size_t kNeverSplitBytes = size_t{1} << 17;
+// Calls smaller than this (bytes read + written; 32K float elements of a row operator) never
+// split and never measure anything: ~8 us of one core at 32 B/ns, against wake-ups of 0.5-5 us
+// measured so far; the 8x rule below would split few of them anyway.
+inline constexpr size_t kNeverSplitBytes = size_t{1} << 18;
 // A thread is worth waking for this many times the wake-up cost of work.
 inline constexpr double kWorkPerWake = 8.0;
 // How long an idle worker spins before it sleeps.
 inline constexpr int64_t kSpinNs = 200000;
 
-// vlak_get_num_threads(): the thread count calls may split over (>= 1).
-int NumThreads();
 // The default thread count (what n = 0 restores): environment, affinity mask and cgroup quota.
 int DefaultNumThreads();
+// vlak_set_num_threads's value (0: the default).
+inline constinit std::atomic<int> g_num_threads{0};
+// vlak_get_num_threads(): the thread count calls may split over (>= 1). Inline: a one-thread
+// call's whole cost of the parallel layer is this load and a compare (RVV instruction budgets).
+inline int NumThreads() {
+  const int n = g_num_threads.load(std::memory_order_relaxed);
+  return n > 0 ? n : DefaultNumThreads();
+}
 
 // Costs measured once per process (the first call asks; the pool starts then).
 struct ParallelCosts {
@@ -82,6 +90,13 @@ struct ParallelPlan {
 ParallelPlan PlanChunks(size_t items, int threads, size_t grain = 1, size_t chunks_per_thread = 4);
 // The common row operator: rows moving bytes_per_row each (read + written).
 ParallelPlan PlanRows(size_t rows, size_t bytes_per_row);
+// The plan of a call that runs on one thread: one chunk of every item.
+inline ParallelPlan OneThreadPlan(size_t items) {
+  ParallelPlan plan;
+  plan.items = items;
+  plan.chunk = items > 0 ? items : 1;
+  return plan;
+}
 
 // body(ctx, worker, begin, end) for every chunk [begin, end) of the plan, each exactly once.
 // worker (0 .. plan.threads - 1) is the participant running the chunk: unique among those

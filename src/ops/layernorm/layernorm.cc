@@ -60,34 +60,46 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   // between calls: f64 sums per block (16 bytes per column) and an f32 partial per participating
   // thread (8 bytes per column).
   constexpr size_t kMaxBlocks = 32, kMinBlockRows = 32;
-  size_t block_rows = (rows + kMaxBlocks - 1) / kMaxBlocks;
-  if (block_rows < kMinBlockRows) block_rows = kMinBlockRows;
-  const size_t blocks = (rows + block_rows - 1) / block_rows;
-  ParallelPlan plan = PlanChunks(rows, ThreadsForBytes(rows > SIZE_MAX / 12 / cols ? SIZE_MAX : rows * cols * 12, blocks), block_rows, 1);
-  plan.chunk = block_rows;  // the blocks are the chunks, whatever the thread count
-  thread_local std::vector<float> acc;
-  thread_local std::vector<double> sums;
+  size_t block_rows = rows, blocks = 1;  // up to 32 rows: one block
+  if (rows > kMinBlockRows) {
+    block_rows = (rows + kMaxBlocks - 1) / kMaxBlocks;
+    if (block_rows < kMinBlockRows) block_rows = kMinBlockRows;
+    blocks = (rows + block_rows - 1) / block_rows;
+  }
+  int threads = 1;
+  if (blocks > 1 && NumThreads() > 1) {
+    threads = ThreadsForBytes(rows > SIZE_MAX / 12 / cols ? SIZE_MAX : rows * cols * 12, blocks);
+  }
+  // One vector for both: f32 partials (as doubles' worth of space) for `threads`, then the sums.
+  thread_local std::vector<double> scratch;
   const size_t per = 2 * cols;
-  if (columns && (acc.size() < per * static_cast<size_t>(plan.threads) || sums.size() < per * blocks)) {
+  const size_t acc_doubles = (per * static_cast<size_t>(threads) + 1) / 2;
+  if (columns && scratch.size() < acc_doubles + per * blocks) {
     try {
-      if (acc.size() < per * static_cast<size_t>(plan.threads)) acc.resize(per * static_cast<size_t>(plan.threads));
-      if (sums.size() < per * blocks) sums.resize(per * blocks);
+      scratch.resize(acc_doubles + per * blocks);
     } catch (const std::bad_alloc&) {
       return VLAK_ERROR_OVERFLOW;  // as matmul: no out-of-memory status; nothing written yet
     }
   }
-  float* const acc_base = acc.data();
-  double* const sums_base = sums.data();
-  ParallelFor(plan, [&](int worker, size_t first, size_t last) {
-    // One call may cover several blocks (one thread): each is reduced on its own.
-    for (size_t begin = first; begin < last; begin += block_rows) {
-      const size_t end = last - begin < block_rows ? last : begin + block_rows;
-      float* const ag = columns ? acc_base + per * static_cast<size_t>(worker) : nullptr;
-      double* const sg = columns ? sums_base + per * (begin / block_rows) : nullptr;
-      kernel(end - begin, cols, dy + begin * stride, x + begin * stride, stride, gamma, mean + begin, rstd + begin,
-             dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr, stream);
-    }
-  });
+  float* const acc_base = reinterpret_cast<float*>(scratch.data());
+  double* const sums_base = scratch.data() + acc_doubles;
+  // Block b of the rows, reduced on its own into its f64 sums.
+  auto block = [&](int worker, size_t b) {
+    float* const ag = columns ? acc_base + per * static_cast<size_t>(worker) : nullptr;
+    double* const sg = columns ? sums_base + per * b : nullptr;
+    const size_t begin = b * block_rows, end = rows - begin < block_rows ? rows : begin + block_rows;
+    kernel(end - begin, cols, dy + begin * stride, x + begin * stride, stride, gamma, mean + begin, rstd + begin,
+           dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr, stream);
+  };
+  if (blocks == 1) {
+    block(0, 0);
+  } else if (threads <= 1) {
+    for (size_t b = 0; b < blocks; ++b) block(0, b);
+  } else {
+    ParallelFor(PlanChunks(blocks, threads, 1, 1), [&](int worker, size_t b0, size_t b1) {  // items: the blocks
+      for (size_t b = b0; b < b1; ++b) block(worker, b);
+    });
+  }
   if (columns) {
     auto* const column_sums = Dispatch(kLayerNormColumnSums, target);
     if (dgamma != nullptr) column_sums(sums_base, per, static_cast<int>(blocks), cols, dgamma);

@@ -84,22 +84,21 @@ void RopeRowsF32(size_t begin, size_t end, size_t rows_per_position, size_t head
   const size_t half = head_dim / 2;
   const bool interleaved = flags & VLAK_ROPE_INTERLEAVED;
   stream = kStreamStores && stream && !interleaved && half % (kAlignment / sizeof(float)) == 0;
-  // The position of row q is q / rows_per_position: kept as a running count, since a 64-bit
-  // divide per row (~40 cycles on x86) cost a third of a 128-float row's time.
-  size_t position = begin / rows_per_position, row_in_position = begin % rows_per_position;
-  for (size_t q = begin; q < end; ++q, ++row_in_position) {
-    if (row_in_position == rows_per_position) {
-      row_in_position = 0;
-      ++position;
-    }
-    const size_t t = position * table_stride;
-    const size_t o = q * head_dim;
+  // One divide per position, not per row (a 64-bit divide, ~40 cycles on x86, cost a seventh of a
+  // 128-float row's time), and the row loop unswitched: per row a call and two pointer steps.
+  const float* xr = x + begin * head_dim;
+  float* yr = y + begin * head_dim;
+  for (size_t q = begin; q < end;) {
+    const size_t position = q / rows_per_position;
+    const size_t stop = (position + 1) * rows_per_position < end ? (position + 1) * rows_per_position : end;
+    const float* const c = cos + position * table_stride;
+    const float* const s = sin + position * table_stride;
     if (interleaved) {
-      RowInterleaved(x + o, cos + t, sin + t, y + o, half);
+      for (; q < stop; ++q, xr += head_dim, yr += head_dim) RowInterleaved(xr, c, s, yr, half);
     } else if (stream) {
-      RowHalvesStreamed(x + o, cos + t, sin + t, y + o, half);
+      for (; q < stop; ++q, xr += head_dim, yr += head_dim) RowHalvesStreamed(xr, c, s, yr, half);
     } else {
-      PairsHalves<false>(x + o, cos + t, sin + t, y + o, half, 0, half);
+      for (; q < stop; ++q, xr += head_dim, yr += head_dim) PairsHalves<false>(xr, c, s, yr, half, 0, half);
     }
   }
   if (stream) StreamFence();
