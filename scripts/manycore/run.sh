@@ -10,7 +10,7 @@ export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 timeout "${SCALE_SECONDS:-300}" "$here/bin/vlak" bench --suite "${SUITE:-scale}" --json "$out/scale.json" \
   --csv "$out/scale.csv" >"$out/scale.txt" 2>&1
 echo "scale suite: exit $?" >>"$out/machine.txt"
-timeout "${TORCH_SECONDS:-200}" python3 "$here/torch_compare.py" "$here/lib/libvlak.so" \
+timeout "${TORCH_SECONDS:-200}" "${PYTHON:-python3}" "$here/torch_compare.py" "$here/lib/libvlak.so" \
   --threads "${TORCH_THREADS:-1,4,8,16}" >"$out/torch.txt" 2>&1
 echo "torch comparison: exit $?" >>"$out/machine.txt"
 tail -n 3 "$out/scale.txt" "$out/torch.txt"
