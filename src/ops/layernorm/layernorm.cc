@@ -81,8 +81,9 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
       return VLAK_ERROR_OVERFLOW;  // as matmul: no out-of-memory status; nothing written yet
     }
   }
+  // Without column sums the vector may be empty (data() null): no offset from it then.
   float* const acc_base = reinterpret_cast<float*>(scratch.data());
-  double* const sums_base = scratch.data() + acc_doubles;
+  double* const sums_base = columns ? scratch.data() + acc_doubles : nullptr;
   // Block b of the rows, reduced on its own into its f64 sums.
   auto block = [&](int worker, size_t b) {
     float* const ag = columns ? acc_base + per * static_cast<size_t>(worker) : nullptr;
