@@ -77,9 +77,9 @@ size_t vlak_target_lanes(vlak_target target, int lmul_pow2, size_t elem_size);
 /* ---- threads ------------------------------------------------------------------------------ */
 
 /* Threads used by kernels that split work (rows of softmax, tiles of matmul, ...). n >= 1 sets the
- * maximum (counts above 256 are taken as 256); n == 0 returns to the default: VLAK_NUM_THREADS if set, else OMP_NUM_THREADS (its first
- * value) if set, else the CPUs this process may run on: its affinity mask, capped by its cgroup's
- * CPU quota (cpu.max) rounded up. Negative: invalid.
+ * maximum (counts above 256 are taken as 256); n == 0 returns to the default: VLAK_NUM_THREADS if
+ * set, else OMP_NUM_THREADS (its first value) if set, else the CPUs this process may run on: its
+ * affinity mask, capped by its cgroup's CPU quota (cpu.max) rounded up. Negative: invalid.
  * How a call splits (src/parallel/parallel.h has the rules): a static cost model gives each thread
  * at least the work that pays for waking it (measured once per process: the pool's wake-up cost and
  * one core's copy rate), so the same call with the same thread count always splits the same way.
