@@ -2,8 +2,6 @@
 // checks and cache rules the row operators share (internal, used by the API files).
 #pragma once
 
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 
@@ -58,18 +56,6 @@ inline vlak_status CheckNormRows(size_t rows, size_t cols, const float* x, size_
   if (RowsExtentOverflows(rows, cols, x_stride > y_stride ? x_stride : y_stride)) return VLAK_ERROR_OVERFLOW;
   if (x == y && x_stride != y_stride) return VLAK_ERROR_INVALID_ARGUMENT;
   return TargetError();
-}
-
-// The per-core L2 size in bytes (sysconf, asked once; 1 MiB where the system does not say).
-inline size_t L2CacheBytes() {
-  static const size_t l2 = [] {
-    long bytes = -1;
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-    bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    return bytes > 0 ? static_cast<size_t>(bytes) : size_t{1} << 20;
-  }();
-  return l2;
 }
 
 // Whether a row operator writes its output with non-temporal stores (output_strips.h), and

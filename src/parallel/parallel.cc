@@ -27,11 +27,7 @@
 namespace vlak {
 namespace {
 
-int64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+int64_t NowNs() { return MonotonicNs(); }
 
 void Pause() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -272,24 +268,13 @@ void RunnerTask(void* ctx, size_t i) {
 
 // ---- measured costs ---------------------------------------------------------------------------
 
-double PowerOfTwoAtMost(double x) {
-  double p = 1.0;
-  while (p * 2 <= x) p *= 2;
-  while (p > x && p > 1.0 / 1024) p /= 2;
-  return p;
-}
-
 double MeasureCopyBytesPerNs() {
-  // y = x + 1 over a quarter of the per-core L2 (or 128 KiB where unknown), a plain loop: the
+  // y = x + 1 over a quarter of the per-core L2, a plain loop: the
   // rate a row kernel streams at from cache is of this order; a kernel that computes more per
   // byte is slower, which only makes the model split less eagerly. Not memcpy: in a process that
   // has loaded Debian's libtorch 1.13, glibc's memcpy of 128 KiB ran 10-30x slower than this loop
   // (2-6 B/ns against 67, AMD EPYC, 2026-11-26).
-  long l2 = -1;
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-  l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-  const size_t n = (l2 > 0 ? static_cast<size_t>(l2) / 4 : size_t{1} << 17) / (2 * sizeof(float));
+  const size_t n = L2CacheBytes() / 4 / (2 * sizeof(float));
   std::unique_ptr<float[]> x(new (std::nothrow) float[n]), y(new (std::nothrow) float[n]);
   if (!x || !y) return 1.0;
   for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(i & 255);
@@ -306,6 +291,30 @@ double MeasureCopyBytesPerNs() {
 }
 
 }  // namespace
+
+size_t L2CacheBytes() {
+  static const size_t l2 = [] {
+    long bytes = -1;
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return bytes > 0 ? static_cast<size_t>(bytes) : size_t{1} << 20;
+  }();
+  return l2;
+}
+
+int64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+double PowerOfTwoAtMost(double x) {
+  double p = 1.0;
+  while (p * 2 <= x) p *= 2;
+  while (p > x && p > 1.0 / 4096) p /= 2;
+  return p;
+}
 
 const ParallelCosts& MeasuredParallelCosts() {
   static const ParallelCosts costs = [] {

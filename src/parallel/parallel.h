@@ -57,6 +57,14 @@ inline int NumThreads() {
   return n > 0 ? n : DefaultNumThreads();
 }
 
+// The per-core L2 size in bytes (sysconf, asked once; 1 MiB where the system does not say).
+size_t L2CacheBytes();
+// CLOCK_MONOTONIC in nanoseconds.
+int64_t MonotonicNs();
+// The largest power of two <= x (at least 2^-12): measured rates rounded so that a repeated
+// measurement on the same machine gives the same split.
+double PowerOfTwoAtMost(double x);
+
 // Costs measured once per process (the first call asks; the pool starts then).
 struct ParallelCosts {
   double wake_ns;            // the pool's wake-up, a job published to its first helper's work: first

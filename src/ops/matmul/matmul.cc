@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <new>
 #include <vector>
@@ -95,18 +94,15 @@ double NsPerFma(Target target, const MatmulShape& shape, decltype(Dispatch(kMatm
   if (a && b && c && base != nullptr) {
     const MatmulArgs g{m, n, k, a.get(), k, b.get(), n, c.get(), n, false, false};
     for (int r = 0; r < 3; ++r) {
-      timespec t0, t1;
-      clock_gettime(CLOCK_MONOTONIC, &t0);
+      const int64_t t0 = MonotonicNs();
       block(g, shape.narrow, 0, m, 0, n, base + kHeaderFloats);
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-      const double ns = static_cast<double>(t1.tv_sec - t0.tv_sec) * 1e9 + static_cast<double>(t1.tv_nsec - t0.tv_nsec);
+      const double ns = static_cast<double>(MonotonicNs() - t0);
       if (ns > 0 && ns < best) best = ns;
     }
   }
   if (base != nullptr) ReleaseBuffer(base);
   double per = best < 1e300 ? best / static_cast<double>(m * n * k) : 1.0;
-  double p2 = 1.0 / 4096;  // power of two at most per (>= 1/4096 ns)
-  while (p2 * 2 <= per) p2 *= 2;
+  const double p2 = PowerOfTwoAtMost(per);
   slot.store(static_cast<float>(p2), std::memory_order_relaxed);
   return p2;
 }
