@@ -270,15 +270,19 @@ vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_
 #define VLAK_MATMUL_ACCUMULATE 0x2u /* C += A * B instead of C = A * B */
 
 /* C = A * B for row-major A (m x k, row stride lda), B (k x n, ldb; n x k with TRANS_B) and
- * C (m x n, ldc). Cache-blocked, packed, register-tiled; threads over tiles of C, never over k.
- * Each C element is one chain in sequential k order: c = a[i][0] * b[0][j], then
+ * C (m x n, ldc). Cache-blocked, packed, register-tiled; threads over tiles of C, and over k
+ * for skinny calls. Each C element is one chain in sequential k order: c = a[i][0] * b[0][j], then
  * c = fma(a[i][p], b[p][j], c) for p = 1 .. k-1 (with ACCUMULATE the chain starts from the old C:
- * c = fma(a[i][p], b[p][j], c) for every p). That order does not depend on the blocking, so the
+ * c = fma(a[i][p], b[p][j], c) for every p). Skinny calls, m * n <= 4096 and k >= 4096, cut k
+ * into segments of 1024 * ceil(k / 65536) (the last shorter): one such chain per segment, from
+ * its first product, and the segment sums added in order, c = ((c_old +) s_0 + s_1) + ... The
+ * order depends on m, n and k only, never on the blocking, so the
  * result is the same bits on every target, VLEN and thread count (NaN payloads aside), and
  * |C - C64| <= 2 * k * 2^-24 * sum_k |A| * |B| (the standard bound; with ACCUMULATE k + 1 terms
  * and |C_old| added to the sum) while that sum is below FLT_MAX (a partial sum beyond it is inf). k == 0 sets C to 0 (or leaves it with ACCUMULATE). NaN and inf
  * propagate as IEEE. C must not overlap A or B. One thread packs B in 1 MiB blocks; several
- * threads pack all of B once (k x n floats, n rounded up to the tile) and share it. The buffers
+ * threads pack all of B once (k x n floats, n rounded up to the tile) and share it; a skinny call
+ * keeps its segment sums (at most 64 x m x n floats) and 1 MiB per thread. The buffers
  * are kept between calls in a process-wide pool.
  * With k == 0, A and B have no elements: a and b may be NULL, and no stride of theirs overflows.
  * Errors: NULL pointer, lda < k, ldb < n (< k with TRANS_B), ldc < n, unknown flags, overflow

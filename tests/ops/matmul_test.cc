@@ -58,15 +58,29 @@ struct Problem {
   vlak::MatmulArgs Args(float* c, bool accumulate) const {
     return vlak::MatmulArgs{m, n, k, a.data(), lda, b.data(), ldb, c, ldc, trans, accumulate};
   }
-  // The documented order: one chain per element in sequential k order: the first product (or an
-  // fma onto the old C with ACCUMULATE), then fmas.
+  // The documented order (vlak.h): one chain per element in sequential k order: the first
+  // product (or an fma onto the old C with ACCUMULATE), then fmas. Skinny calls (m * n <= 4096,
+  // k >= 4096) cut k into segments of 1024 * ceil(k / 65536): one such chain per segment, from
+  // its first product, and the segments' sums added in order (to the old C first).
   std::vector<float> Model(bool accumulate) const {
     std::vector<float> c = c0;
+    const bool split = m * n <= 4096 && k >= 4096;
+    const size_t seg = split ? 1024 * ((k + 65535) / 65536) : (k > 0 ? k : 1);
     for (size_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < n; ++j) {
-        float s = accumulate ? std::fma(a[i * lda], B(0, j), c0[i * ldc + j]) : a[i * lda] * B(0, j);
-        for (size_t p = 1; p < k; ++p) s = std::fma(a[i * lda + p], B(p, j), s);
-        c[i * ldc + j] = s;
+        if (!split) {
+          float s = accumulate ? std::fma(a[i * lda], B(0, j), c0[i * ldc + j]) : a[i * lda] * B(0, j);
+          for (size_t p = 1; p < k; ++p) s = std::fma(a[i * lda + p], B(p, j), s);
+          c[i * ldc + j] = s;
+          continue;
+        }
+        float total = 0;
+        for (size_t p0 = 0; p0 < k; p0 += seg) {
+          float s = a[i * lda + p0] * B(p0, j);
+          for (size_t p = p0 + 1; p < k && p < p0 + seg; ++p) s = std::fma(a[i * lda + p], B(p, j), s);
+          total = p0 == 0 ? (accumulate ? c0[i * ldc + j] + s : s) : total + s;
+        }
+        c[i * ldc + j] = total;
       }
     }
     return c;
@@ -142,6 +156,29 @@ TEST(Matmul, ShapesAgainstReferenceAndOrderModel) {
   });
 }
 
+// Skinny calls, whose k is cut into segments (m * n <= 4096, k >= 4096): at, below and above
+// the rule's edges, against the float64 reference and the order model, with the library's own
+// thread choice.
+TEST(Matmul, SkinnyKSegments) {
+  ForEachTarget([] {
+    uint32_t seed = 500;
+    for (const Dims& s : {Dims{1, 1, 4096}, Dims{1, 1, 4095}, Dims{3, 5, 65537}, Dims{1, 3, 131073}}) {
+      for (int variant = 0; variant < 4; ++variant) {
+        const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
+        SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k << (trans ? " transB" : "")
+                                        << (accumulate ? " accumulate" : ""));
+        const Problem pr(s.m, s.n, s.k, trans, seed++);
+        std::vector<float> c = pr.c0;
+        ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
+                                  pr.Flags(accumulate)),
+                  VLAK_OK);
+        ExpectWithinBound(pr, c, accumulate);
+        ExpectSameBits(c, pr.Model(accumulate), "order model");
+      }
+    }
+  });
+}
+
 // The contract's accuracy bound at k = 4096 with cancellation (mixed signs), and a column tail.
 TEST(Matmul, AccuracyLongK) {
   ForEachTarget([] {
@@ -160,7 +197,9 @@ TEST(Matmul, AccuracyLongK) {
 // The same bits for 1, 2, 3 and 4 threads, splitting rows and splitting columns.
 TEST(Matmul, ThreadCountDeterminism) {
   ForEachTarget([] {
-    for (const Dims& s : {Dims{97, 45, 70}, Dims{61, 14, 40}, Dims{5, 301, 33}, Dims{40, 200, 260}}) {
+    // The last two are skinny (m * n <= 4096, k >= 4096): k is cut into segments too.
+    for (const Dims& s : {Dims{97, 45, 70}, Dims{61, 14, 40}, Dims{5, 301, 33}, Dims{40, 200, 260}, Dims{3, 17, 4099},
+                          Dims{7, 9, 70000}}) {
       for (const bool accumulate : {false, true}) {
         SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
         const Problem pr(s.m, s.n, s.k, false, 77);
@@ -182,21 +221,38 @@ TEST(Matmul, ThreadCountDeterminism) {
   });
 }
 
+// The m * n edge of the segment rule (16M multiply-adds each, so the active target only and the
+// order model only: the bound is checked on the shapes above).
+TEST(Matmul, SkinnyKSegmentsEdge) {
+  for (const Dims& s : {Dims{64, 64, 4096}, Dims{64, 65, 4096}}) {
+    SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
+    const Problem pr(s.m, s.n, s.k, false, 4242);
+    std::vector<float> c = pr.c0;
+    ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc, 0),
+              VLAK_OK);
+    ExpectSameBits(c, pr.Model(false), "order model");
+  }
+}
+
 // The library's own thread choice (vlak_set_num_threads) on a size it splits: the same bits.
 TEST(Matmul, PublicThreadsSameBits) {
-  const Problem pr(150, 170, 190, true, 99);  // 4.8M multiply-adds: above the two-thread threshold
-  std::vector<float> want;
-  for (const int threads : {1, 2, 3}) {
-    vlak_test::ScopedThreads scoped(threads);
-    std::vector<float> c = pr.c0;
-    ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
-                              pr.Flags(false)),
-              VLAK_OK);
-    if (want.empty()) {
-      want = pr.Model(false);
-      ExpectWithinBound(pr, c, false);
+  // 4.8M and 4.4M (skinny: k cut into segments) multiply-adds: above the two-thread threshold.
+  for (const Dims& s : {Dims{150, 170, 190}, Dims{7, 9, 70000}}) {
+    SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
+    const Problem pr(s.m, s.n, s.k, true, 99);
+    std::vector<float> want;
+    for (const int threads : {1, 2, 3}) {
+      vlak_test::ScopedThreads scoped(threads);
+      std::vector<float> c = pr.c0;
+      ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
+                                pr.Flags(false)),
+                VLAK_OK);
+      if (want.empty()) {
+        want = pr.Model(false);
+        ExpectWithinBound(pr, c, false);
+      }
+      ExpectSameBits(c, want, ("threads " + std::to_string(threads)).c_str());
     }
-    ExpectSameBits(c, want, ("threads " + std::to_string(threads)).c_str());
   }
 }
 

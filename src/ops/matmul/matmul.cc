@@ -1,5 +1,6 @@
 // vlak_matmul_f32: argument checks, the split of C over threads, the packing buffers.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -207,6 +208,71 @@ bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target 
   return true;
 }
 
+// Skinny calls (few C elements, long k): C is too small to give every thread tiles, so k is cut
+// too. The rule depends on m, n and k only (not on threads or target), and every C element is
+// then the ordered sum of its segments' chains (matmul.h, MatmulKSegments), so the bits are still
+// the same for every thread count and target. Tasks: (segment, row block, column block); each
+// runs the one-thread blocked kernel on its piece into the segment's partial C, with its own
+// packing buffer; then the partials are added in segment order, in parallel over rows.
+// false (nothing written) when the buffers cannot be allocated.
+bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t segments, size_t seg_len,
+            decltype(Dispatch(kMatmulBlock)) block, size_t* peak_bytes) {
+  const size_t mn = g.m * g.n;
+  // Row and column blocks (whole MR tiles, whole NR panels): halve until >= 4 tasks per thread.
+  size_t rows_per = g.m, cols_per = g.n;
+  auto count = [](size_t total, size_t per) { return (total + per - 1) / per; };
+  const size_t want = 4 * static_cast<size_t>(threads);
+  while (segments * count(g.m, rows_per) * count(g.n, cols_per) < want) {
+    const size_t r2 = (rows_per / 2 + shape.mr - 1) / shape.mr * shape.mr;
+    const size_t c2 = (cols_per / 2 + shape.nr - 1) / shape.nr * shape.nr;
+    if (r2 < rows_per && r2 >= shape.mr && rows_per >= cols_per / 4) rows_per = r2;
+    else if (c2 < cols_per && c2 >= shape.nr) cols_per = c2;
+    else if (r2 < rows_per && r2 >= shape.mr) rows_per = r2;
+    else break;
+  }
+  const size_t row_blocks = count(g.m, rows_per), col_blocks = count(g.n, cols_per);
+  const size_t tasks = segments * row_blocks * col_blocks;
+  if (static_cast<size_t>(threads) > tasks) threads = static_cast<int>(tasks);
+  // Partials (segments x m x n) then one packing buffer per participant.
+  const size_t floats = segments * mn + static_cast<size_t>(threads) * (shape.scratch_floats + kHeaderFloats);
+  float* const base = AcquireBuffer(floats);
+  if (base == nullptr) return false;
+  float* const partial = base + kHeaderFloats;
+  float* const scratch = partial + segments * mn;
+  if (peak_bytes != nullptr) *peak_bytes = floats * sizeof(float);
+  ParallelFor(PlanChunks(tasks, threads, 1, 4), [&](int worker, size_t begin, size_t end) {
+    for (size_t task = begin; task < end; ++task) {
+      const size_t s = task / (row_blocks * col_blocks), rc = task % (row_blocks * col_blocks);
+      const size_t i0 = rc / col_blocks * rows_per, j0 = rc % col_blocks * cols_per;
+      const size_t p0 = s * seg_len, kk = g.k - p0 < seg_len ? g.k - p0 : seg_len;
+      const MatmulArgs gs{g.m, g.n, kk, g.a + p0, g.lda, g.b_trans ? g.b + p0 : g.b + p0 * g.ldb, g.ldb,
+                          partial + s * mn, g.n, g.b_trans, false};
+      block(gs, shape.narrow, i0, i0 + rows_per < g.m ? i0 + rows_per : g.m, j0,
+            j0 + cols_per < g.n ? j0 + cols_per : g.n,
+            scratch + static_cast<size_t>(worker) * (shape.scratch_floats + kHeaderFloats));
+    }
+  });
+  // C = (C_old +) partial 0 + partial 1 + ... in that order, element by element.
+  ParallelFor(PlanChunks(g.m, std::min(threads, ThreadsForBytes((segments + 2) * mn * sizeof(float), g.m))),
+              [&](int, size_t begin, size_t end) {
+                for (size_t i = begin; i < end; ++i) {
+                  float* const c = g.c + i * g.ldc;
+                  const float* p = partial + i * g.n;
+                  if (g.accumulate) {
+                    for (size_t j = 0; j < g.n; ++j) c[j] += p[j];
+                  } else {
+                    for (size_t j = 0; j < g.n; ++j) c[j] = p[j];
+                  }
+                  for (size_t s = 1; s < segments; ++s) {
+                    p += mn;
+                    for (size_t j = 0; j < g.n; ++j) c[j] += p[j];
+                  }
+                }
+              });
+  ReleaseBuffer(base);
+  return true;
+}
+
 }  // namespace
 
 MatmulShape MatmulActiveShape(size_t n) { return Dispatch(kMatmulShape)(n); }
@@ -239,11 +305,20 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   const size_t row_tiles = (g.m + shape.mr - 1) / shape.mr;
   const size_t col_tiles = (g.n + shape.nr - 1) / shape.nr;
   const double fmas = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+  size_t seg_len = 0;
+  const size_t segments = MatmulKSegments(g.m, g.n, g.k, &seg_len);
+  const size_t parts = segments * row_tiles * col_tiles;
   size_t t = 1;
   if (threads > 0) {
     t = static_cast<size_t>(threads);
   } else if (fmas >= kNeverSplitFmas && NumThreads() > 1) {
-    t = static_cast<size_t>(ThreadsForNs(fmas * NsPerFma(target, shape, block), row_tiles * col_tiles));
+    t = static_cast<size_t>(ThreadsForNs(fmas * NsPerFma(target, shape, block), parts));
+  }
+  if (segments > 1) {
+    if (t > parts) t = parts;
+    if (KSplit(g, shape, static_cast<int>(t), segments, seg_len, block, peak_bytes)) return VLAK_OK;
+    if (t > 1 && KSplit(g, shape, 1, segments, seg_len, block, peak_bytes)) return VLAK_OK;
+    return VLAK_ERROR_OVERFLOW;  // no memory for the partial sums
   }
   if (t > row_tiles * col_tiles) t = row_tiles * col_tiles;
   if (t > 1 && SharedB(g, shape, static_cast<int>(t), target, peak_bytes)) return VLAK_OK;

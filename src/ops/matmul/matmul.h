@@ -33,6 +33,21 @@ struct MatmulShape {
 // benchmarks. peak_bytes, if not null, gets the packing memory the call used (all threads).
 vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes);
 
+// Skinny calls: k cut into segments. When m * n <= kMatmulKSplitMaxOutputs and
+// k >= kMatmulKSplitMinK, k is cut into segments of seg_len = max(1024, 1024 * ceil(k / 65536))
+// (at most 64 segments; the last may be shorter); returns their count and sets *seg_len, else
+// returns 1. Each C element is then the sum, in segment order, of one chain per segment (the
+// sequential fma chain of the segment's products, from its first product), added to the old C
+// first with ACCUMULATE: c = ((c_old + s_0) + s_1) + ... Depends on m, n and k only.
+inline constexpr size_t kMatmulKSplitMaxOutputs = 4096;
+inline constexpr size_t kMatmulKSplitMinK = 4096;
+inline size_t MatmulKSegments(size_t m, size_t n, size_t k, size_t* seg_len) {
+  *seg_len = k;
+  if (m == 0 || n > kMatmulKSplitMaxOutputs / m || m * n > kMatmulKSplitMaxOutputs || k < kMatmulKSplitMinK) return 1;
+  *seg_len = 1024 * ((k + 65535) / 65536);
+  return (k + *seg_len - 1) / *seg_len;
+}
+
 // The active target's blocking for a call with n columns (the tile depends on n).
 MatmulShape MatmulActiveShape(size_t n);
 
