@@ -1,6 +1,7 @@
 #include "lab/baselines.h"
 
 #include <algorithm>
+#include <memory>
 #include <cstdio>
 
 #if defined(VLAK_LAB_HAVE_ONEDNN)
@@ -46,6 +47,28 @@ pthreadpool_t XnnPool(int threads) {
   const int i = std::min(threads, 255);
   if (pools[i] == nullptr) pools[i] = pthreadpool_create(static_cast<size_t>(i));
   return pools[i];
+}
+
+Prepared XnnpackPrepare(const std::string& name, pthreadpool_t pool, std::string* err,
+                        const std::function<xnn_status(xnn_operator_t*)>& create,
+                        const std::function<xnn_status(xnn_operator_t)>& setup) {
+  Prepared pr;
+  if (xnn_initialize(nullptr) != xnn_status_success) {
+    *err = "xnn_initialize failed";
+    return pr;
+  }
+  xnn_operator_t op = nullptr;
+  if (create(&op) != xnn_status_success) {
+    *err = "xnn_create_" + name + " failed";
+    return pr;
+  }
+  std::shared_ptr<xnn_operator> holder(op, [](xnn_operator_t o) { xnn_delete_operator(o); });
+  if (setup(op) != xnn_status_success) {
+    *err = "xnn_setup_" + name + " failed";
+    return pr;
+  }
+  pr.run = [holder, pool] { return xnn_run_operator(holder.get(), pool) == xnn_status_success; };
+  return pr;
 }
 #endif
 

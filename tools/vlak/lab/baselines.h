@@ -13,6 +13,7 @@
 
 #if defined(VLAK_LAB_HAVE_XNNPACK)
 #include <pthreadpool.h>
+#include <xnnpack.h>
 #endif
 
 // bench/ref/*.c, each compiled by gcc and by clang with its own symbol prefix (lab.cmake).
@@ -54,6 +55,12 @@ std::string XnnpackMissing();
 // One pthreadpool per thread count, kept for the whole run (creating one per call would time
 // thread creation, not the operator); nullptr (XNNPACK's caller thread) for 1 thread.
 pthreadpool_t XnnPool(int threads);
+// An XNNPACK operator row: xnn_initialize, create(&op), setup(op), each checked (*err names the
+// failing step, "xnn_create_<name>" or "xnn_setup_<name>"); run executes the operator on `pool`
+// (nullptr: the caller's thread), which is deleted with the last copy of the Prepared.
+Prepared XnnpackPrepare(const std::string& name, pthreadpool_t pool, std::string* err,
+                        const std::function<xnn_status(xnn_operator_t*)>& create,
+                        const std::function<xnn_status(xnn_operator_t)>& setup);
 #endif
 std::string OnednnMissing();
 std::string SleefMissing();

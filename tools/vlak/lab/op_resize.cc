@@ -218,24 +218,17 @@ ImplDef XnnpackResizeImpl() {
   d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     Prepared pr;
 #if defined(VLAK_LAB_HAVE_XNNPACK)
-    if (xnn_initialize(nullptr) != xnn_status_success) {
-      *err = "xnn_initialize failed";
-      return pr;
-    }
-    xnn_operator_t op = nullptr;
-    if (xnn_create_resize_bilinear2d_nhwc_u8(1, 1, 1, XNN_FLAG_TENSORFLOW_LEGACY_MODE, &op) != xnn_status_success) {
-      *err = "xnn_create_resize_bilinear2d_nhwc_u8 failed";
-      return pr;
-    }
-    std::shared_ptr<xnn_operator> holder(op, [](xnn_operator_t o) { xnn_delete_operator(o); });
     pthreadpool_t pool = XnnPool(threads);
     const Geometry g = Geo(p);
-    if (xnn_setup_resize_bilinear2d_nhwc_u8(op, g.c, g.h, g.w, g.oh, g.ow, p.In(0).Data<uint8_t>(),
-                                            out[0].Data<uint8_t>(), pool) != xnn_status_success) {
-      *err = "xnn_setup_resize_bilinear2d_nhwc_u8 failed";
-      return pr;
-    }
-    pr.run = [holder, pool] { return xnn_run_operator(holder.get(), pool) == xnn_status_success; };
+    pr = XnnpackPrepare(
+        "resize_bilinear2d_nhwc_u8", pool, err,
+        [](xnn_operator_t* op) {
+          return xnn_create_resize_bilinear2d_nhwc_u8(1, 1, 1, XNN_FLAG_TENSORFLOW_LEGACY_MODE, op);
+        },
+        [&](xnn_operator_t op) {
+          return xnn_setup_resize_bilinear2d_nhwc_u8(op, g.c, g.h, g.w, g.oh, g.ow, p.In(0).Data<uint8_t>(),
+                                                     out[0].Data<uint8_t>(), pool);
+        });
 #else
     (void)p, (void)out, (void)threads, (void)err;
 #endif

@@ -105,23 +105,12 @@ ImplDef XnnpackImpl() {
   d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     Prepared pr;
 #if defined(VLAK_LAB_HAVE_XNNPACK)
-    if (xnn_initialize(nullptr) != xnn_status_success) {
-      *err = "xnn_initialize failed";
-      return pr;
-    }
-    xnn_operator_t op = nullptr;
     const size_t cols = Cols(p);
-    if (xnn_create_softmax_nc_f32(cols, cols, cols, 0, &op) != xnn_status_success) {
-      *err = "xnn_create_softmax_nc_f32 failed";
-      return pr;
-    }
-    std::shared_ptr<xnn_operator> holder(op, [](xnn_operator_t o) { xnn_delete_operator(o); });
     pthreadpool_t pool = XnnPool(threads);
-    if (xnn_setup_softmax_nc_f32(op, Rows(p), p.In(0).F32(), out[0].F32(), pool) != xnn_status_success) {
-      *err = "xnn_setup_softmax_nc_f32 failed";
-      return pr;
-    }
-    pr.run = [holder, pool] { return xnn_run_operator(holder.get(), pool) == xnn_status_success; };
+    pr = XnnpackPrepare(
+        "softmax_nc_f32", pool, err,
+        [&](xnn_operator_t* op) { return xnn_create_softmax_nc_f32(cols, cols, cols, 0, op); },
+        [&](xnn_operator_t op) { return xnn_setup_softmax_nc_f32(op, Rows(p), p.In(0).F32(), out[0].F32(), pool); });
 #else
     (void)p, (void)out, (void)threads, (void)err;
 #endif

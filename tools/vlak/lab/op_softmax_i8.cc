@@ -53,27 +53,17 @@ ImplDef XnnpackQu8() {
   d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     Prepared pr;
 #if defined(VLAK_LAB_HAVE_XNNPACK)
-    if (xnn_initialize(nullptr) != xnn_status_success) {
-      *err = "xnn_initialize failed";
-      return pr;
-    }
     if (threads != 1) {
       *err = "the softmax-i8 xnnpack row runs 1 thread only";
       return pr;
     }
-    xnn_operator_t op = nullptr;
     const size_t cols = ColsOf(p);
-    if (xnn_create_softmax_nc_qu8(cols, cols, cols, kScale, 0, 1.0f / 256, 0, &op) != xnn_status_success) {
-      *err = "xnn_create_softmax_nc_qu8 failed";
-      return pr;
-    }
-    std::shared_ptr<xnn_operator> holder(op, [](xnn_operator_t o) { xnn_delete_operator(o); });
-    if (xnn_setup_softmax_nc_qu8(op, RowsOf(p), p.In(0).Data<uint8_t>(), out[0].Data<uint8_t>(), nullptr) !=
-        xnn_status_success) {
-      *err = "xnn_setup_softmax_nc_qu8 failed";
-      return pr;
-    }
-    pr.run = [holder] { return xnn_run_operator(holder.get(), nullptr) == xnn_status_success; };
+    pr = XnnpackPrepare(
+        "softmax_nc_qu8", nullptr, err,
+        [&](xnn_operator_t* op) { return xnn_create_softmax_nc_qu8(cols, cols, cols, kScale, 0, 1.0f / 256, 0, op); },
+        [&](xnn_operator_t op) {
+          return xnn_setup_softmax_nc_qu8(op, RowsOf(p), p.In(0).Data<uint8_t>(), out[0].Data<uint8_t>(), nullptr);
+        });
 #else
     (void)p, (void)out, (void)threads, (void)err;
 #endif

@@ -82,24 +82,6 @@ void MakeProblem(Problem* p) {
 
 const int16_t* Offsets(const Problem& p) { return reinterpret_cast<const int16_t*>(p.In(kOffsets).Data<uint8_t>()); }
 
-// int8 outputs against the reference: max |y - ref| (LSB), SNR; bound_ok when max <= bound.
-Accuracy Int8Accuracy(const Problem& p, const Outputs& out, double bound) {
-  Accuracy a;
-  const std::vector<double>& ref = p.ref[0];
-  const int8_t* y = out[0].Data<int8_t>();
-  double sig = 0, noise = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    const double d = std::fabs(y[i] - ref[i]);
-    a.max_abs = std::fmax(a.max_abs, d);
-    sig += ref[i] * ref[i];
-    noise += d * d;
-  }
-  a.max_rel = a.max_abs / 128.0;
-  a.snr_db = noise == 0 ? INFINITY : 10.0 * std::log10(sig / noise);
-  if (!std::isnan(bound)) a.bound_ok = a.max_abs <= bound ? 1 : 0;
-  return a;
-}
-
 #if defined(VLAK_LAB_HAVE_OPENCV)
 // cv::remap INTER_LINEAR with the horizontal map x = w - o / 256, y = h, converted once to
 // OpenCV's fixed-point maps (CV_16SC2 + CV_16UC1, not timed). remap has no CV_8S: the input is

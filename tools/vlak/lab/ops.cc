@@ -234,6 +234,23 @@ Accuracy ElementwiseAccuracy(const std::vector<double>& ref, const float* y, dou
   return a;
 }
 
+Accuracy Int8Accuracy(const Problem& p, const Outputs& out, double bound) {
+  Accuracy a;
+  const std::vector<double>& ref = p.ref[0];
+  const int8_t* y = out[0].Data<int8_t>();
+  double sig = 0, noise = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double d = std::fabs(y[i] - ref[i]);
+    a.max_abs = std::fmax(a.max_abs, d);
+    sig += ref[i] * ref[i];
+    noise += d * d;
+  }
+  a.max_rel = a.max_abs / 128.0;
+  a.snr_db = noise == 0 ? INFINITY : 10.0 * std::log10(sig / noise);
+  if (!std::isnan(bound)) a.bound_ok = a.max_abs <= bound ? 1 : 0;
+  return a;
+}
+
 Accuracy OutputsAccuracy(const Problem& p, const Outputs& out, double bound, double rel_floor_frac) {
   Accuracy a;
   double sig = 0, noise = 0;

@@ -190,6 +190,10 @@ Accuracy ElementwiseAccuracy(const std::vector<double>& ref, const float* y, dou
 // SNR over everything, and, with a bound (not NaN), bound_ok from Problem::scale.
 Accuracy OutputsAccuracy(const Problem& p, const Outputs& out, double bound, double rel_floor_frac = 1e-3);
 
+// Accuracy of the first output as int8 against Problem::ref[0]: max |y - ref| in LSB (max_rel is
+// that over 128), SNR; with a bound (not NaN), bound_ok when max |y - ref| <= bound.
+Accuracy Int8Accuracy(const Problem& p, const Outputs& out, double bound);
+
 // ---- implementation helpers for op_<name>.cc -----------------------------------------------
 
 // "" when vlak target t (a vlak_target value) runs here, else why not.
