@@ -6,12 +6,10 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
+#include "simd_kernels.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kSumM1, float, BenchSumF32M1, (const float* x, size_t n))
-VLAK_PER_TARGET(kSumM4, float, BenchSumF32M4, (const float* x, size_t n))
-VLAK_PER_TARGET(kAxpyM1, void, BenchAxpyF32M1, (float a, const float* x, float* y, size_t n))
-VLAK_PER_TARGET(kAxpyM4, void, BenchAxpyF32M4, (float a, const float* x, float* y, size_t n))
+VLAK_PER_TARGET_TABLES(VLAK_BENCH_SIMD_KERNELS)
 }  // namespace vlak
 
 namespace {

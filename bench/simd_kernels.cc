@@ -1,6 +1,7 @@
 // Strip-mined loops for the vector-layer benchmarks: a sum reduction (AddTU accumulator, one
 // reduction at the end) and y = a*x + y (fused), each at LMUL 1 and 4.
 #include "simd/simd.h"
+#include "simd_kernels.h"
 
 namespace vlak::VLAK_NS {
 
@@ -24,5 +25,7 @@ float BenchSumF32M1(const float* x, size_t n) { return SumF32<0>(x, n); }
 float BenchSumF32M4(const float* x, size_t n) { return SumF32<2>(x, n); }
 void BenchAxpyF32M1(float a, const float* x, float* y, size_t n) { AxpyF32<0>(a, x, y, n); }
 void BenchAxpyF32M4(float a, const float* x, float* y, size_t n) { AxpyF32<2>(a, x, y, n); }
+
+VLAK_KERNELS_DEFINED(VLAK_BENCH_SIMD_KERNELS)
 
 }  // namespace vlak::VLAK_NS

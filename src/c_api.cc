@@ -1,10 +1,11 @@
 // The C API's target and status functions; kernels have their own files under src/ops.
 #include "dispatch/dispatch.h"
+#include "dispatch/target_info_kernels.h"
 #include "vlak/vlak.h"
 
 namespace vlak {
 vlak_status SetTarget(Target t);
-VLAK_PER_TARGET(kTargetLanes, size_t, TargetLanes, (int lmul_pow2, size_t elem_size))
+VLAK_PER_TARGET_TABLES(VLAK_TARGET_INFO_KERNELS)
 }  // namespace vlak
 
 namespace {

@@ -2,12 +2,15 @@
 //
 // A kernel family compiled once per target (vlak_target_objects in CMake) defines the same
 // function in each target namespace; VLAK_PER_TARGET declares them all and Dispatch() picks the
-// active one. A target not compiled into this build has a null slot.
+// active one. A target not compiled into this build has a null slot. The signatures come from
+// the family's kernel list (dispatch/kernel_list.h), which the kernel source checks its
+// definitions against: VLAK_PER_TARGET_TABLES(list) here.
 #pragma once
 
 #include <array>
 #include <atomic>
 
+#include "dispatch/kernel_list.h"
 #include "simd/targets.h"
 #include "vlak/vlak.h"
 
@@ -77,3 +80,6 @@ template <typename Fn>
   inline const ::vlak::PerTarget<ret args> table_name = {                                  \
       &n_scalar::name, VLAK_IF_AVX2(&n_avx2::name), VLAK_IF_AVX512(&n_avx512::name),      \
       VLAK_IF_RVV(&n_rvv::name)};
+
+// Every table of a kernel list (dispatch/kernel_list.h): VLAK_PER_TARGET for each entry.
+#define VLAK_PER_TARGET_TABLES(list) list(VLAK_PER_TARGET)

@@ -1,4 +1,5 @@
 // Per-target facts for `vlak info` and vlak_target_lanes: lanes per register group.
+#include "dispatch/target_info_kernels.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -24,5 +25,7 @@ size_t TargetLanes(int lmul_pow2, size_t elem_size) {
     default: return 0;
   }
 }
+
+VLAK_KERNELS_DEFINED(VLAK_TARGET_INFO_KERNELS)
 
 }  // namespace vlak::VLAK_NS

@@ -4,7 +4,7 @@
 #include "vlak/vlak.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kExpF32, void, ExpF32, (ExpVariant variant, const float* x, float* y, size_t n))
+VLAK_PER_TARGET_TABLES(VLAK_EXP_KERNELS)
 }  // namespace vlak
 
 extern "C" {

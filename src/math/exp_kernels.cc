@@ -32,4 +32,6 @@ void ExpF32(ExpVariant variant, const float* x, float* y, size_t n) {
   }
 }
 
+VLAK_KERNELS_DEFINED(VLAK_EXP_KERNELS)
+
 }  // namespace vlak::VLAK_NS

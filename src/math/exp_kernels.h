@@ -3,6 +3,8 @@
 
 #include <cstddef>
 
+#include "dispatch/kernel_list.h"
+
 namespace vlak {
 
 // Same values as the C API's vlak_exp_variant.
@@ -17,6 +19,11 @@ enum class ExpVariant : int {
 inline constexpr int kNumExpVariants = 6;
 
 }  // namespace vlak
+
+// The array kernel's signature, declared once (dispatch/kernel_list.h): exp_api.cc builds its
+// dispatch table from this list; exp_kernels.cc checks its definition against it.
+// ExpF32: y[i] = exp(x[i]), i < n, with the given variant (a valid one). x == y is allowed.
+#define VLAK_EXP_KERNELS(X) X(kExpF32, void, ExpF32, (ExpVariant variant, const float* x, float* y, size_t n))
 
 // Per-target part: only in translation units compiled for one target.
 #if defined(VLAK_SIMD_SCALAR) || defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_RVV)
@@ -53,8 +60,8 @@ template <ExpVariant kVariant>
 inline constexpr int kExpF32Pow2 = 1;
 #endif
 
-// y[i] = exp(x[i]), i < n, with the given variant (a valid one). x == y is allowed.
-void ExpF32(ExpVariant variant, const float* x, float* y, size_t n);
+// ExpF32 (VLAK_EXP_KERNELS above), for the tests that call this target's kernel directly.
+VLAK_EXP_KERNELS(VLAK_DECLARE_KERNEL)
 
 }  // namespace vlak::VLAK_NS
 #endif

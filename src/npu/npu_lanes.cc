@@ -2,11 +2,10 @@
 #include "npu/npu_lanes.h"
 
 #include "dispatch/dispatch.h"
+#include "npu/npu_lanes_kernels.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kNpuLaneArith, void, NpuLaneArith,
-                (int op, int bits, bool sat, size_t k, const uint32_t* a, const uint32_t* b, uint32_t* r))
-VLAK_PER_TARGET(kNpuLaneLut, void, NpuLaneLut, (const int32_t* wide, size_t k, const uint32_t* idx, uint32_t* r))
+VLAK_PER_TARGET_TABLES(VLAK_NPU_LANES_KERNELS)
 }  // namespace vlak
 
 namespace vlak::npu {

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "npu/npu.h"
+#include "npu/npu_lanes_kernels.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -89,5 +90,7 @@ void NpuLaneLut(const int32_t* wide, size_t k, const uint32_t* idx, uint32_t* r)
     StoreU(dd, Gather(dd, wide, ix), reinterpret_cast<int32_t*>(r) + i);
   });
 }
+
+VLAK_KERNELS_DEFINED(VLAK_NPU_LANES_KERNELS)
 
 }  // namespace vlak::VLAK_NS

@@ -8,7 +8,7 @@
 #include "vlak/sfpi.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kSfpiRunTiles, uint32_t, SfpiRunTiles, (size_t k, float* tiles, size_t begin, size_t end, uint32_t seed))
+VLAK_PER_TARGET_TABLES(VLAK_SFPI_KERNELS)
 namespace n_scalar::sfpi_kernels {
 const ::vlak::sfpi::KernelInfo* Kernels(size_t* count);
 }

@@ -9,17 +9,15 @@ target_compile_definitions(vlak_lab_test PRIVATE VLAK_LAB_TEST_DIR="${CMAKE_CURR
 set(_lab_e2e ${CMAKE_COMMAND} -DVLAK=$<TARGET_FILE:vlak_cli> -DCHECK=$<TARGET_FILE:vlak_lab_test>
              -DSUITE=${CMAKE_CURRENT_SOURCE_DIR}/lab/tiny_suite.txt)
 if(CMAKE_CROSSCOMPILING)
+  # At the first VLEN only (lab.e2e.vlen<v>; without V, a CPU without V).
   list(GET VLAK_TEST_VLENS 0 _lab_vlen)
-  set(_lab_cpu "rv64,v=true,vlen=${_lab_vlen},elen=64,vext_spec=v1.0")
-  if(NOT VLAK_RISCV_MARCH MATCHES "^rv64[^_]*v")  # not just "v": rv64gc has one too
-    set(_lab_cpu "rv64,v=false")
-  endif()
-  add_test(NAME lab.unit COMMAND qemu-riscv64 -L /usr/riscv64-linux-gnu -cpu ${_lab_cpu} $<TARGET_FILE:vlak_lab_test>
-                                 --gtest_filter=-LabE2E.*)
+  vlak_add_test(NAME lab.unit COMMAND vlak_lab_test --gtest_filter=-LabE2E.* ONCE)
   if(DEFINED VLAK_ICOUNT_PLUGIN)
-    add_test(NAME lab.e2e.vlen${_lab_vlen}
-             COMMAND ${_lab_e2e} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/lab_e2e "-DRUN=qemu-riscv64|-L|/usr/riscv64-linux-gnu|-cpu|${_lab_cpu}"
-                     -DPLUGIN=${VLAK_ICOUNT_PLUGIN} -P ${CMAKE_CURRENT_SOURCE_DIR}/lab/e2e.cmake)
+    vlak_qemu_command(_lab_run ${_lab_vlen})
+    list(JOIN _lab_run "|" _lab_run)  # e2e.cmake's RUN: the command's words joined by "|"
+    vlak_add_test(NAME lab.e2e RUNS_QEMU VLENS ${_lab_vlen}
+                  COMMAND ${_lab_e2e} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/lab_e2e "-DRUN=${_lab_run}"
+                          -DPLUGIN=${VLAK_ICOUNT_PLUGIN} -P ${CMAKE_CURRENT_SOURCE_DIR}/lab/e2e.cmake)
   endif()
 else()
   # Each threaded baseline at 1 and 2 threads, judged by the CPU time it burns (about 10 s). Run

@@ -5,12 +5,11 @@
 #include "dispatch/dispatch.h"
 #include "dispatch/specialisation.h"
 #include "ops/correlation/correlation.h"
+#include "ops/correlation/correlation_kernels.h"
 #include "ops/parallel_rows.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kCorrelationRows, void, CorrelationRowsI8,
-                (size_t begin, size_t end, size_t channels, size_t height, size_t width, const int8_t* a,
-                 const int8_t* b, unsigned shift, int8_t* out, unsigned flags))
+VLAK_PER_TARGET_TABLES(VLAK_CORRELATION_KERNELS)
 
 namespace {
 bool CpuVnni() {

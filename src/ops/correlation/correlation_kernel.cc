@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ops/correlation/correlation_kernels.h"
 #include "simd/simd.h"
 #include "vlak/vlak.h"
 
@@ -79,5 +80,7 @@ void CorrelationRowsI8(size_t begin, size_t end, size_t channels, size_t height,
     RowSums(a + offset, b + offset - d, width - d, channels, plane, shift, row + d, wrap16);
   }
 }
+
+VLAK_KERNELS_DEFINED(VLAK_CORRELATION_KERNELS)
 
 }  // namespace vlak::VLAK_NS

@@ -7,18 +7,11 @@
 
 #include "dispatch/dispatch.h"
 #include "ops/layernorm/layernorm.h"
+#include "ops/layernorm/layernorm_kernels.h"
 #include "ops/parallel_rows.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kLayerNormRows, void, LayerNormRowsF32,
-                (size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, const float* beta,
-                 float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream))
-VLAK_PER_TARGET(kLayerNormBackwardRows, void, LayerNormBackwardRowsF32,
-                (size_t rows, size_t cols, const float* dy, const float* x, size_t stride, const float* gamma,
-                 const float* mean, const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g,
-                 double* sum_b, bool stream))
-VLAK_PER_TARGET(kLayerNormColumnSums, void, LayerNormColumnSumsF32,
-                (const double* sums, size_t chunk_stride, int chunks, size_t cols, float* out))
+VLAK_PER_TARGET_TABLES(VLAK_LAYERNORM_KERNELS)
 }  // namespace vlak
 
 extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride,

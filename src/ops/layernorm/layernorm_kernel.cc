@@ -30,6 +30,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/layernorm/layernorm_kernels.h"
 #include "ops/row_sums.h"
 #include "ops/output_strips.h"
 #include "ops/row_kernel_lmul.h"
@@ -266,5 +267,7 @@ void LayerNormColumnSumsF32(const double* sums, size_t chunk_stride, int chunks,
     StoreU(ds, DemoteTo(ds, dw, total), out + i);
   });
 }
+
+VLAK_KERNELS_DEFINED(VLAK_LAYERNORM_KERNELS)
 
 }  // namespace vlak::VLAK_NS

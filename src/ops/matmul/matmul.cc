@@ -10,18 +10,12 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
+#include "ops/matmul/matmul_kernels.h"
 #include "parallel/parallel.h"
 #include "ops/matmul/matmul.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kMatmulShape, MatmulShape, MatmulShapeF32, (size_t n))
-VLAK_PER_TARGET(kMatmulBlock, void, MatmulBlockF32,
-                (const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch))
-VLAK_PER_TARGET(kMatmulPackB, void, MatmulPackBF32,
-                (const MatmulArgs& g, bool narrow, size_t pc, size_t kc, size_t j0, size_t ncols, float* dst))
-VLAK_PER_TARGET(kMatmulPackedRows, void, MatmulPackedRowsF32,
-                (const MatmulArgs& g, bool narrow, size_t pc, size_t kc, const float* packed, size_t j0, size_t ncols,
-                 size_t i0, size_t i1))
+VLAK_PER_TARGET_TABLES(VLAK_MATMUL_KERNELS)
 
 namespace {
 

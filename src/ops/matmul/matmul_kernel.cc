@@ -55,6 +55,7 @@
 #include <cstdint>
 
 #include "ops/matmul/matmul.h"
+#include "ops/matmul/matmul_kernels.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -259,5 +260,7 @@ void MatmulPackedRowsF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc,
     }
   }
 }
+
+VLAK_KERNELS_DEFINED(VLAK_MATMUL_KERNELS)
 
 }  // namespace vlak::VLAK_NS

@@ -6,14 +6,10 @@
 #include "dispatch/dispatch.h"
 #include "ops/parallel_rows.h"
 #include "ops/resize/resize.h"
+#include "ops/resize/resize_kernels.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kResizeRowsI8, void, ResizeRowsI8,
-                (const ResizePlan& plan, const int8_t* src, int8_t* dst, size_t row_begin, size_t row_end,
-                 void* scratch))
-VLAK_PER_TARGET(kResizeRowsU8, void, ResizeRowsU8,
-                (const ResizePlan& plan, const uint8_t* src, uint8_t* dst, size_t row_begin, size_t row_end,
-                 void* scratch))
+VLAK_PER_TARGET_TABLES(VLAK_RESIZE_KERNELS)
 
 namespace {
 

@@ -34,6 +34,7 @@
 #include <type_traits>
 
 #include "ops/resize/resize.h"
+#include "ops/resize/resize_kernels.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -265,5 +266,7 @@ void ResizeRowsU8(const ResizePlan& plan, const uint8_t* src, uint8_t* dst, size
                   void* scratch) {
   Rows(plan, src, dst, row_begin, row_end, scratch);
 }
+
+VLAK_KERNELS_DEFINED(VLAK_RESIZE_KERNELS)
 
 }  // namespace vlak::VLAK_NS

@@ -2,11 +2,10 @@
 #include "dispatch/dispatch.h"
 #include "ops/parallel_rows.h"
 #include "ops/rmsnorm/rmsnorm.h"
+#include "ops/rmsnorm/rmsnorm_kernels.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kRmsNormRows, void, RmsNormRowsF32,
-                (size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps, float* y,
-                 size_t y_stride, bool stream))
+VLAK_PER_TARGET_TABLES(VLAK_RMSNORM_KERNELS)
 }  // namespace vlak
 
 extern "C" vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride,

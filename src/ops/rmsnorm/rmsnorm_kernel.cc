@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "ops/output_strips.h"
+#include "ops/rmsnorm/rmsnorm_kernels.h"
 #include "ops/row_sums.h"
 #include "ops/row_kernel_lmul.h"
 #include "simd/simd.h"
@@ -55,5 +56,7 @@ void RmsNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride, c
   if (gamma != nullptr) return Rows<true>(rows, cols, x, x_stride, gamma, eps, y, y_stride, stream);
   Rows<false>(rows, cols, x, x_stride, gamma, eps, y, y_stride, stream);
 }
+
+VLAK_KERNELS_DEFINED(VLAK_RMSNORM_KERNELS)
 
 }  // namespace vlak::VLAK_NS

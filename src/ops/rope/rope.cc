@@ -5,11 +5,10 @@
 #include "dispatch/dispatch.h"
 #include "ops/parallel_rows.h"
 #include "ops/rope/rope.h"
+#include "ops/rope/rope_kernels.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kRopeRows, void, RopeRowsF32,
-                (size_t begin, size_t end, size_t rows_per_position, size_t head_dim, const float* x,
-                 const float* cos, const float* sin, size_t table_stride, float* y, unsigned flags, bool stream))
+VLAK_PER_TARGET_TABLES(VLAK_ROPE_KERNELS)
 
 namespace {
 // Element count of a [a][b][c] tensor, or false on size_t overflow (in bytes of float).

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "ops/output_strips.h"
+#include "ops/rope/rope_kernels.h"
 #include "ops/row_kernel_lmul.h"
 #include "simd/simd.h"
 #include "vlak/vlak.h"
@@ -103,5 +104,7 @@ void RopeRowsF32(size_t begin, size_t end, size_t rows_per_position, size_t head
   }
   if (stream) StreamFence();
 }
+
+VLAK_KERNELS_DEFINED(VLAK_ROPE_KERNELS)
 
 }  // namespace vlak::VLAK_NS

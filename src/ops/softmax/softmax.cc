@@ -5,12 +5,10 @@
 #include "dispatch/dispatch.h"
 #include "ops/parallel_rows.h"
 #include "ops/softmax/softmax.h"
+#include "ops/softmax/softmax_kernels.h"
 
 namespace vlak {
-// Returns VLAK_OK: a status, so that a one-row call ends in a tail call.
-VLAK_PER_TARGET(kSoftmaxRow, vlak_status, SoftmaxRowF32, (const float* x, float* y, size_t n, unsigned flags, int algo))
-VLAK_PER_TARGET(kSoftmaxVariantRow, bool, SoftmaxVariantRowF32,
-                (int exp_variant, int lmul_pow2, const float* x, float* y, size_t n))
+VLAK_PER_TARGET_TABLES(VLAK_SOFTMAX_KERNELS)
 
 namespace {
 

@@ -11,6 +11,7 @@
 #include "math/exp_bittrick_p5.h"
 #include "math/exp_precise.h"
 #include "ops/softmax/softmax.h"
+#include "ops/softmax/softmax_kernels.h"
 #include "ops/softmax/softmax_three_pass.h"
 #include "simd/simd.h"
 
@@ -142,5 +143,7 @@ vlak_status SoftmaxRowF32(const float* x, float* y, size_t n, unsigned flags, in
     default: return Row<VLAK_SOFTMAX_EXP_ACCURATE>(x, y, n, flags, algo);
   }
 }
+
+VLAK_KERNELS_DEFINED(VLAK_SOFTMAX_KERNELS)
 
 }  // namespace vlak::VLAK_NS

@@ -9,6 +9,7 @@
 #include "math/exp_cephes.h"
 #include "math/exp_precise.h"
 #include "math/exp_schraudolph.h"
+#include "ops/softmax/softmax_kernels.h"
 #include "ops/softmax/softmax_three_pass.h"
 
 namespace vlak::VLAK_NS {
@@ -64,5 +65,7 @@ bool SoftmaxVariantRowF32(int exp_variant, int lmul_pow2, const float* x, float*
     default: return false;
   }
 }
+
+VLAK_KERNELS_DEFINED(VLAK_SOFTMAX_KERNELS)
 
 }  // namespace vlak::VLAK_NS

@@ -7,14 +7,10 @@
 #include "dispatch/dispatch.h"
 #include "ops/parallel_rows.h"
 #include "ops/softmax_i8/softmax_i8_fixed.h"
+#include "ops/softmax_i8/softmax_i8_kernels.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kSoftmaxI8Rows, void, SoftmaxI8Rows,
-                (size_t rows, size_t cols, const int8_t* x, size_t x_stride, int8_t* y, size_t y_stride,
-                 const SoftmaxI8Tables& t))
-VLAK_PER_TARGET(kSoftmaxU8Rows, void, SoftmaxU8Rows,
-                (size_t rows, size_t cols, const uint8_t* x, size_t x_stride, uint8_t* y, size_t y_stride,
-                 const SoftmaxI8Tables& t))
+VLAK_PER_TARGET_TABLES(VLAK_SOFTMAX_I8_KERNELS)
 
 bool SoftmaxI8TfliteParams(float input_scale, SoftmaxI8Params* p) {
   // TFLite: real multiplier = min(beta * s * 2^(31 - 5), 2^31 - 1) in double, split by frexp into a

@@ -28,6 +28,7 @@
 
 #include "ops/softmax_i8/softmax_i8.h"
 #include "ops/softmax_i8/softmax_i8_fixed.h"
+#include "ops/softmax_i8/softmax_i8_kernels.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -235,5 +236,7 @@ void SoftmaxU8Rows(size_t rows, size_t cols, const uint8_t* x, size_t x_stride, 
                    const SoftmaxI8Tables& t) {
   Rows(rows, cols, x, x_stride, y, y_stride, t);
 }
+
+VLAK_KERNELS_DEFINED(VLAK_SOFTMAX_I8_KERNELS)
 
 }  // namespace vlak::VLAK_NS

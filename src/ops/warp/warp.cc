@@ -5,11 +5,10 @@
 #include "dispatch/specialisation.h"
 #include "ops/parallel_rows.h"
 #include "ops/warp/warp.h"
+#include "ops/warp/warp_kernels.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kWarpRows, void, WarpRowsI8,
-                (size_t begin, size_t end, size_t height, size_t width, const int8_t* src, const int16_t* offsets,
-                 int8_t* dst))
+VLAK_PER_TARGET_TABLES(VLAK_WARP_KERNELS)
 
 namespace {
 constinit SpecialisationSwitch g_window{"VLAK_AVX2_WINDOW", CpuRunsAvx2Target};

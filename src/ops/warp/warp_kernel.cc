@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ops/warp/warp_kernels.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -170,5 +171,7 @@ void WarpRowsI8(size_t begin, size_t end, size_t height, size_t width, const int
     }
   }
 }
+
+VLAK_KERNELS_DEFINED(VLAK_WARP_KERNELS)
 
 }  // namespace vlak::VLAK_NS

@@ -67,4 +67,6 @@ uint32_t SfpiRunTiles(size_t k, float* tiles, size_t begin, size_t end, uint32_t
   return err;
 }
 
+VLAK_KERNELS_DEFINED(VLAK_SFPI_KERNELS)
+
 }  // namespace vlak::VLAK_NS

@@ -8,7 +8,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dispatch/kernel_list.h"
 #include "vlak/sfpi.h"
+
+// The kernel runner's signature, declared once (dispatch/kernel_list.h): sfpi_api.cc builds its
+// dispatch table from this list; kernels.cc checks its definition against it.
+// SfpiRunTiles: tiles [begin, end) of the row-major 32 x 32 tiles at `tiles` through kernel k of
+// the table, in place; tile t's PRNG seed is seed + t. Returns the ::vlak::sfpi::Error bits seen
+// (~0u: bad k).
+#define VLAK_SFPI_KERNELS(X) \
+  X(kSfpiRunTiles, uint32_t, SfpiRunTiles, (size_t k, float* tiles, size_t begin, size_t end, uint32_t seed))
 
 namespace vlak::VLAK_NS::sfpi_kernels {
 
@@ -18,7 +27,5 @@ const ::vlak::sfpi::KernelInfo* Kernels(size_t* count);
 }  // namespace vlak::VLAK_NS::sfpi_kernels
 
 namespace vlak::VLAK_NS {
-// Tiles [begin, end) of the row-major 32 x 32 tiles at `tiles` through kernel k of the table, in
-// place; tile t's PRNG seed is seed + t. Returns the ::vlak::sfpi::Error bits seen (~0u: bad k).
-uint32_t SfpiRunTiles(size_t k, float* tiles, size_t begin, size_t end, uint32_t seed);
+VLAK_SFPI_KERNELS(VLAK_DECLARE_KERNEL)
 }  // namespace vlak::VLAK_NS

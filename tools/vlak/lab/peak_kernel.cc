@@ -8,6 +8,7 @@
 // operands. Each step is acc = acc * m + c with m just below 1, so values stay finite and normal
 // for any iteration count; the sum is returned so nothing is optimised away. The scalar target's
 // MulAdd is the fused instruction where the CPU has one (scalar.h), which is its real peak.
+#include "peak_kernels.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -47,5 +48,7 @@ void LabCopy(const float* x, float* y, size_t n) {
   const Simd<float, 1> d;
   ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, LoadU(ds, x + i), y + i); });
 }
+
+VLAK_KERNELS_DEFINED(VLAK_LAB_PEAK_KERNELS)
 
 }  // namespace vlak::VLAK_NS

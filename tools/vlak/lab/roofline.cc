@@ -13,12 +13,12 @@
 #include "dispatch/dispatch.h"
 #include "lab/baselines.h"
 #include "lab/ops.h"
+#include "lab/peak_kernels.h"
 #include "lab/stats.h"
 #include "vlak/vlak.h"
 
 namespace vlak {
-VLAK_PER_TARGET(kLabFmaPeak, double, LabFmaPeak, (size_t iters, float seed, double* flops))
-VLAK_PER_TARGET(kLabCopy, void, LabCopy, (const float* x, float* y, size_t n))
+VLAK_PER_TARGET_TABLES(VLAK_LAB_PEAK_KERNELS)
 }  // namespace vlak
 
 namespace vlak::lab {
