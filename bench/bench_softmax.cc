@@ -1,6 +1,6 @@
 // softmax f32: vlak on each target the CPU has (auto, three-pass, two-pass) against a naive libm
 // loop, XNNPACK and oneDNN, in one run. bytes_per_second counts 8 bytes per element (read x,
-// write y) so the numbers sit beside DESIGN.md's; memcpy of the same bytes gives the roof.
+// write y), as the lab's softmax operator does; memcpy of the same bytes gives the roof.
 // Single thread: run with OMP_NUM_THREADS=1 (scripts/bench does) so oneDNN uses one thread too.
 #include <benchmark/benchmark.h>
 
