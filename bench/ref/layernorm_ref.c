@@ -1,4 +1,4 @@
-/* Plain C layer normalisation, forward and backward, as seed 004's C operators write them, for the
+/* Plain C layer normalisation, forward and backward, as Terapines AI-Benchmark's C operators write them, for the
  * lab's compiler comparison (see ref_common.h). Rows [0, rows) of dense rows x cols matrices; the
  * lab hands each thread its own block of rows.
  *
