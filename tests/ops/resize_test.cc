@@ -110,7 +110,8 @@ TEST(ResizeBilinear, HandWorkedValues) {
   });
 }
 
-// Terapines AI-Benchmark's resize: out = 2 * in, input position dst << 6, written here as the seed's loop.
+// Terapines AI-Benchmark's resize: out = 2 * in, input position dst << 6, written here as AI-Benchmark's
+// loop.
 TEST(ResizeBilinear, SeedTwoTimes) {
   ForEachTarget([] {
     const size_t lanes = vlak_target_lanes(vlak_active_target(), 1, 1);  // bytes at LMUL 2
