@@ -166,8 +166,7 @@ vlak_status vlak_softmax_u8(size_t rows, size_t cols, const uint8_t* x, size_t x
  * Six variants, cheapest first. Measured against float64 exp on every float of the domain
  * ([-87.3, 88.7]; every finite float for PRECISE); `vlak accuracy exp --exhaustive` reproduces it:
  *   SCHRAUDOLPH  max relative error 3.0e-2   the IEEE-754 bit trick with one constant correction
- *   BITTRICK_P3  max relative error 6.2e-4   RISC-V hackathon softmax (April 2025): 2^floor * 2^frac,
- *                                            degree-3 correction
+ *   BITTRICK_P3  max relative error 6.2e-4   RISC-V hackathon softmax: 2^floor * 2^frac, degree-3 fit
  *   BITTRICK_P5  max relative error 6.3e-6   the same with the hackathon's degree-5 correction (75 ULP)
  *   CEPHES       max 4.08 ULP                Cody-Waite + the Cephes expf polynomial
  *   ACCURATE     max 1.52 ULP (<= 2)         results below about -87.3 may flush to 0
@@ -326,13 +325,12 @@ vlak_status vlak_resize_bilinear_u8(size_t channels, size_t in_h, size_t in_w, c
  *   AI-Benchmark's arithmetic: -128 .. 127), r = w - n, l = r - 1,
  *   R = src[c][h][r], L = src[c][h][l], each 0 when its column is outside [0, width),
  *   dst[c][h][w] = (int8_t)((R * 256 + (L - R) * f) >> 8): bits 8 .. 15 of the sum, i.e.
- *   AI-Benchmark's int16 arithmetic with its wrap-around (the sum is exact in 32 bits, the low 16
- *   are kept).
+ *   AI-Benchmark's int16 arithmetic with wrap-around (the sum is exact in 32 bits, the low 16 kept).
  * Difference from AI-Benchmark: its C computes r and l in int8 (r = (int8_t)(w - n)), so its taps
  * reach only columns 0 .. 127 and wrapped indices read as 0; vlak uses full-width indices (any
  * width). The two agree bit for bit at width 128 (tested against AI-Benchmark's own C); at
- * narrower widths wherever r < width (AI-Benchmark's C reads past the end of its row for
- * r >= width); at wider widths they differ wherever w - n leaves -128 .. 127.
+ * narrower widths wherever r < width (AI-Benchmark's C reads past its row for r >= width); at
+ * wider widths they differ wherever w - n leaves -128 .. 127.
  * channels, height or width == 0: nothing to do, VLAK_OK (pointers not checked). dst must not
  * overlap src or offsets.
  * Errors: NULL pointer, overflow of channels * height * width. */

@@ -1,5 +1,4 @@
-// exp(x), the bit trick of the RISC-V hackathon softmax (April 2025) with its degree-5
-// correction: 2^y = 2^floor(y) * 2^f, y = x log2 e.
+// exp(x), the RISC-V hackathon softmax's bit trick, degree-5 fit: 2^y = 2^floor(y) * 2^f, y = x log2 e.
 //
 // The hackathon (after Perini 2018) writes 2^f = 1 + f - delta(f), delta(f) = f + 1 - 2^f on [0, 1],
 // and fits delta(f) = f (s1 + s2 f + s3 f^2 + s4 f^3 + s5 f^4) by matching value, first and second

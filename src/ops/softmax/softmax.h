@@ -7,9 +7,7 @@
 
 namespace vlak {
 
-// How a row is computed. kAuto picks by row size: two-pass when the row's x and y (8 * cols bytes)
-// exceed the L2 cache, three-pass otherwise; rows below 64K elements are always three-pass
-// (TwoPassMinCols and kTwoPassNeverBelow in softmax.cc).
+// How a row is computed. kAuto: two-pass when x and y (8 * cols bytes) exceed L2, else three-pass.
 enum class SoftmaxAlgo : int {
   kAuto = 0,
   kThreePass = 1,  // max; exp + sum + store; scale: one exp per element, reads y back
