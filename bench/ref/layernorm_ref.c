@@ -1,11 +1,11 @@
-/* Plain C layer normalisation, forward and backward, as seed 004's C operators write them, for the
+/* Plain C layer normalisation, forward and backward, as Terapines AI-Benchmark's C operators write them, for the
  * lab's compiler comparison (see ref_common.h). Rows [0, rows) of dense rows x cols matrices; the
  * lab hands each thread its own block of rows.
  *
  * Forward: two passes over the row for the statistics (mean, then the biased variance about it:
  * no E[x^2] - E[x]^2 cancellation), a third for y = (x - mean) * rstd * gamma + beta.
  * Backward: per row the two means of g = dy * gamma (plain and times xhat), then dx; dgamma and
- * dbeta are sums over rows. The seed does that with `omp parallel for reduction(+: dgamma[:cols])`;
+ * dbeta are sums over rows. AI-Benchmark does that with `omp parallel for reduction(+: dgamma[:cols])`;
  * here each thread's block of rows adds into its own partial arrays (this function accumulates:
  * dgamma += ..., dbeta += ...) and the lab sums the partials, which is what the reduction clause
  * does, without the OpenMP runtime in this object (-fopenmp-simd). */

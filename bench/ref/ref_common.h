@@ -1,9 +1,9 @@
-/* Shared by the plain C reference kernels (exp, softmax, rope, layernorm, rmsnorm, matmul _ref.c).
+/* Shared by the plain C reference kernels, every bench/ref/*_ref.c.
  *
- * These files are the lab's "what does the compiler make of plain C" peer (seed 004 compares GCC
- * and an LLVM compiler on the same C source): ordinary loops, an exp written in C so that a
- * vectoriser can see through it, and `#pragma omp simd` on the loops the way the seed's C kernels
- * ask for vectorisation (-fopenmp-simd: no OpenMP runtime; threads come from the lab, which splits
+ * These files are the lab's "what does the compiler make of plain C" peer (Terapines AI-Benchmark
+ * compares GCC and an LLVM compiler on the same C source): ordinary loops, an exp written in C so
+ * that a vectoriser can see through it, and `#pragma omp simd` on the loops the way
+ * AI-Benchmark's C kernels ask for vectorisation (-fopenmp-simd: no OpenMP runtime; threads come from the lab, which splits
  * rows/elements over OpenMP threads the same way for every implementation). No intrinsics.
  *
  * Each file is compiled twice, by gcc and by clang, with -DVLAK_REF_PREFIX=vlak_ref_gcc_ or

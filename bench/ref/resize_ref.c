@@ -1,11 +1,11 @@
-/* Plain C 2x bilinear resize of int8 / uint8 planes, seed 004's algorithm, for the lab's compiler
+/* Plain C 2x bilinear resize of int8 / uint8 planes, Terapines AI-Benchmark's algorithm, for the lab's compiler
  * comparison and the RVV instruction budget (see ref_common.h). Planar [channels][h][w] in,
  * [channels][2h][2w] out; the input position of output d is d << 6 in Q7 (7 fractional bits):
  * x0 = pos >> 7, x1 = min(x0 + 1, w - 1), weight of x1 = pos & 127; each row pair is blended
  * horizontally with a flooring >> 7, then vertically with a flooring >> 7 (vlak.h's definition with
  * VLAK_RESIZE_ASYMMETRIC at out = 2 in, bit for bit). Output rows [row_begin, row_end) of the
  * channel-major stack of 2h-row planes: the lab hands each thread its own block. The inner loop
- * computes each tap's index per pixel, as the seed's kernel does: a vectoriser has to gather (or
+ * computes each tap's index per pixel, as AI-Benchmark's kernel does: a vectoriser has to gather (or
  * see that x0 = x / 2). */
 #include <stddef.h>
 

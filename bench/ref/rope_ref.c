@@ -1,4 +1,4 @@
-/* Plain C RoPE, seed 004's pairing (element i with i + d/2, GPT-NeoX / Hugging Face Llama), for the
+/* Plain C RoPE, Terapines AI-Benchmark's pairing (element i with i + d/2, GPT-NeoX / Hugging Face Llama), for the
  * lab's compiler comparison (see ref_common.h). x and y are [positions][rows][dim] (rows = batch x
  * heads), cos and sin [positions][dim/2]; the lab hands each thread its own block of positions. */
 #include <stddef.h>

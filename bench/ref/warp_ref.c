@@ -1,6 +1,6 @@
-/* Plain C warp, seed 004's loop (one pass per (channel, row), `omp simd` over the columns, the
+/* Plain C warp, Terapines AI-Benchmark's loop (one pass per (channel, row), `omp simd` over the columns, the
  * blend in int16 with wrap-around, out = (int8)(acc >> 8)), for the lab's compiler comparison (see
- * ref_common.h). One change from the seed, the one vlak.h states: the tap columns are full-width
+ * ref_common.h). One change from AI-Benchmark, the one vlak.h states: the tap columns are full-width
  * (r = w - n in a wide integer, taps outside [0, width) read as 0) instead of int8, so the result
  * is vlak_warp_i8's at every width. src and dst are [rows][width] (rows = channels x height, each
  * thread its own block), offsets [height][width]; row q uses offsets row (row0 + q) % height. */

@@ -3,7 +3,7 @@
 // SFPI is the C++ interface of the Tenstorrent Tensix vector unit (SFPU): vFloat / vInt / vUInt
 // over 32 lanes, dst_reg[] over a 32x32 tile, v_if / v_elseif / v_else / v_endif predication.
 // vlak runs SFPI kernels on the CPU, bit-exact with the documented Wormhole / Blackhole arithmetic
-// (facts and sources: the project's specs/sfpi.md), on scalar, AVX2, AVX-512 and RVV code.
+// (Tenstorrent's SFPI documentation and tt-isa-documentation), on scalar, AVX2, AVX-512 and RVV.
 //
 // Kernels are written against src/sfpi/sfpi.h (the language), which is compiled once per vector
 // target like every vlak kernel; this header holds what is shared by every target: the

@@ -112,7 +112,7 @@ vlak_status vlak_set_parallel_runner(vlak_parallel_runner runner, void* runner_c
 #define VLAK_SOFTMAX_SAFE 0x2u /* a row that is entirely -inf gives zeros (-inf for log) instead of NaN */
 /* exp accuracy (bits 4..5): accurate is the default. */
 #define VLAK_SOFTMAX_EXP_ACCURATE 0x00u /* rr2 + minimax polynomial, <= 2 ULP exp */
-#define VLAK_SOFTMAX_EXP_FAST 0x10u     /* seed 000's bit trick + degree-5 correction */
+#define VLAK_SOFTMAX_EXP_FAST 0x10u     /* bit-trick exp + degree-5 correction (BITTRICK_P5) */
 #define VLAK_SOFTMAX_EXP_PRECISE 0x20u  /* <= 1 ULP exp */
 #define VLAK_SOFTMAX_EXP_MASK 0x30u
 
@@ -166,8 +166,8 @@ vlak_status vlak_softmax_u8(size_t rows, size_t cols, const uint8_t* x, size_t x
  * Six variants, cheapest first. Measured against float64 exp on every float of the domain
  * ([-87.3, 88.7]; every finite float for PRECISE); `vlak accuracy exp --exhaustive` reproduces it:
  *   SCHRAUDOLPH  max relative error 3.0e-2   the IEEE-754 bit trick with one constant correction
- *   BITTRICK_P3  max relative error 6.2e-4   seed 000: 2^floor * 2^frac, degree-3 correction
- *   BITTRICK_P5  max relative error 6.3e-6   the same with seed 000's degree-5 correction (75 ULP)
+ *   BITTRICK_P3  max relative error 6.2e-4   RISC-V hackathon softmax: 2^floor * 2^frac, degree-3 fit
+ *   BITTRICK_P5  max relative error 6.3e-6   the same with the hackathon's degree-5 correction (75 ULP)
  *   CEPHES       max 4.08 ULP                Cody-Waite + the Cephes expf polynomial
  *   ACCURATE     max 1.52 ULP (<= 2)         results below about -87.3 may flush to 0
  *   PRECISE      max 0.88 ULP (<= 1)         on every float, denormal results kept
@@ -189,7 +189,7 @@ const char* vlak_exp_variant_name(vlak_exp_variant variant);
  * Errors (nothing written): NULL x or y with n > 0, an unknown variant, or vlak_target_error(). */
 vlak_status vlak_exp_f32(size_t n, const float* x, float* y, vlak_exp_variant variant);
 
-/* ---- transformer operators (seed 004) --------------------------------------------------------
+/* ---- transformer operators (as in Terapines AI-Benchmark) -------------------------------------
  * Row-major, strides in elements. Errors as softmax: a status and nothing written. Sizes of 0:
  * nothing to do, VLAK_OK (pointers are not checked then). Results do not depend on the thread
  * count, except vlak_layernorm_backward_f32's dgamma/dbeta (the same bits for the same count).
@@ -197,7 +197,7 @@ vlak_status vlak_exp_f32(size_t n, const float* x, float* y, vlak_exp_variant va
  * that follows the target's vector length and are bounded against float64 as each states. */
 
 /* Pairing of vlak_rope_f32. */
-#define VLAK_ROPE_HALVES 0x0u      /* (i, i + d/2): seed 004, GPT-NeoX, Hugging Face Llama */
+#define VLAK_ROPE_HALVES 0x0u      /* (i, i + d/2): AI-Benchmark, GPT-NeoX, Hugging Face Llama */
 #define VLAK_ROPE_INTERLEAVED 0x1u /* (2i, 2i + 1): GPT-J, Meta's Llama */
 
 /* Rotary position embedding. x and y are [positions][rows_per_position][head_dim], dense
@@ -290,13 +290,13 @@ vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_
 vlak_status vlak_matmul_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
                             float* c, size_t ldc, unsigned flags);
 
-/* ---- Image operators (seed 004, INT8) ----------------------------------------------------------
+/* ---- Image operators (as in Terapines AI-Benchmark, INT8) -------------------------------------
  * Planar images, [channels][height][width], dense (row stride = width). Fixed-point arithmetic
  * stated exactly: the same bits on every target, VLEN and thread count. Errors: a status and
  * nothing written. */
 
 /* Coordinate mapping of vlak_resize_bilinear_i8 / _u8. */
-#define VLAK_RESIZE_ASYMMETRIC 0x0u /* src = dst * in / out: seed 004, TensorFlow's legacy mode */
+#define VLAK_RESIZE_ASYMMETRIC 0x0u /* src = dst * in / out: AI-Benchmark, TensorFlow's legacy mode */
 #define VLAK_RESIZE_HALF_PIXEL 0x1u /* src = (dst + 0.5) * in / out - 0.5, clamped at 0: OpenCV
                                        INTER_LINEAR, PyTorch align_corners=False */
 
@@ -309,7 +309,7 @@ vlak_status vlak_matmul_f32(size_t m, size_t n, size_t k, const float* a, size_t
  *   top = (s[y0][x0] * wx0 + s[y0][x1] * wx1) >> 7,  bot = (s[y1][x0] * wx0 + s[y1][x1] * wx1) >> 7,
  *   out[oy][ox] = (top * wy0 + bot * wy1) >> 7.
  * Each step lies between its two inputs, so nothing saturates. For out = 2 * in with ASYMMETRIC this
- * is seed 004's resize (positions dst << 6: even outputs copy, odd ones are floored means); in =
+ * is AI-Benchmark's resize (positions dst << 6: even outputs copy, odd ones are floored means); in =
  * out copies. Accuracy against the exact real-valued bilinear value at px / 128, py / 128: below
  * 2 LSB (two floorings), and the Q7 position itself is floored (OpenCV and XNNPACK use 11 bits).
  * src and dst must not overlap. channels, out_h or out_w == 0: nothing to do, VLAK_OK (only the
@@ -326,15 +326,15 @@ vlak_status vlak_resize_bilinear_u8(size_t channels, size_t in_h, size_t in_w, c
 /* Horizontal warp: src and dst are [channels][height][width]; offsets is [height][width] in 8.8
  * fixed point, shared by all channels. For each pixel (c, h, w), with o = offsets[h][w]:
  *   n = o >> 8 (arithmetic, -128 .. 127), f = (int8_t)(o & 0xFF) (the low byte as a SIGNED int8,
- *   seed 004's arithmetic: -128 .. 127), r = w - n, l = r - 1,
+ *   AI-Benchmark's arithmetic: -128 .. 127), r = w - n, l = r - 1,
  *   R = src[c][h][r], L = src[c][h][l], each 0 when its column is outside [0, width),
- *   dst[c][h][w] = (int8_t)((R * 256 + (L - R) * f) >> 8): bits 8 .. 15 of the sum, i.e. the
- *   seed's int16 arithmetic with its wrap-around (the sum is exact in 32 bits, the low 16 are kept).
- * Difference from seed 004: the seed computes r and l in int8 (r = (int8_t)(w - n)), so its taps
+ *   dst[c][h][w] = (int8_t)((R * 256 + (L - R) * f) >> 8): bits 8 .. 15 of the sum, i.e.
+ *   AI-Benchmark's int16 arithmetic with wrap-around (the sum is exact in 32 bits, the low 16 kept).
+ * Difference from AI-Benchmark: its C computes r and l in int8 (r = (int8_t)(w - n)), so its taps
  * reach only columns 0 .. 127 and wrapped indices read as 0; vlak uses full-width indices (any
- * width). The two agree bit for bit at width 128 (tested against the seed's own C); at narrower
- * widths wherever r < width (the seed reads past the end of its row for r >= width); at wider
- * widths they differ wherever w - n leaves -128 .. 127.
+ * width). The two agree bit for bit at width 128 (tested against AI-Benchmark's own C); at
+ * narrower widths wherever r < width (AI-Benchmark's C reads past its row for r >= width); at
+ * wider widths they differ wherever w - n leaves -128 .. 127.
  * channels, height or width == 0: nothing to do, VLAK_OK (pointers not checked). dst must not
  * overlap src or offsets.
  * Errors: NULL pointer, overflow of channels * height * width. */
@@ -342,16 +342,16 @@ vlak_status vlak_warp_i8(size_t channels, size_t height, size_t width, const int
                          int8_t* dst);
 
 /* Flag of vlak_correlation_i8. */
-#define VLAK_CORRELATION_WRAP16 0x1u /* seed 004's arithmetic: int16 sums, truncated output */
+#define VLAK_CORRELATION_WRAP16 0x1u /* AI-Benchmark's arithmetic: int16 sums, truncated output */
 
 /* Optical-flow correlation: a and b are [channels][height][width], out is
  * [displacements][height][width]. For each d < displacements, i < height, j < width:
  *   out[d][i][j] = sat8((sum_k a[k][i][j] * b[k][i][j - d]) >> shift)   for j >= d,
  *   out[d][i][j] = 0                                                     for j <  d
- * (seed 004 leaves j < d unwritten; vlak defines them; displacements >= width give whole planes of
- * zeros). The sum is taken in int32 (exact unless channels > 131072: then modulo 2^32), the shift
+ * (AI-Benchmark leaves j < d unwritten; vlak defines them; displacements >= width give whole
+ * planes of zeros). The sum is taken in int32 (exact unless channels > 131072: then modulo 2^32), the shift
  * is arithmetic (floor), sat8 clamps to -128 .. 127.
- * VLAK_CORRELATION_WRAP16: seed 004's arithmetic exactly: the sum modulo 2^16 as int16, shifted
+ * VLAK_CORRELATION_WRAP16: AI-Benchmark's arithmetic exactly: the sum modulo 2^16 as int16, shifted
  * arithmetically, truncated to int8: out = (int8_t)((int16_t)sum >> shift) (the int32 sum
  * truncated to 16 bits is the same value, so any order of accumulation gives these bytes).
  * channels == 0 gives sums of 0, so out is all zeros (a and b are then not read and may be NULL).

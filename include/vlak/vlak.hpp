@@ -116,7 +116,7 @@ inline vlak_status Matmul(std::span<const float> a, std::span<const float> b, st
   return vlak_matmul_f32(m, n, k, a.data(), k, b.data(), ldb, c.data(), n, flags);
 }
 
-// ---- image operators (seed 004, INT8): planar [channels][height][width], dense ---------------
+// ---- image operators (INT8): planar [channels][height][width], dense ------------------------
 namespace detail {
 // channels * h * w without overflow, or false.
 inline bool PlaneElements(size_t channels, size_t h, size_t w, size_t* n) {
@@ -146,7 +146,7 @@ inline vlak_status ResizeBilinear(std::span<const uint8_t> src, std::span<uint8_
   return vlak_resize_bilinear_u8(channels, in_h, in_w, src.data(), out_h, out_w, dst.data(), flags);
 }
 
-// ---- Image operators (seed 004, INT8) -----------------------------------------------------
+// ---- Image operators (INT8) ---------------------------------------------------------------
 namespace detail {
 // a * b * c, or false on overflow.
 inline bool Product3(size_t a, size_t b, size_t c, size_t* out) {

@@ -273,7 +273,7 @@ Bilinear resize of each channel plane of x (int8 or uint8, [channels][h][w], or 
 channel) to out_h x out_w, returning an array of x's dtype ([channels][out_h][out_w]).
 
 Bit-exact integer definition (vlak_resize_bilinear_i8/_u8 in vlak.h): Q7 positions
-px = floor(ox * in_w * 128 / out_w) (half_pixel=False, TensorFlow's legacy / seed 004 mapping) or
+px = floor(ox * in_w * 128 / out_w) (half_pixel=False, TensorFlow's legacy / Terapines AI-Benchmark mapping) or
 px = max(0, floor((2 ox + 1) * in_w * 64 / out_w) - 64) (half_pixel=True: OpenCV INTER_LINEAR,
 PyTorch align_corners=False); x0 = px >> 7, x1 = min(x0 + 1, in_w - 1), wx1 = px & 127,
 wx0 = 128 - wx1 (rows alike); top/bottom = (s0 * w0 + s1 * w1) >> 7 along x, then the same along y
@@ -288,7 +288,7 @@ point, shared by all channels); returns int8 of x's shape.
 
 Bit-exact integer definition (vlak_warp_i8 in vlak.h): o = offsets[h][w], n = o >> 8, f = the
 low byte of o as a signed int8, r = w - n, l = r - 1, R = x[c][h][r], L = x[c][h][l] (0 outside
-[0, width)), out = int8((R * 256 + (L - R) * f) >> 8) (bits 8..15 of the sum: seed 004's int16
+[0, width)), out = int8((R * 256 + (L - R) * f) >> 8) (bits 8..15 of the sum: AI-Benchmark's int16
 wrap-around). The same bits on every target and thread count.
 ValueError: offsets of the wrong shape, out of the wrong shape. TypeError: x not int8, offsets
 not int16.)doc";
@@ -300,7 +300,7 @@ Optical-flow correlation of a and b (int8, [channels][h][w], or [h][w]); returns
 
 Bit-exact integer definition (vlak_correlation_i8 in vlak.h):
 out[d][i][j] = clamp((sum_k a[k][i][j] * b[k][i][j - d]) >> shift, -128, 127) for j >= d, 0 for
-j < d; the sum in int32, the shift arithmetic (floor). wrap16=True is seed 004's arithmetic:
+j < d; the sum in int32, the shift arithmetic (floor). wrap16=True is AI-Benchmark's arithmetic:
 out = int8(int16(sum) >> shift). The same bits on every target and thread count.
 ValueError: a and b of different shapes, negative displacements, shift outside 0..31, out of the
 wrong shape. TypeError: not int8.)doc";

@@ -67,7 +67,7 @@ def test_resize_2d_strided_out(rng):
     r = vlak.resize_bilinear(x, 18, 24, out=out[:, ::2])
     np.testing.assert_array_equal(out[:, ::2], want)
     assert (out[:, 1::2] == 0).all() and r.base is not None
-    # Upscaling by 2 (seed 004): even outputs copy the input.
+    # Upscaling by 2 (Terapines AI-Benchmark): even outputs copy the input.
     np.testing.assert_array_equal(vlak.resize_bilinear(x, 18, 24)[::2, ::2], x)
     np.testing.assert_array_equal(vlak.resize_bilinear(x, 9, 12), x)
 

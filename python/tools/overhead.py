@@ -1,4 +1,4 @@
-"""Python call overhead of vlak.softmax against the C call (issue 13's goals).
+"""Python call overhead of vlak.softmax against the C call.
 
 For each shape, alternates batches of (a) the C call timed inside C++ (vlak._vlak._time_c_softmax:
 vlak_softmax_f32 in a C loop), (b) vlak.softmax(x, out=y) and (c) the allocating vlak.softmax(x),

@@ -1,4 +1,4 @@
-// Shared reduction of the bit-trick exps (exp_bittrick_p3.h, exp_bittrick_p5.h), seed 000:
+// Shared reduction of the bit-trick exps (exp_bittrick_p3.h, _p5.h), the RISC-V hackathon softmax's:
 //   e^x = 2^y, y = x log2(e) = floor(y) + f,  2^y = 2^floor(y) * 2^f,  f in [0, 1),
 // 2^floor(y) from the exponent field, 2^f from a polynomial.
 #pragma once

@@ -1,6 +1,6 @@
-// exp(x), seed 000's bit trick with a degree-3 correction: 2^y = 2^floor(y) * 2^f, y = x log2(e).
+// exp(x), the RISC-V hackathon softmax's bit trick, degree-3 fit: 2^y = 2^floor(y) * 2^f, y = x log2 e.
 //
-// Seed 000 writes 2^f = 1 + f - delta(f) with delta(f) = f + 1 - 2^f on [0, 1] and fits delta by
+// The hackathon writes 2^f = 1 + f - delta(f) with delta(f) = f + 1 - 2^f on [0, 1] and fits delta by
 // matching values and derivatives at both ends. For degree 3, delta(f) = f (s1 + s2 f + s3 f^2)
 // (delta(0) = 0 fixes the constant term) and
 //   delta'(0) = 1 - ln2           =>  s1 = 1 - ln2
@@ -11,7 +11,7 @@
 // So 2^f ~ 1 + ln2 f + (3 - 4 ln2) f^2 + (3 ln2 - 2) f^3 (the Hermite cubic; its own max relative
 // error on [0, 1] is 6.1e-4). The kernel evaluates the same cubic at g = f - 1/2 (see
 // exp_bittrick.h), re-expanded by tools/remez/exp_coeffs.py, and multiplies by 2^floor(y): the
-// seed instead adds 127 in float and truncates to int, which costs up to 2^-16 relative.
+// hackathon's code instead adds 127 in float and truncates to int: up to 2^-16 relative.
 //
 // Measured (every float of [-87.3, 88.7] against float64 exp, `vlak accuracy exp --exhaustive`):
 //   max 7,238 ULP (at x = 88.383), max relative error 6.156e-4, mean 2.59e-5: the cubic's own

@@ -1,6 +1,6 @@
-// exp(x), seed 000's bit trick with its degree-5 correction: 2^y = 2^floor(y) * 2^f, y = x log2 e.
+// exp(x), the RISC-V hackathon softmax's bit trick, degree-5 fit: 2^y = 2^floor(y) * 2^f, y = x log2 e.
 //
-// Seed 000 (after Perini 2018) writes 2^f = 1 + f - delta(f), delta(f) = f + 1 - 2^f on [0, 1],
+// The hackathon (after Perini 2018) writes 2^f = 1 + f - delta(f), delta(f) = f + 1 - 2^f on [0, 1],
 // and fits delta(f) = f (s1 + s2 f + s3 f^2 + s4 f^3 + s5 f^4) by matching value, first and second
 // derivative at f = 0 and f = 1 (6 conditions; delta(0) = 0 is the missing constant term):
 //   s1 = 3.06852819440055e-1, s2 = -2.40226506959101e-1, s3 = -5.57129652016652e-2,
@@ -8,7 +8,7 @@
 // (tools/remez/exp_coeffs.py solves the conditions and agrees to 3e-16). The quintic's own max
 // relative error for 2^f on [0, 1] is 2.4e-6. The kernel evaluates the same quintic at
 // g = f - 1/2 (see exp_bittrick.h), re-expanded by the script, and multiplies by 2^floor(y); the
-// seed adds 127 in float and truncates to int instead, which costs up to 2^-16 relative.
+// hackathon's code adds 127 in float and truncates to int instead, which costs up to 2^-16 relative.
 // y = x log2(e) is rounded once (no Cody-Waite split): for |y| near 128 that alone is up to
 // 2^-17 absolute in y, 5e-6 relative in the result.
 //

@@ -1,6 +1,6 @@
 // The NPU model's interpreter: one instruction at a time, destination := f(sources).
 //
-// Lane semantics follow alu/vec/vec.scala (specs/npu-seed001.md): integer ops sign-extend their
+// Lane semantics follow chisel-npu's alu/vec/vec.scala: integer ops sign-extend their
 // operands, compute exactly, then saturate (sat) or keep the low bits of the destination width;
 // reductions broadcast a sign-extended result into every lane of a VR; vsra shifts by the low
 // log2(width) bits of b. Results are computed into scratch lanes before any write, so a

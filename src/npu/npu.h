@@ -1,5 +1,5 @@
-// A functional model of seed 001's LUT NPU (chisel-npu), bit-exact with the Chisel semantics
-// summarised in specs/npu-seed001.md (internal to vlak: no C entry point).
+// A functional model of the LUT NPU of the chisel-npu GEMM + softmax quantization tutorial,
+// bit-exact with its Chisel code (alu/vec/vec.scala; internal to vlak: no C entry point).
 //
 // Machine: K lanes; a register file of L byte rows (default L = 32) seen three ways:
 //   VX[i] lane k = byte row i, lane k                      (i < L)
@@ -8,7 +8,7 @@
 // Writing one view writes the aliased rows; an instruction's net effect is destination := f(sources)
 // (when one instruction writes two views, VR is applied last: the hardware's priority VR > VE > VX).
 // Two LUT banks A and B of 256 bytes. A scalar sequencer (host) with 16 int64 registers s0..s15,
-// the role the seed's Scala harness plays between instructions (reading a reduction, clamping,
+// the role the tutorial's Scala harness plays between instructions (reading a reduction, clamping,
 // broadcasting it back with the external write port).
 //
 // Programs are text (assembler.cc, syntax in programs/README.md); Run executes them.
@@ -134,7 +134,7 @@ int32_t F32ToS32Rtz(uint32_t f);           // RTZ, saturating (NaN/Inf/subnormal
 int8_t F32ToS8(uint32_t f);                // RTZ then saturate to int8
 
 // ---- tables ---------------------------------------------------------------------------------------
-// The seed's Qfmt tables as signed bytes: exp SQ1.6 -> UQ0.8 (sum 2665), recip SQ1.6 -> SQ1.6 (sum 63).
+// The tutorial's Qfmt tables as signed bytes: exp SQ1.6 -> UQ0.8 (sum 2665), recip SQ1.6 -> SQ1.6 (sum 63).
 std::vector<int> SeedExpTable();
 std::vector<int> SeedRecipTable();
 // E[d] = min(65535, floor(65535 exp(-scale d) + 0.5)) in float64 for d = 0..255; the corrected

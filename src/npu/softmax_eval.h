@@ -16,13 +16,13 @@ namespace vlak::npu {
 bool RunRows(const std::string& program, int k, const Symbols& symbols, const std::vector<int8_t>& rows,
              std::vector<int64_t>* out, std::string* error);
 
-// The seed program from its `row:` label, VX0 preset to each row (SQ1.6 scores), k = 8 typically.
+// The tutorial's program (seed_softmax.s) from its `row:` label, VX0 preset to each row (SQ1.6 scores), k = 8 typically.
 bool RunSeedRows(int k, const std::vector<int8_t>& rows, std::vector<int64_t>* out, std::string* error);
 
 // float64 softmax of scale*q over a row, then the int8 reference
 // clamp(floor(256 p + 0.5) - 128, -128, 127) (scale 1/256, zero point -128).
 void ReferenceI8(const int8_t* q, int k, double scale, int* y);
-// The seed's output unit: p in 1/128 (2^14 / 2^7), floor(128 p + 0.5); logits = q / 64 (SQ1.6).
+// The tutorial's output unit: p in 1/128 (2^14 / 2^7), floor(128 p + 0.5); logits = q / 64 (SQ1.6).
 void ReferenceSeed(const int8_t* q, int k, int* y);
 
 // Differences y - reference in LSB.
@@ -40,7 +40,7 @@ struct ErrorStats {
   bool MeetsContract() const { return max_abs <= 1 && Median() == 0 && Mean() < 0.02 && Mean() > -0.02 && MeanAbs() < 0.03; }
 };
 
-// The test sets of issue 11 (rows of k int8 values, concatenated).
+// The int8 softmax test sets (rows of k int8 values, concatenated).
 std::vector<int8_t> AllPairsK2();                           // 65,536 rows
 std::vector<int8_t> DifferencePairsK3(int stride = 1);      // (c, c+a, c+b) for every feasible a, b (step `stride`)
 std::vector<int8_t> TwoLevel(int k, int stride = 1);        // j lanes at a, k-j at a-g, every j, g (a = 127)

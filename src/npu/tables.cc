@@ -1,12 +1,12 @@
-// The LUT contents: the seed's Qfmt tables (regenerated from their definition) and the
+// The LUT contents: the tutorial's Qfmt tables (regenerated from their definition) and the
 // corrected pipeline's 16-bit exp table.
 //
-// Seed (alu/vec/vec.scala, object Qfmt; Scala Math.round(x) = floor(x + 0.5)):
+// The tutorial's (chisel-npu alu/vec/vec.scala, object Qfmt; Scala Math.round(x) = floor(x + 0.5)):
 //   sq16(r)      = (r < 128 ? r : r - 256) / 64                     SQ1.6 input
 //   lutExp[r]    = clamp(round(256 min(exp(sq16(r)), 255/256)), 0, 255) as a signed byte
 //   lutRecip[r]  = r == 0 ? 127 : clamp(round(64 / sq16(r)), -128, 127)
 // The exp table's UQ0.8 bytes >= 128 read back as negative (172 of 256 entries): the first of
-// the seed's defects (specs/npu-seed001.md).
+// the tutorial pipeline's defects.
 //
 // Corrected: E[d] = min(65535, floor(65535 exp(-scale d) + 0.5)) in float64, d = 0..255 the
 // distance to the row's maximum in input steps. 16 bits keep the small exps: at d with

@@ -10,8 +10,8 @@
 //     measured rate of its own kernel). Both rates are measured once per process, on the first
 //     call large enough to split, and rounded to a power of two, so the same call with the same
 //     thread count always splits the same way. No timing of later calls feeds back: a slow first
-//     call or a loaded machine cannot lock a shape on one thread (the learning planner this
-//     replaces could). Below kNeverSplitBytes nothing is measured and nothing is woken.
+//     call or a loaded machine cannot lock a shape on one thread, whatever the shape or the
+//     thread count. Below kNeverSplitBytes nothing is measured and nothing is woken.
 //  3. The split (ParallelPlan): the items (rows, tiles) are cut into equal chunks of `chunk` items
 //     (aligned to the operator's grain: rows, register tiles), and the chunks into `threads`
 //     contiguous parts, one per thread: part t holds chunks [C t / T, C (t + 1) / T), so no thread

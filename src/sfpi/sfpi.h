@@ -10,8 +10,8 @@
 //   }
 //   ... RunTile(my_kernel, tile);   // tile: 32 x 32 floats, row-major
 //
-// Machine model (specs/sfpi.md): 32 lanes of 32 bits. Every vector write (dst_reg or a local that
-// already holds a value) is masked by the lane flags that v_if & co. maintain; a local's
+// Machine model (Tenstorrent's SFPI documentation): 32 lanes of 32 bits. Every vector write
+// (dst_reg or a local that already holds a value) is masked by the lane flags that v_if & co. maintain; a local's
 // initialisation writes every lane (an uninitialised LReg's inactive lanes are undefined on the
 // hardware, so any value is faithful). Scalar C++ code runs once for all lanes, as on the RISC-V
 // core that drives the SFPU.

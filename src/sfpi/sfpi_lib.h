@@ -1,4 +1,4 @@
-// SFPI on the CPU: library functions (specs/sfpi.md, "Library functions"), lane-wise on the bits.
+// SFPI on the CPU: library functions (those of Tenstorrent's SFPI documentation), lane-wise on the bits.
 //
 //   exexp(v) = exponent field - 127 (int32)      exexp_nodebias(v) = exponent field
 //   exman8(v) = mantissa | hidden bit            exman9(v) = mantissa (23 bits)

@@ -1,8 +1,8 @@
 // vlak vector layer: tags shared by every target.
 //
 // A tag names an element type and a register-group size LMUL = 2^kPow2 (kPow2 in 0..3), as RVV
-// does (seed 003). Ops are free functions in the target's namespace taking the tag first; the tag
-// carries no data for a whole group (Simd) and the active lane count for a strip (SimdN).
+// does (LLVM's "RISC-V Vector Extension" docs: RVV types, LMUL, SEW). Ops are free functions in
+// the target's namespace taking the tag first; no data for a group (Simd), lanes for a strip (SimdN).
 //
 // Why every op takes the tag, even Add: on RVV each instruction runs on `vl` lanes; passing the
 // strip tag to every op lets one vsetvli cover the whole strip body instead of toggling between a

@@ -18,13 +18,13 @@
 
 // bench/ref/matmul_ref.c, built by clang -O3 -march=rv64gcv -fopenmp-simd (auto-vectorised).
 extern "C" void vlak_ref_clang_matmul_f32(const float* a, const float* b, float* c, size_t m, size_t n, size_t k);
-// bench/ref/resize_ref.c (seed 004's 2x resize), built the same way.
+// bench/ref/resize_ref.c (Terapines AI-Benchmark's 2x resize), built the same way.
 extern "C" void vlak_ref_clang_resize2x_i8(const int8_t* src, int8_t* dst, size_t in_h, size_t in_w, size_t row_begin,
                                            size_t row_end);
 // bench/ref/softmax_i8_ref.c (TFLite's reference uint8 softmax in plain C), the same way.
 extern "C" void vlak_ref_clang_softmax_u8(const uint8_t* x, uint8_t* y, size_t rows, size_t cols, int32_t multiplier,
                                           int left_shift, int diff_min);
-// bench/ref/warp_ref.c and correlation_ref.c, the same way (seed 004's loops in plain C).
+// bench/ref/warp_ref.c and correlation_ref.c, the same way (AI-Benchmark's loops in plain C).
 extern "C" void vlak_ref_clang_warp_i8(const int8_t* src, const int16_t* offsets, int8_t* dst, size_t row0, size_t rows,
                                        size_t height, size_t width);
 extern "C" void vlak_ref_clang_correlation_i8(const int8_t* a, const int8_t* b, int8_t* out, size_t q0, size_t q1,
@@ -45,16 +45,16 @@ constexpr size_t kN = 2048;
 // budget at that VLEN (the count is only printed). Budgets only go down: when a change lowers a
 // count, lower its budget here in the same commit. Each budget is the count the code reached when
 // it was set, so a change that adds an instruction fails here.
-// softmax_f32: issue 7's goals are 2,500 / 1,300 / 700 (printed beside the count); at 8c6cf80
-// the kernel retired 10,207 / 5,353 / 2,926, and seed 000's own RVV algorithm 4,641 / 2,369 /
-// 1,233 on the same counter. The budgets are today's counts, still above the goals.
+// softmax_f32: the goals are 2,500 / 1,300 / 700 (kGoals, printed beside the count); the RISC-V
+// hackathon softmax's own RVV algorithm retires 4,641 / 2,369 / 1,233 on the same counter. The
+// budgets are the current counts, still above the goals.
 // matmul_f32/64x64x64 (262,144 FMAs): 0.123 / 0.066 / 0.059 instructions per FMA; the plain C
 // 16 x 16 blocked matmul (bench/ref/matmul_ref.c, clang -O3 -march=rv64gcv) 548,645 / 417,573 /
 // 2,383,653 (at VLEN 512 clang's LMUL-2 loop is wider than the 16-float tile row: scalar code),
 // i.e. 17.0x / 24.0x / 155x more. At VLEN 512, n = 64 takes the narrow tile (LMUL 4, 7 rows;
 // the wide tile's 128 columns would be half padding).
-// exp_f32: 8c6cf80 retired 2,717 / 8,022 / 9,703 / 10,992 / 10,605 / 11,763 at VLEN 128 (spilling
-// at LMUL 4); clang -O3's autovectorised plain C exp (bench/ref/exp_ref.c) 9,645 / 5,037 / 2,733.
+// exp_f32: clang -O3's autovectorised plain C exp (bench/ref/exp_ref.c) retires 9,645 / 5,037 /
+// 2,733.
 struct Budget {
   const char* name;
   unsigned long long vlen128, vlen256, vlen512;
@@ -69,8 +69,8 @@ constexpr Budget kBudgets[] = {
     {"exp_f32/accurate/2048",         5999,  3055,  1583},
     {"exp_f32/precise/2048",          7535,  3823,  1967},
     {"matmul_f32/64x64x64",          32214, 17328, 15338},
-    // The transformer operators (issue 8), shapes of 32768 elements: see TransformerOps below.
-    // Seed 004's plain C (bench/ref/{layernorm,rmsnorm,rope}_ref.c) auto-vectorised by clang-19
+    // The transformer operators, shapes of 32768 elements: see TransformerOps below.
+    // AI-Benchmark's plain C (bench/ref/{layernorm,rmsnorm,rope}_ref.c) auto-vectorised by clang-19
     // -O3 -march=rv64gcv retires per element at VLEN 128 / 256 / 512: layernorm 3.02 / 1.52 /
     // 0.77, backward 4.90 / 2.46 / 1.24, rmsnorm 1.89 / 0.95 / 0.49, rope 1.46 / 0.81 / 0.48;
     // these budgets are 1.75-2.10x fewer.
@@ -82,16 +82,16 @@ constexpr Budget kBudgets[] = {
     {"layernorm_bwd_f32/16x2048",    84337, 42925, 22219},
     {"rmsnorm_f32/16x2048",          34389, 17557,  9141},
     {"rope_f32/16x16x128",           22721, 12993,  8129},
-    // Seed 004's resize, 2x, int8 (issue 9): 36,864 outputs, 0.306 / 0.259 / 0.199 per output; the
-    // seed's plain C (bench/ref/resize_ref.c, clang -O3, vluxei64 gathers) 2.77 / 1.46 / 0.80:
-    // 9.1x / 5.6x / 4.0x more. Half pixel (row buffers; its 32/96 weights as two vaadd, not int16
-    // multiplies: 1.15 / 0.84 / 0.67 before): 0.874 / 0.688 / 0.599. (The 2x forms fill no taps
+    // AI-Benchmark's resize, 2x, int8: 36,864 outputs, 0.306 / 0.259 / 0.199 per output; its
+    // plain C (bench/ref/resize_ref.c, clang -O3, vluxei64 gathers) 2.77 / 1.46 / 0.80:
+    // 9.1x / 5.6x / 4.0x more. Half pixel (row buffers; its 32/96 weights as two vaadd):
+    // 0.874 / 0.688 / 0.599. (The 2x forms fill no taps
     // they do not read: -840 / -472 / -286 and -677 / -364 / -208.)
     // Counted in the whole binary's run (ctest): run alone (--gtest_filter) the call's malloc of
     // its tables retires 189 fewer instructions.
     {"resize_i8/3x32x96->64x192",                11264,  9536,  7328},
     {"resize_i8/half_pixel/3x32x96->64x192",     32230, 25378, 22089},
-    // softmax_i8 (issue 11), see SoftmaxU8 below. TFLite's reference in plain C, auto-vectorised by
+    // softmax_i8, see SoftmaxU8 below. TFLite's reference in plain C, auto-vectorised by
     // clang -O3, retires 59.6 / 29.9 / 15.1 per element on 16x1024: 29x / 24x / 17x more than TFLITE.
     // The 64x64 rows (12.4 / 11.3 / 10.6 per element) are dominated by the per-row work: TFLite's
     // reciprocal and the row's byte table.
@@ -111,14 +111,14 @@ constexpr Budget kBudgets[] = {
     {"sfpi/gelu-accurate/tile",        460347, 243149, 134550},
     {"sfpi/log/tile",                  378374, 203014, 115334},
     {"sfpi/sqrt/tile",                 676284, 355050, 194433},
-    // The image operators (issue 9): see ImageOps below.
-    // The parallel layer's one-thread path (src/ops/parallel_rows.h): correlation -12, warp +1
-    // (13,953 / 7,833 / 4,953 before; the same kernel loop, one instruction more in the call).
+    // The image operators: see ImageOps below.
+    // The counts include the call's one-thread path through the parallel layer
+    // (src/ops/parallel_rows.h).
     {"warp_i8/3x8x1024",             13954,  7834,  4954},
     {"correlation_i8/5x58x4x88",     36927, 25047, 13027},
     {"correlation_i8/wrap16",        29867, 20347, 10707},
 };
-// Issue 7's goals where they are not yet met (printed, not asserted).
+// The goals where they are not yet met (printed, not asserted).
 constexpr Budget kGoals[] = {
     {"softmax_f32/2048",              2516,  1342,   755},
 };
@@ -213,7 +213,7 @@ class IcountBudget : public testing::Test {
 };
 
 TEST_F(IcountBudget, Softmax2048) {
-  const std::vector<float> x = Uniform(2024, 0.0f, 1.0f);  // vlak gen-golden's data (seed 2024)
+  const std::vector<float> x = Uniform(2024, 0.0f, 1.0f);  // vlak gen-golden's data (RNG seed = 2024)
   std::vector<float> y(kN);
   ASSERT_EQ(vlak_softmax_f32(1, kN, x.data(), kN, y.data(), kN, 0), VLAK_OK);  // warm-up
   vlak_status st = VLAK_OK;
@@ -298,15 +298,15 @@ TEST_F(IcountBudget, Matmul64) {
       << "goal: >= 3x fewer instructions than plain C";
 }
 
-// Seed 004's matmul shape, 256 x 512 x 256 (m x n x k, 33.5M FMAs): too slow under the plugin for
+// AI-Benchmark's matmul shape, 256 x 512 x 256 (m x n x k, 33.5M FMAs): too slow under the plugin for
 // every ctest run (the plain C retires 304M instructions at VLEN 512), so disabled; run with
 //   scripts/rvv-run --vlen 128 build/rv64gcv/tests/vlak_icount_budget_test \
 //     --gtest_also_run_disabled_tests --gtest_filter='*MatmulSeedShape*'
-// Measured at b4eab81: vlak 3,449,775 / 1,729,151 / 868,839 at VLEN 128 / 256 / 512 (0.103 /
+// Measured: vlak 3,449,775 / 1,729,151 / 868,839 at VLEN 128 / 256 / 512 (0.103 /
 // 0.052 / 0.026 per FMA), plain C 69,049,949 / 52,272,733 / 303,930,973: 20x / 30x / 350x more.
 TEST_F(IcountBudget, DISABLED_MatmulSeedShape) { CountMatmul(256, 512, 256, 256, 1e-3f); }
 
-// The transformer operators at 32768 elements (layernorm 16 x 2048: seed 004 sweeps 256..2048 rows
+// The transformer operators at 32768 elements (layernorm 16 x 2048: AI-Benchmark sweeps 256..2048 rows
 // of 512..8192), gamma/beta given, one thread.
 TEST_F(IcountBudget, TransformerOps) {
   constexpr size_t kRows = 16, kCols = 2048, kElems = kRows * kCols;
@@ -351,8 +351,8 @@ TEST_F(IcountBudget, TransformerOps) {
   measure("rope_f32/16x16x128", rope);
 }
 
-// Retired instructions of vlak_resize_bilinear_i8 at out = 2 in (seed 004's resize) and of the
-// seed's plain C loop (bench/ref/resize_ref.c) auto-vectorised by clang -O3 for rv64gcv, after
+// Retired instructions of vlak_resize_bilinear_i8 at out = 2 in (AI-Benchmark's resize) and of
+// its plain C loop (bench/ref/resize_ref.c) auto-vectorised by clang -O3 for rv64gcv, after
 // checking both give the same bytes; with the half-pixel mapping (the gather path) for comparison.
 struct ResizeCounts {
   unsigned long long vlak = 0, vlak_half = 0, plain_c = 0;
@@ -373,7 +373,7 @@ ResizeCounts CountResize2x(size_t channels, size_t h, size_t w) {
   counts.vlak = Count([&] { st = vlak_call(VLAK_RESIZE_ASYMMETRIC); });
   EXPECT_EQ(st, VLAK_OK);
   counts.plain_c = Count([&] { vlak_ref_clang_resize2x_i8(src.data(), out_ref.data(), h, w, 0, channels * oh); });
-  EXPECT_EQ(out, out_ref) << "vlak and the seed's plain C differ";
+  EXPECT_EQ(out, out_ref) << "vlak and AI-Benchmark's plain C differ";
   const double n = static_cast<double>(outs);
   std::printf("[ icount   ] resize_i8 %zux%zux%zu->%zux%zu VLEN %4d: vlak %llu (%.4f per output), half-pixel %llu "
               "(%.4f), plain C clang -O3 %llu (%.4f per output): %.2fx fewer\n",
@@ -383,25 +383,25 @@ ResizeCounts CountResize2x(size_t channels, size_t h, size_t w) {
   return counts;
 }
 
-// 3 planes of 32 x 96 to 64 x 192 (36,864 outputs), one thread. Goal (issue 9): >= 2x fewer
-// instructions per output than the seed's plain C auto-vectorised by clang.
+// 3 planes of 32 x 96 to 64 x 192 (36,864 outputs), one thread. Goal: >= 2x fewer instructions
+// per output than AI-Benchmark's plain C auto-vectorised by clang.
 TEST_F(IcountBudget, ResizeSeed2x) {
   const ResizeCounts counts = CountResize2x(3, 32, 96);
   CheckBudget("resize_i8/3x32x96->64x192", counts.vlak);
   CheckBudget("resize_i8/half_pixel/3x32x96->64x192", counts.vlak_half);
   EXPECT_GE(static_cast<double>(counts.plain_c) / static_cast<double>(counts.vlak), 2.0)
-      << "goal: >= 2x fewer instructions than the seed's plain C";
+      << "goal: >= 2x fewer instructions than AI-Benchmark's plain C";
 }
 
-// Seed 004's shape, 3 x 512 x 512 to 1024 x 1024: slow under the plugin, so disabled; run with
+// AI-Benchmark's shape, 3 x 512 x 512 to 1024 x 1024: slow under the plugin, so disabled; run with
 //   scripts/rvv-run --vlen 128 build/rv64gcv/tests/vlak_icount_budget_test \
 //     --gtest_also_run_disabled_tests --gtest_filter='*ResizeSeedShape*'
-// Measured at this commit: vlak 531,947 / 307,819 / 195,753 at VLEN 128 / 256 / 512 (0.169 / 0.098 /
-// 0.062 per output), half pixel 2,384,488 / 1,325,086 / 795,386, the seed's plain C by clang
+// Measured: vlak 531,947 / 307,819 / 195,753 at VLEN 128 / 256 / 512 (0.169 / 0.098 /
+// 0.062 per output), half pixel 2,384,488 / 1,325,086 / 795,386, AI-Benchmark's plain C by clang
 // 8,340,549 / 4,211,781 / 2,147,397: 15.7x / 13.7x / 11.0x more than vlak.
 TEST_F(IcountBudget, DISABLED_ResizeSeedShape) { CountResize2x(3, 512, 512); }
 
-// softmax u8 (issue 11) on uniform bytes with input_scale 1/16: 16 rows of 1024 in both modes,
+// softmax u8 on uniform bytes with input_scale 1/16: 16 rows of 1024 in both modes,
 // and 64 rows of 64 (i8); beside them TFLite's reference in plain C (bench/ref/softmax_i8_ref.c,
 // clang -O3 -march=rv64gcv auto-vectorised), which must give the TFLITE mode's bits.
 TEST_F(IcountBudget, SoftmaxU8) {
@@ -457,12 +457,12 @@ TEST_F(IcountBudget, SfpiKernelsPerTile) {
   }
 }
 
-// The image operators of seed 004 (issue 9), one thread, against seed 004's loops in plain C
+// The image operators of AI-Benchmark, one thread, against AI-Benchmark's loops in plain C
 // (bench/ref/warp_ref.c, correlation_ref.c) auto-vectorised by clang-19 -O3 -march=rv64gcv on the
 // same counter, after checking both give the same bytes. Goal: >= 2x fewer instructions.
-//   warp 3 x 8 x 1024 (CHANNELSxHEIGHTxWIDTH, 24,576 outputs; seed 004 runs 1024 x 1024 x 3 rows
+//   warp 3 x 8 x 1024 (CHANNELSxHEIGHTxWIDTH, 24,576 outputs; AI-Benchmark runs 1024 x 1024 x 3 rows
 //   of the same kind); offsets n in -16..16, any low byte.
-//   correlation 5 x 58 x 4 x 88 (seed 004's displacements, channels and width; 4 of its 112 rows),
+//   correlation 5 x 58 x 4 x 88 (AI-Benchmark's displacements, channels and width; 4 of its 112 rows),
 //   default and WRAP16.
 TEST_F(IcountBudget, ImageOps) {
   constexpr size_t kC = 3, kH = 8, kW = 1024, kPixels = kC * kH * kW;

@@ -135,7 +135,7 @@ TEST(LabOps, ShapesPerOperator) {
   const auto ok = [&](const char* op, std::vector<size_t> dims) { return FindOp(op)->check_shape(dims, &err); };
   ASSERT_NE(FindOp("rope"), nullptr);
   EXPECT_TRUE(ok("rope", {512, 128, 1024}));      // POSITIONSxROWSxDIM
-  EXPECT_TRUE(ok("rope", {512, 16, 8, 1024}));    // seed 004's SEQxBATCHxHEADSxDIM
+  EXPECT_TRUE(ok("rope", {512, 16, 8, 1024}));    // Terapines AI-Benchmark's SEQxBATCHxHEADSxDIM
   EXPECT_FALSE(ok("rope", {512, 128, 1023}));     // odd head_dim: no pairs
   EXPECT_NE(err.find("DIM even"), std::string::npos) << err;
   EXPECT_FALSE(ok("rope", {512, 1024}));
@@ -421,8 +421,8 @@ TEST(LabStats, RatiosAreTakenRoundByRound) {
   EXPECT_TRUE(std::isnan(MedianRatio({}, {})));
 }
 
-TEST(LabStats, NormalisedUnitIsSeed004s) {
-  // plot_benchmark.py: prod(R, C, RUN_COUNT) / total_time / 10e9 (= 1e10). A 1x2048 softmax run
+TEST(LabStats, NormalisedUnitIsAiBenchmarks) {
+  // Terapines AI-Benchmark's plot_benchmark.py: prod(R, C, RUN_COUNT) / total_time / 10e9 (= 1e10). A 1x2048 softmax run
   // 10 times in 20 us total is 2048 * 10 / 20e-6 / 1e10 = 0.1024.
   const double per_run = 20e-6 / 10;
   EXPECT_NEAR(NormalisedUnit(1 * 2048, per_run), 1.0 * 2048 * 10 / 20e-6 / 10e9, 1e-12);

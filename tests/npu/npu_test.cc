@@ -1,7 +1,7 @@
 // The LUT NPU model (src/npu): tables, register aliasing, LUT round trips, the Chisel fp32
-// corners, the assembler's errors, mma, the seed's tests A-D and its measured error, and the
-// corrected softmax program's accuracy contract. Oracles are written from the definitions
-// (specs/npu-seed001.md, float64 softmax), never from the model's code.
+// corners, the assembler's errors, mma, the chisel-npu tutorial's tests A-D and its measured
+// error, and the corrected softmax program's accuracy contract. Oracles are written from the definitions
+// (the tutorial's Chisel code, float64 softmax), never from the model's code.
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -336,7 +336,7 @@ TEST(NpuMma, MatchesIntegerProductAndWraps) {
   EXPECT_EQ(static_cast<int32_t>(big.VR(0, 0)), INT32_MIN + 16384);
 }
 
-// -------------------------------------------------------------------------- the seed program
+// -------------------------------------------------------------------------- the tutorial program
 struct SeedCase {
   int acc, scale;
 };
@@ -376,9 +376,9 @@ TEST(NpuSeed, TestsAtoDEveryLaneMinusOne) {
   }
 }
 
-// Known defect, documented: the seed program on random SQ1.6 rows (K = 8) against float64
+// Known defect, documented: the tutorial's program on random SQ1.6 rows (K = 8) against float64
 // softmax in its own output unit (p in 1/128). Measured: max 155 LSB, mean |d| 24.9 (100,000
-// rows; specs/npu-seed001.md: 155 and 25). Asserted to the measured value so a change shows.
+// rows). Asserted to the measured value so a change shows.
 TEST(NpuSeed, RandomRowsKnownDefect) {
   const size_t rows = 100000;
   const std::vector<int8_t> x = RandomRows(8, rows, 1);
@@ -416,8 +416,8 @@ TEST(NpuSoftmax16, GoldenValues) {
             (std::vector<int64_t>{127, -128, -128, -128, -128, -128, -128, -128}));
 }
 
-// Tests A-D through the corrected program: the seed's phases 0-2 give a uniform SQ1.6 row;
-// softmax16 gives 1/8 = -96 in every lane (the seed gave -1), at every scale.
+// Tests A-D through the corrected program: the tutorial's phases 0-2 give a uniform SQ1.6 row;
+// softmax16 gives 1/8 = -96 in every lane (the tutorial's program gives -1), at every scale.
 TEST(NpuSoftmax16, SeedTestsAtoDGiveMinus96) {
   for (const SeedCase c : {SeedCase{10, 1}, SeedCase{20, 2}, SeedCase{-20, 1}, SeedCase{5, 3}}) {
     const Program p = Asm(ProgramText("seed_softmax"), 8, {{"acc", {double(c.acc)}}, {"scale_int", {double(c.scale)}}});
@@ -451,7 +451,7 @@ void ExpectContract(const ErrorStats& s) {
   EXPECT_TRUE(s.MeetsContract());
 }
 
-// The CI subsets of issue 11's sets (all of them: `vlak npu accuracy`, ctest label exhaustive).
+// The CI subsets of the int8 softmax test sets (all of them: `vlak npu accuracy`, ctest label exhaustive).
 TEST(NpuSoftmax16, ContractK2AllPairs) {
   ErrorStats s;
   std::string err;

@@ -107,7 +107,7 @@ std::vector<Job> MakeJobs(uint32_t seed) {
                                            (seed & 4) ? VLAK_MATMUL_ACCUMULATE : 0);
                   },
                   true});
-  // Resize: 3 planes of 16 x (c / 10) pixels to 32 x (c / 5) (seed 004's 2x, contiguous-load path)
+  // Resize: 3 planes of 16 x (c / 10) pixels to 32 x (c / 5) (Terapines AI-Benchmark's 2x, contiguous-load path)
   // and to 29 x (c / 7) with the half-pixel mapping (the gather path); bytes compared as floats.
   const size_t ih = 16, iw = c / 10;
   auto pix = std::make_shared<std::vector<uint8_t>>(3 * ih * iw);
@@ -179,7 +179,7 @@ std::vector<std::vector<float>> Expected(Job& job, bool every_target) {
   return want;
 }
 
-// 8 workers run every job of their own seed 3 times while `disturb` runs until they finish.
+// 8 workers run every job of their own RNG seed, 3 times, while `disturb` runs until they finish.
 void RunConcurrently(bool every_target, const std::function<void(std::atomic<bool>&)>& disturb) {
   constexpr int kWorkers = 8;
   std::vector<std::vector<Job>> jobs;

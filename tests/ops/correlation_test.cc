@@ -1,5 +1,5 @@
-// vlak_correlation_i8 against an oracle written here from the issue's definition (issue 9), and
-// its WRAP16 mode against seed 004's own blocked int16 loop, on every target.
+// vlak_correlation_i8 against an oracle written here from vlak.h's definition, and
+// its WRAP16 mode against Terapines AI-Benchmark's own blocked int16 loop, on every target.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -74,7 +74,7 @@ std::vector<int8_t> Oracle(Shape s, const std::vector<int8_t>& a, const std::vec
   return out;
 }
 
-// Seed 004's loop: blocks of 8 columns from j = d, int16 sums, (int8)(sum >> shift); j < d unwritten.
+// AI-Benchmark's loop: blocks of 8 columns from j = d, int16 sums, (int8)(sum >> shift); j < d unwritten.
 void SeedCorrelation(Shape s, const std::vector<int8_t>& a, const std::vector<int8_t>& b, unsigned shift,
                      std::vector<int8_t>& out) {
   const size_t kBlock = 8;
@@ -130,7 +130,7 @@ TEST(Correlation, OddSizesAndVectorLengthsOnEveryTarget) {
     for (unsigned shift : {0u, 7u, 15u}) ExpectCorrelation({5, 9, 2, w}, Fill::kRandom, Fill::kRandom, shift, seed++);
   }
   ExpectCorrelation({1, 1, 1, 1}, Fill::kRandom, Fill::kRandom, 0, 50);
-  ExpectCorrelation({5, 58, 3, 88}, Fill::kRandom, Fill::kRandom, 8, 51);   // seed 004's channels and width
+  ExpectCorrelation({5, 58, 3, 88}, Fill::kRandom, Fill::kRandom, 8, 51);   // AI-Benchmark's channels and width
   ExpectCorrelation({12, 3, 2, 5}, Fill::kRandom, Fill::kRandom, 0, 52);    // displacements >= width
   ExpectCorrelation({3, 0, 2, 9}, Fill::kRandom, Fill::kRandom, 3, 53);     // no channels: zeros
   ExpectCorrelation({4, 7, 3, 40}, Fill::kSmall, Fill::kSmall, 0, 54);      // small sums, shift 0
@@ -163,13 +163,13 @@ TEST(Correlation, Int32SumWrapsBeyond131072Channels) {
   });
 }
 
-// WRAP16 is seed 004's arithmetic: its own blocked loop gives the same bytes for j >= d.
+// WRAP16 is AI-Benchmark's arithmetic: its own blocked loop gives the same bytes for j >= d.
 TEST(Correlation, Wrap16IsSeedArithmetic) {
   for (Shape s : {Shape{5, 58, 4, 88}, Shape{3, 13, 2, 21}, Shape{9, 4, 1, 8}}) {
     for (unsigned shift : {0u, 5u, 15u, 16u, 31u}) {
       const auto a = Bytes(s.c * s.h * s.w, Fill::kRandom, 7 + shift);
       const auto b = Bytes(s.c * s.h * s.w, Fill::kRandom, 8 + shift);
-      std::vector<int8_t> seed(s.d * s.h * s.w, 0);  // j < d: the seed leaves them, vlak writes 0
+      std::vector<int8_t> seed(s.d * s.h * s.w, 0);  // j < d: AI-Benchmark leaves them, vlak writes 0
       SeedCorrelation(s, a, b, shift, seed);
       ForEachTarget([&] {
         std::vector<int8_t> out(seed.size(), 99);

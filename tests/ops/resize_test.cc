@@ -1,4 +1,4 @@
-// vlak_resize_bilinear_i8 / _u8 against an oracle written here from the definition in issue 9 /
+// vlak_resize_bilinear_i8 / _u8 against an oracle written here from the definition in
 // vlak.h (not from the library's reference or kernel): exact rationals for the Q7 positions,
 // explicit floor divisions for the two blends. Bit-exact on every target and VLEN.
 #include <gtest/gtest.h>
@@ -110,7 +110,8 @@ TEST(ResizeBilinear, HandWorkedValues) {
   });
 }
 
-// Seed 004's resize: out = 2 * in, input position dst << 6, written here as the seed's loop.
+// Terapines AI-Benchmark's resize: out = 2 * in, input position dst << 6, written here as AI-Benchmark's
+// loop.
 TEST(ResizeBilinear, SeedTwoTimes) {
   ForEachTarget([] {
     const size_t lanes = vlak_target_lanes(vlak_active_target(), 1, 1);  // bytes at LMUL 2

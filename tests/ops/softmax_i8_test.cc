@@ -166,7 +166,7 @@ TEST(SoftmaxI8, AllDifferencePairsK3) {
 }
 
 // Two-level rows at K = 8 and 64 (j entries at the top value, the rest `gap` below), bimodal rows,
-// the saturation row, and a uniform row of 8 (1/8 = -96, the value the seed's tests A-D should give).
+// the saturation row, and a uniform row of 8 (1/8 = -96, the value the chisel-npu tutorial's tests A-D should give).
 TEST(SoftmaxI8, StructuredRows) {
   ForEachTarget([] {
     for (size_t k : {size_t{8}, size_t{64}}) {

@@ -40,7 +40,7 @@ std::vector<float> Row(size_t n, Dist dist, uint32_t seed) {
   return x;
 }
 
-// The bar for accurate mode: relative 1e-6 + 6e-8 * |x - max| where y_ref >= 1e-30,
+// vlak.h's bound for accurate mode: relative 1e-6 + 6e-8 * |x - max| where y_ref >= 1e-30,
 // absolute 1e-30 below.
 void ExpectSoftmaxAccurate(const std::vector<float>& x, const float* y, const std::vector<double>& ref,
                            const char* what) {
@@ -124,7 +124,7 @@ TEST(Softmax, PreciseMeetsBar) {
 }
 
 TEST(Softmax, FastIsCloseAndSums) {
-  // Fast mode uses seed 000's bit-trick exp (degree-5 correction): ~1e-6 relative per exp.
+  // Fast mode uses the RISC-V hackathon softmax's bit-trick exp (degree-5 correction): ~1e-6 relative per exp.
   ForEachTarget([] {
     for (size_t n : {1, 33, 2048, 10000}) {
       const auto x = Row(n, Dist::kNormal5, 11);

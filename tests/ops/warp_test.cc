@@ -1,5 +1,5 @@
-// vlak_warp_i8 against an oracle written here from the issue's definition (issue 9), and against
-// seed 004's own int8-index arithmetic where the two must agree (width 128), on every target.
+// vlak_warp_i8 against an oracle written here from vlak.h's definition, and against
+// Terapines AI-Benchmark's own int8-index arithmetic where the two must agree (width 128), on every target.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -56,8 +56,8 @@ std::vector<int8_t> Oracle(size_t channels, size_t height, size_t width, const s
   return out;
 }
 
-// Seed 004's arithmetic as its C states it: the column index in int8 (taps reach columns 0..127,
-// negative indices read as 0), the blend in int16 with wrap-around. Only valid where the seed stays
+// AI-Benchmark's arithmetic as its C states it: the column index in int8 (taps reach columns 0..127,
+// negative indices read as 0), the blend in int16 with wrap-around. Only valid where AI-Benchmark's C stays
 // inside its row: width 128 (indices cast to uint8 never exceed 255; r in 128..255 wraps negative).
 std::vector<int8_t> SeedWarp(size_t channels, size_t height, size_t width, const std::vector<int8_t>& src,
                              const std::vector<int16_t>& offsets) {
@@ -191,7 +191,7 @@ TEST(Warp, EveryOffsetValue) {
   });
 }
 
-// Seed 004's own arithmetic agrees at width 128 (its int8 indices cover the row exactly).
+// AI-Benchmark's own arithmetic agrees at width 128 (its int8 indices cover the row exactly).
 TEST(Warp, SeedArithmeticAtWidth128) {
   for (Shift shift : {Shift::kFull, Shift::kNear, Shift::kExtreme}) {
     for (Fill fill : {Fill::kRandom, Fill::kMin, Fill::kMax}) {
@@ -199,7 +199,7 @@ TEST(Warp, SeedArithmeticAtWidth128) {
       const auto src = Pixels(c * h * w, fill, 11);
       const auto offsets = Offsets(h * w, shift, 12);
       const auto seed = SeedWarp(c, h, w, src, offsets);
-      ASSERT_EQ(Oracle(c, h, w, src, offsets), seed);  // the definition is the seed's here
+      ASSERT_EQ(Oracle(c, h, w, src, offsets), seed);  // the definition is AI-Benchmark's here
       ForEachTarget([&] {
         std::vector<int8_t> dst(src.size());
         ASSERT_EQ(vlak_warp_i8(c, h, w, src.data(), offsets.data(), dst.data()), VLAK_OK);

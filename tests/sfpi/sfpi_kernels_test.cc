@@ -1,6 +1,6 @@
 // The SFPI kernels through vlak::sfpi::RunKernel: bit-identical on every target this machine (or
 // qemu) runs, the same bits as a golden hash recorded on x86 (so RVV at every VLEN and rv64gc
-// match the host too), the seed's example kernel against the per-lane scalar model, and every
+// match the host too), the SFPI documentation's example kernel against the per-lane scalar model, and every
 // kernel's accuracy and special values against float64.
 #include <gtest/gtest.h>
 
@@ -102,7 +102,7 @@ TEST(SfpiKernels, BadArguments) {
   EXPECT_EQ(::vlak::sfpi::RunKernel("exp-accurate", nullptr, 0), 0);
 }
 
-// The seed's `silly` kernel, per lane from the spec: the kernel reads dst_reg[0], [1] and writes
+// The SFPI documentation's `silly` kernel, per lane from the documentation: the kernel reads dst_reg[0], [1] and writes
 // [3] .. [8] relative to its face (so face f writes slot 8 f + 8, the next face's first slot,
 // before that face runs; face 3 writes beyond the tile).
 void SillyModel(std::vector<uint32_t>& dst, bool take_abs, bool bh) {

@@ -1,4 +1,4 @@
-// The test's oracle: a per-lane scalar model of the SFPU, written from specs/sfpi.md and the
+// The test's oracle: a per-lane scalar model of the SFPU, written from Tenstorrent's SFPI documentation and the
 // documented functional models (tt-isa-documentation: SFPMAD, Miscellaneous/FMA/fma.c), in plain
 // branchy C++ with 64-bit integers. It shares no code with src/sfpi (which is branch-free vector
 // code with +127-biased exponents).

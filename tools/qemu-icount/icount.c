@@ -11,7 +11,7 @@
  *   vlak-icount-live last=<N> region=<N> regions=<K>
  * before the guest executes its next instruction, so the program itself can read the count of
  * the region it just closed (vlak_icount_read_last() in icount_marker.h) and print it, as
- * seed 000's harness prints rdinstret differences.
+ * the RISC-V hackathon softmax's (April 2025) harness prints rdinstret differences.
  *
  * total   every retired guest instruction.
  * region  instructions retired strictly between the begin/end marker HINTs

@@ -12,7 +12,8 @@ What it derives:
   * precise:  e^t ~ 1 + t + c2 t^2 + ... + c6 t^6 on [-ln2/2, ln2/2] (relative minimax).
   * schraudolph: the constant correction of the bit trick (minimax relative error), and the
     RMS-optimal one Schraudolph (1999) used, for comparison.
-  * bittrick p3 / p5: the Hermite conditions of seed 000 solved exactly (value and first
+  * bittrick p3 / p5: the Hermite conditions of the RISC-V hackathon
+    softmax (April 2025) solved exactly (value and first
     derivative at both ends of [0, 1] for degree 3; value, first and second for degree 5).
 
 Minimax: linear Remez exchange with weight w(t) = e^-t (relative error), then the coefficients
@@ -268,11 +269,11 @@ def main():
     s5d = [s1, s2] + s345
     seed = [3.06852819440055e-1, -2.40226506959101e-1, -5.57129652016652e-2,
             -9.01146535969578e-3, -1.90188191959304e-3]
-    print('bittrick p5: delta(f) = f (s1 + ... + s5 f^4), Hermite quintic (seed 000, Perini 2018):')
+    print('bittrick p5: delta(f) = f (s1 + ... + s5 f^4), Hermite quintic (RISC-V hackathon softmax, Perini 2018):')
     for i, (d, s) in enumerate(zip(s5d, seed)):
         print(f'  s{i + 1}: derived {d!r:>24}  seed {s!r:>24}  diff {d - s:.1e}')
     r5 = [1.0, 1 - seed[0]] + [-s for s in seed[1:]]
-    print('  as 2^f ~ r0 + ... + r5 f^5 (float32, from the seed values):',
+    print('  as 2^f ~ r0 + ... + r5 f^5 (float32, from the hackathon values):',
           ', '.join(f'r{i} = {f32(v)!r}f' for i, v in enumerate(r5)))
     err5 = max(abs(sum(r * f ** i for i, r in enumerate(r5)) / 2 ** f - 1) for f in fs[::10])
     print(f'  max rel error of 2^f on [0, 1]: {err5:.4e}')

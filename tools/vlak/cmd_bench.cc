@@ -198,7 +198,7 @@ int CmdBench(int argc, char** argv) {
   std::printf("vlak bench %s: %s; %s; vlak %s, target %s; commit %s\n", suite.name.c_str(), m.cpu.c_str(), m.isa.c_str(),
               m.vlak_version.c_str(), m.vlak_target.c_str(), m.commit.c_str());
   if (opt.icount) std::printf("instructions per run counted by qemu-icount (one run per case; VLEN %d)\n", m.vlen);
-  else std::printf("median of %g s+ of interleaved runs per implementation; +- = half the IQR; norm = seed 004's elements/s/1e10\n",
+  else std::printf("median of %g s+ of interleaved runs per implementation; +- = half the IQR; norm = AI-Benchmark's elements/s/1e10\n",
                    cases.front().min_time);
   PrintTable(stdout, res.records);
 

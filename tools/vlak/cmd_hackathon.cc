@@ -1,5 +1,5 @@
-// `vlak hackathon` and `vlak gen-golden`: seed 000's harness. Raw little-endian float32 data and
-// golden files; the seed's report lines (maxAbsDiff, sumSquareErr, squareGolden, snr_result,
+// `vlak hackathon` and `vlak gen-golden`: the RISC-V hackathon softmax's (April 2025) harness. Raw
+// little-endian float32 data and golden files; the hackathon's report lines (maxAbsDiff, sumSquareErr, squareGolden, snr_result,
 // f_scores, score) and, on RISC-V under the qemu-icount plugin, the instructions the softmax
 // call retired. snr = 10 log10(sum g^2 / sum (g - o)^2), f = 10 sqrt(snr), pass at snr >= 30,
 // score = clamp(floor(f), 60, 100).
@@ -15,7 +15,7 @@
 #include "commands.h"
 #include "icount_marker.h"
 #include "ops/softmax/softmax.h"
-#include "seed_softmax.h"
+#include "hackathon_softmax.h"
 #include "vlak/vlak.h"
 
 namespace vlak::cli {
@@ -31,8 +31,8 @@ struct NamedImpl {
 std::vector<NamedImpl> Implementations() {
   std::vector<NamedImpl> impls = {
       {"vlak", [](const float* x, float* y, size_t n) { return vlak_softmax_f32(1, n, x, n, y, n, 0) == VLAK_OK; }},
-      {"scalar-libm", [](const float* x, float* y, size_t n) { SeedScalarLibmSoftmax(x, y, n); return true; }},
-      {"seed-rvv", SeedRvvSoftmax},
+      {"scalar-libm", [](const float* x, float* y, size_t n) { HackathonScalarLibmSoftmax(x, y, n); return true; }},
+      {"seed-rvv", HackathonRvvSoftmax},
   };
   for (int v = VLAK_EXP_SCHRAUDOLPH; v <= VLAK_EXP_PRECISE; ++v) {
     for (int k = 0; k <= 3; ++k) {

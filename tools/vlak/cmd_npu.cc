@@ -1,14 +1,14 @@
-// `vlak npu`: seed 001's LUT NPU model (src/npu).
+// `vlak npu`: the chisel-npu tutorial's LUT NPU model (src/npu).
 //   vlak npu run PROGRAM.s|@NAME [--k 8] [--l 32] [--trace] [--set NAME=V[,V...]]... [--in V,V,...]
 //       assemble and run a program; prints the output stream (rows of K), with --trace each
 //       instruction and its destination lanes. Errors name the line.
 //   vlak npu program NAME [--k 8] [--depth 8] [--scale S] [--step T]
 //       print a built-in program (gemm_softmax is generated for K, depth, scale, step)
 //   vlak npu accuracy [--quick]
-//       the error table: the seed program, the corrected 16-bit-exp program and the 8-bit-exp
-//       control over the test sets, against float64 (LSB of the int8 output)
+//       the error table: the tutorial's program, the corrected 16-bit-exp program and the 8-bit-exp
+//       control over the int8 softmax test sets, against float64 (LSB of the int8 output)
 //   vlak npu tables
-//       the seed's LUTs as regenerated (sums, spot values)
+//       the tutorial's LUTs as regenerated (sums, spot values)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -189,7 +189,7 @@ int Accuracy(int argc, char** argv) {
               std::string(12, '-').c_str(), std::string(8, '-').c_str(), std::string(8, '-').c_str(),
               std::string(11, '-').c_str(), std::string(10, '-').c_str(), std::string(6, '-').c_str());
 
-  // The seed: its own units (p in 1/128, logits SQ1.6 = q / 64), random rows at K = 8.
+  // The tutorial's program: its own units (p in 1/128, logits SQ1.6 = q / 64), random rows at K = 8.
   {
     const std::vector<int8_t> rows = npu::RandomRows(8, quick ? 2000 : 100000, 1);
     std::vector<int64_t> y;

@@ -15,11 +15,11 @@ struct Command {
 constexpr Command kCommands[] = {
     {"info", vlak::cli::CmdInfo, "targets compiled in, the one chosen, vector lengths"},
     {"accuracy", vlak::cli::CmdAccuracy, "exp variants against float64: max ULP, relative error, special values"},
-    {"hackathon", vlak::cli::CmdHackathon, "seed 000's softmax harness: score, SNR, RISC-V instructions"},
-    {"gen-golden", vlak::cli::CmdGenGolden, "write seed 000 style data (uniform [0,1)) and its float64 golden"},
+    {"hackathon", vlak::cli::CmdHackathon, "the RISC-V hackathon softmax harness: score, SNR, RISC-V instructions"},
+    {"gen-golden", vlak::cli::CmdGenGolden, "write hackathon-style data (uniform [0,1)) and its float64 golden"},
     {"bench", vlak::cli::CmdBench, "the lab: a suite of operators x shapes x implementations x threads"},
     {"report", vlak::cli::CmdReport, "Markdown + SVG charts from `vlak bench --json` results"},
-    {"npu", vlak::cli::CmdNpu, "seed 001's LUT NPU model: run/trace programs, softmax error tables"},
+    {"npu", vlak::cli::CmdNpu, "the chisel-npu tutorial's LUT NPU model: run/trace programs, softmax error tables"},
 };
 
 void PrintUsage(FILE* out) {

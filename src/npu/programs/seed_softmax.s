@@ -1,6 +1,6 @@
-# Seed 001's GEMM + softmax pipeline, instruction for instruction as the chisel-npu test
-# NCoreBackendGemmSoftmaxSpec runs it (specs/npu-seed001.md). Known defective: it is kept to
-# reproduce the seed's tests A-D (every lane -1) and to measure its error (tests/npu).
+# The chisel-npu GEMM + softmax quantization tutorial's pipeline, instruction for instruction as
+# its test NCoreBackendGemmSoftmaxSpec runs it. Known defective: it is kept to
+# reproduce the tutorial's tests A-D (every lane -1) and to measure its error (tests/npu).
 # Symbols: acc (the int8 accumulator broadcast to every lane), scale_int (the int8 scale).
 # Sequencer steps (sread/sclamp/ext) are what the Scala harness does between instructions.
 .set acc 10

@@ -1,4 +1,4 @@
-# The corrected int8 softmax on the seed's instructions: 16-bit exp from two banks, an exact
+# The corrected int8 softmax on the tutorial's instructions: 16-bit exp from two banks, an exact
 # reciprocal in the sequencer. Output int8 with scale 1/256 and zero point -128 (TFLite's).
 #
 # Row q (K int8 from the input stream), logits scale*q. With d = max - q in [0, 255]:

@@ -62,7 +62,7 @@ vlak_status Resize(size_t channels, size_t in_h, size_t in_w, const T* src, size
                   : half            ? ResizeColumns::k2xHalfPixel
                                     : ResizeColumns::k2xAsymmetric,
                   !half && out_h == 2 * in_h};
-  // Only gathered columns read the column taps; seed 004's 2x (Rows2x) reads no row taps either.
+  // Only gathered columns read the column taps; AI-Benchmark's 2x (Rows2x) reads no row taps either.
   if (plan.columns == ResizeColumns::kGather) ResizeFillTaps(in_w, out_w, half, plan.x);
   if (plan.columns != ResizeColumns::k2xAsymmetric || !plan.rows_2x_asymmetric) ResizeFillTaps(in_h, out_h, half, plan.y);
   const uintptr_t s0 = (reinterpret_cast<uintptr_t>(taps) + taps_bytes + 63) / 64 * 64;

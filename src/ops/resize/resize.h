@@ -36,7 +36,7 @@ inline void ResizeFillTaps(size_t in, size_t out, bool half_pixel, ResizeTaps t)
 }
 
 // How the horizontal pass reads its taps. At out_w = 2 in_w both mappings are affine pairs with
-// fixed weights (seed 004's ASYMMETRIC 2x: x0 = ox / 2, wx1 = 0 / 64; HALF_PIXEL: positions
+// fixed weights (AI-Benchmark's ASYMMETRIC 2x: x0 = ox / 2, wx1 = 0 / 64; HALF_PIXEL: positions
 // 64 ox - 32, wx1 = 32 / 96): contiguous loads instead of gathers. Any other ratio gathers.
 enum class ResizeColumns { kGather, k2xAsymmetric, k2xHalfPixel };
 

@@ -1,7 +1,7 @@
 // Bilinear resize kernel (vlak.h's Q7 definition), generic over the tag: compiled once per target.
 //
 // Three forms, all exact integer arithmetic (the same bits on every target and thread count):
-// 1. Seed 004's case, out = 2 in both ways, ASYMMETRIC (RowPair2x): every weight is 0 or 64, so
+// 1. Terapines AI-Benchmark's case, out = 2 in both ways, ASYMMETRIC (RowPair2x): every weight is 0 or 64, so
 //    each output is an input pixel or a floored mean of means; two output rows per pass over the
 //    columns, from contiguous loads of s[i..] and s[i+1..] of two input rows, 4 AverageFloor (one
 //    vaadd.vv with round-down each on RVV) and 2 interleaving stores (vsseg2) per strip of n input
@@ -20,16 +20,15 @@
 //
 // RVV: bytes at LMUL 2 (int16 at LMUL 4 where widened; spill-free, rvv.spill_check). Retired
 // instructions per output, 3x512x512 -> 1024x1024 int8 at VLEN 128 / 256 / 512 (qemu):
-// form 1 0.169 / 0.098 / 0.062 (the seed's C by clang -O3: 2.65 / 1.34 / 0.68, 16x / 14x / 11x
-// more); half pixel (form 2, pairs) 0.758 / 0.421 / 0.253 with int16 blends, before its 32/96
-// weights became two AverageFloor (MeanQuarter), which took the icount test's 3x32x96 from
-// 1.15 / 0.84 / 0.67 to 0.87 / 0.69 / 0.60. x86 (lab, 1 thread, Xeon AVX-512):
+// form 1 0.169 / 0.098 / 0.062 (AI-Benchmark's C by clang -O3: 2.65 / 1.34 / 0.68, 16x / 14x /
+// 11x more); half pixel (form 2, pairs, its 32/96 weights as two AverageFloor: MeanQuarter) at the
+// icount test's 3x32x96: 0.87 / 0.69 / 0.60. x86 (lab, 1 thread, Xeon AVX-512):
 // form 1 at 88-95 % of the copy bandwidth of its bytes. AVX2 (Zen 3 EPYC): AverageFloor is one
 // vpavgb between xors, which cancel along the mean of means, and the last strip of a row
 // overlaps the one before instead of masking (AVX2 has no byte masks; ForEachStripOverlapped):
 // form 1 at 3x512x512 in 82-90 us run alone (60-65 % of the copy bound), 166 us (34 %) when
-// interleaved with the baselines, whose runs evict its buffers; before these two changes
-// 177-300 us. Half pixel at 3x512x512: 121 us alone, from 274 us with int16 blends.
+// interleaved with the baselines, whose runs evict its buffers. Half pixel at 3x512x512: 121 us
+// alone (2026-11-25).
 #include <cstdint>
 #include <type_traits>
 
@@ -156,7 +155,7 @@ void Vertical(const T* a, const T* b, int16_t w1, size_t n, T* out) {
   });
 }
 
-// Seed 004's case, 2x in both directions with the asymmetric mapping: every weight is 0 or 64, so
+// AI-Benchmark's case, 2x in both directions with the asymmetric mapping: every weight is 0 or 64, so
 // output rows 2j and 2j + 1 come from input rows j and j + 1 (clamped) by floored means alone, in
 // one pass over the columns and without row buffers:
 //   out[2j][2i] = s0[i],                 out[2j][2i + 1] = mean(s0[i], s0[i + 1]) = h0,

@@ -1,4 +1,4 @@
-// Three-pass softmax for every exp variant x LMUL, for the seed-000 harness (`vlak hackathon`)
+// Three-pass softmax for every exp variant x LMUL, for the RISC-V hackathon harness (`vlak hackathon`)
 // and the lab: the production kernel picks one LMUL per target, this file exposes them all.
 // One of them spills by construction, and is measured as such: precise at LMUL 8 on RVV keeps
 // five register groups live (th, m, t, q and the exponent; see softmax_kernel.cc, which runs the

@@ -18,7 +18,7 @@
 // Work per element: 2 loads, ~4 vector ops + a gather (pass 2), 1 lookup (pass 3); per row up to
 // 256 table entries (~4 integer ops each, vectorised by the compiler on x86) and TFLite's reciprocal.
 // Measured (u8, input_scale 1/16, uniform bytes, 1 thread, Xeon with AVX-512 under load,
-// `vlak bench --op softmax-i8 --shapes 64x64,64x256,64x1024,64x4096 --threads 1 --baseline xnnpack`,
+// 2026-11-24, `vlak bench --op softmax-i8 --shapes 64x64,64x256,64x1024,64x4096 --threads 1 --baseline xnnpack`,
 // round-by-round ratios): AVX-512 1.9x / 4.0x / 5.8x / 5.7x XNNPACK's qu8 softmax and 11x / 27x /
 // 41x / 40x TFLite's reference in C (gcc -O3); AVX2 1.3x / 2.7x / 3.9x / 4.3x XNNPACK. RVV
 // (qemu-icount, 16x1024): 2.04 / 1.27 / 0.89 instructions per element at VLEN 128 / 256 / 512,

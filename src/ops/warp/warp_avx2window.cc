@@ -25,15 +25,14 @@
 // buffer. Up to kScalarGroups groups of a row whose spread is wider (a motion boundary) take the
 // definition in scalar code; one more returns false: warp.cc gives the row (all channels) to the
 // generic kernel, which rewrites whatever this one wrote, so fields of independent random
-// displacements run as before. The last (width mod 32) pixels of a row take the definition in
-// scalar code. The bits equal the generic kernel's: tests/ops/warp_test.cc runs both.
+// displacements run at the generic kernel's speed. The last (width mod 32) pixels of a row take
+// the definition in scalar code. The bits equal the generic kernel's: tests/ops/warp_test.cc runs both.
 // Measured (vlak bench --op warp --impls vlak,vlak@avx2-generic,c-gcc,c-clang,opencv, 1 thread,
 // AMD EPYC (Zen 3) with AVX2 only, shared 2-vCPU VM, whose speed varied by up to 1.5x between
-// runs): 1024x1024x3 with |n| <= 16 in 1.15 ms against 2.29 ms gathering, 5.5x gcc's C, 12.5x
+// runs; 2026-11-25): 1024x1024x3 with |n| <= 16 in 1.15 ms against 2.29 ms gathering, 5.5x gcc's C, 12.5x
 // OpenCV's remap (936 us run alone, 18 % of the copy bound); the far smooth field
 // 1024x1024x3x127x16 in 1.03-1.09 ms against 2.26-2.32 ms gathering; uniform +-127
 // (1024x1024x3x127, every row gathers) 2.35 ms against 2.28 ms for the generic kernel alone.
-// One channel per call and a fixed +-23 window (an earlier session, busier machine): 1.98 ms.
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
 
 #include <immintrin.h>

@@ -2,7 +2,8 @@
 //
 // Per pixel (vlak.h): n = o >> 8, f = (int8)o, r = w - n, out = bits 8..15 of
 // R * 256 + (L - R) * f with R = src[r], L = src[r - 1] (0 outside the row). Only bits 8..15 of
-// the sum matter, so any lane width of 16 bits or more gives seed 004's bits: bit-exact on every
+// the sum matter, so any lane width of 16 bits or more gives the bits of Terapines AI-Benchmark's
+// warp (its int16 arithmetic): bit-exact on every
 // target.
 //
 // The taps are data-dependent, so they are gathered. A row is cut into blocks of kBlock columns;
@@ -16,13 +17,13 @@
 //    fetch the taps. Per strip: 1 load of offsets, 3 shifts for n and f, vid + add + sub for the
 //    index, 2 gathers, 2 widenings, sub, shift, multiply-add, shift, narrowing, store; the block
 //    copy is a byte copy. 3x8x1024 retires 13,943 / 7,823 / 4,943 instructions at VLEN 128 / 256 /
-//    512, against seed 004's loop in plain C auto-vectorised by clang-19 62,103 / 31,383 / 16,023:
-//    4.45x / 4.01x / 3.24x fewer (tests/icount). The int32 form (two vluxei32 on a widened copy)
-//    retired 28,682 / 15,626 / 9,098 (1.76x at VLEN 512, short of issue 9's 2x).
+//    512, against AI-Benchmark's loop in plain C auto-vectorised by clang-19 62,103 / 31,383 /
+//    16,023: 4.45x / 4.01x / 3.24x fewer (tests/icount). An int32 form (two vluxei32 on a widened
+//    copy) would retire 28,682 / 15,626 / 9,098 (1.76x fewer at VLEN 512).
 //  - x86 (kPairs): vpgatherdd costs one load per 32-bit lane and the kernel is gather-bound, so
 //    slot p holds both taps (column p in the low int16, column p + 1 in the high) and one gather
-//    replaces two; two shifts split the pair. On the EPYC of issue 9's note, 1024x1024x3 went from
-//    2.4-3.4 ms (two gathers) to the figure in that note.
+//    replaces two; two shifts split the pair. Measured (vlak bench --op warp, 1 thread, AMD EPYC,
+//    2026-11-24): 1024x1024x3 in 1.77 ms, 2.9x gcc's plain C (two gathers per pixel: 1.9-2.2x).
 //  - scalar (kTwo): the int32 slots and two loads.
 #include <algorithm>
 #include <cstdint>
@@ -89,7 +90,7 @@ void FillBlockBytes(const int8_t* row, size_t width, size_t w0, size_t count, in
 }
 
 // The byte form of WarpRow: only bits 8..15 of the sum are kept, so the sum can wrap in int16
-// lanes (seed 004's own arithmetic), which doubles the lanes per strip against int32; the slot
+// lanes (AI-Benchmark's own arithmetic), which doubles the lanes per strip against int32; the slot
 // indices (< kSlots) fit in 16 bits, which vluxei16 takes as byte offsets.
 [[maybe_unused]] void WarpRowBytes(const int8_t* row, const int16_t* offsets, int8_t* out, size_t width,
                                    int8_t* scratch) {

@@ -1,4 +1,4 @@
-// exp kernels in SFPI (tt-llk's four exp algorithms; specs/sfpi.md). Compiled once per target.
+// exp kernels in SFPI (tt-llk's four exp algorithms). Compiled once per target.
 //
 // exp_accurate (fp32): z = x / ln2 through SFPMAD; z >= 128 -> +inf, z <= -127 -> 0, else k =
 //   round-to-even(z) via the 1.5 * 2^23 magic, r = x - k ln2 with a two-constant Cody-Waite

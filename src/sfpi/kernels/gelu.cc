@@ -1,5 +1,5 @@
-// gelu in SFPI (specs/sfpi.md): approximate (0.5 x + a 6-segment LUT) and accurate (x CDF(x) with
-// a degree-4 polynomial). Compiled once per target.
+// gelu in SFPI (tt-llk's algorithms): approximate (0.5 x + a 6-segment LUT) and accurate
+// (x CDF(x) with a degree-4 polynomial). Compiled once per target.
 //
 // gelu-approx: gelu(x) = 0.5 x + g(x), g(x) = 0.5 x erf(x / sqrt 2) = |x| (Phi(|x|) - 0.5), which
 //   is EVEN in x. The LUT evaluates A |x| + B, an even function of x already; lut2 (SGN_RETAIN)

@@ -1,8 +1,8 @@
 // SFPI kernels shipped with vlak (src/sfpi/kernels/*.cc, written in SFPI, compiled per target).
 //
 // Each kernel is the per-face body a tt-llk author writes (8 dst_reg rows, dst_reg++), plus the
-// init that programs vConst*Prgm*. The algorithms are tt-llk's (specs/sfpi.md, "Kernels worth
-// reproducing"); vlak's code is its own.
+// init that programs vConst*Prgm*. The algorithms are those of Tenstorrent's
+// tt-llk (Low Level Kernels); vlak's code is its own.
 #pragma once
 
 #include <cstddef>

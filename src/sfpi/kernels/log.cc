@@ -1,4 +1,4 @@
-// natural log in SFPI (specs/sfpi.md): setexp(x, 127), a cubic series, + exponent * ln2 (fp16).
+// natural log in SFPI (tt-llk's algorithm): setexp(x, 127), a cubic series, + exponent * ln2 (fp16).
 // Compiled once per target.
 //
 // x = m 2^e with m = setexp(x, 127) in [1, 2) and e = exponent field - 127. u = m - 1 (exact);

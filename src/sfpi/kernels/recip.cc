@@ -1,4 +1,4 @@
-// reciprocal in SFPI (tt-llk's Wormhole algorithm; specs/sfpi.md). Compiled once per target.
+// reciprocal in SFPI (tt-llk's Wormhole algorithm). Compiled once per target.
 //
 // m = -(|x| scaled to [1, 2)) = setman(-1.0, x); seed y = k2 + m (k1 + m k0) with the minimax
 // quadratic of 1/m on [1, 2) (k0 = 0.3232325..., k1 = 1.4545459..., k2 = 2.1212124..., programmed

@@ -1,4 +1,4 @@
-// The example kernel of seed 002 (the SFPI documentation's `silly`), unchanged except for the
+// The example kernel of Tenstorrent's SFPI documentation (`silly`), unchanged except for the
 // include and two lines around it: the namespace, and `value`, which the document's snippet uses
 // without declaring (here a float known only at run time, as the comment above its use assumes).
 #include "sfpi/sfpi.h"

@@ -1,5 +1,5 @@
 // sigmoid in SFPI: the 6-segment lut2 (fp16 coefficients, mode 0: breakpoints 0.5, 1, 1.5, 2, 4),
-// sign retained, + 0.5 (specs/sfpi.md). Compiled once per target.
+// sign retained, + 0.5 (tt-llk's algorithm). Compiled once per target.
 //
 // sigmoid(x) - 0.5 = tanh(x / 2) / 2 is odd, so a LUT on |x| that keeps x's sign (lut2, SGN_RETAIN)
 // gives it for both signs, and sigmoid(x) = that + 0.5. Fit (vlak's own): per segment the minimax line of sigmoid(t) - 0.5 (t = |x|), rounded to

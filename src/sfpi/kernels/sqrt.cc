@@ -1,4 +1,4 @@
-// sqrt in SFPI (specs/sfpi.md): a magic-constant inverse-square-root seed, Newton steps, and one
+// sqrt in SFPI (tt-llk's algorithm): a magic-constant inverse-square-root seed, Newton steps, and one
 // correction of the square root itself. Compiled once per target.
 //
 // y0 = bits(0x5f375a86 - (bits(x) >> 1)) ~ 1/sqrt(x) (the 0x5f37 constant family; this one is

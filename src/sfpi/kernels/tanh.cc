@@ -1,4 +1,4 @@
-// tanh in SFPI: tt-llk's 8-bit LUT (specs/sfpi.md): 0.90625 |x| below 1, 0.09375 |x| + 0.8125
+// tanh in SFPI: tt-llk's 8-bit LUT: 0.90625 |x| below 1, 0.09375 |x| + 0.8125
 // below 2, 1 beyond, the sign of x kept (lut). One SFPLUT per lane-vector. Published: 37 bf16 ULP.
 #include "sfpi/kernels/common.h"
 #include "sfpi/kernels/kernels.h"

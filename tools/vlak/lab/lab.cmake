@@ -1,4 +1,4 @@
-# The lab behind `vlak bench` and `vlak report` (issue 4), included by tools/CMakeLists.txt:
+# The lab behind `vlak bench` and `vlak report`, included by tools/CMakeLists.txt:
 # a static library the CLI and tests/lab link, the built-in suites, the plain C reference kernels
 # compiled by gcc and by clang, and the optional library baselines.
 set(_lab ${CMAKE_CURRENT_SOURCE_DIR}/vlak/lab)
@@ -40,8 +40,9 @@ else()
   find_package(nlohmann_json 3.2 REQUIRED)
   target_link_libraries(vlak_lab PUBLIC nlohmann_json::nlohmann_json)
 endif()
-# seed 000's kernels (also linked into the CLI itself) for the seed-scalar / seed-rvv rows
-target_sources(vlak_lab PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/vlak/seed_softmax.cc)
+# the RISC-V hackathon softmax's kernels (also linked into the CLI itself) for the seed-scalar /
+# seed-rvv rows
+target_sources(vlak_lab PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/vlak/hackathon_softmax.cc)
 
 execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
                 OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _git_rc)

@@ -1,7 +1,7 @@
-// correlation i8 (seed 004's optical-flow correlation): the lab's view of it, two operators:
+// correlation i8 (Terapines AI-Benchmark's optical-flow correlation): the lab's view of it, two operators:
 //   correlation:         vlak_correlation_i8's default arithmetic (int32 sums, saturation);
-//   correlation-wrap16:  VLAK_CORRELATION_WRAP16, seed 004's own (int16 sums, truncation).
-//   shapes: DISPLACEMENTSxCHANNELSxHEIGHTxWIDTH (seed 004: 5x58x112x88).
+//   correlation-wrap16:  VLAK_CORRELATION_WRAP16, AI-Benchmark's own (int16 sums, truncation).
+//   shapes: DISPLACEMENTSxCHANNELSxHEIGHTxWIDTH (AI-Benchmark: 5x58x112x88).
 //   inputs: a, b uniform int8; shift 10 (the sums of 58 products spread over about +-2^16, so the
 //           outputs use the int8 range without saturating everywhere).
 //   bytes:  read a and b once, write out: 2 x CHANNELS + DISPLACEMENTS bytes per pixel. The
@@ -50,7 +50,7 @@ OpDef MakeOp(bool wrap16) {
   OpDef op;
   const unsigned flags = wrap16 ? VLAK_CORRELATION_WRAP16 : 0u;
   op.name = wrap16 ? "correlation-wrap16" : "correlation";
-  op.shape_syntax = "DISPLACEMENTSxCHANNELSxHEIGHTxWIDTH (seed 004: 5x58x112x88)";
+  op.shape_syntax = "DISPLACEMENTSxCHANNELSxHEIGHTxWIDTH (AI-Benchmark: 5x58x112x88)";
   op.size_label = "width";
   op.bytes_formula = "2 x CHANNELS + DISPLACEMENTS bytes/pixel (read a, b once; write out)";
   op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {

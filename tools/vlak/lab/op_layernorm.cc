@@ -1,4 +1,4 @@
-// layernorm f32 forward, rows x cols (seed 004's Layernorm, e.g. 1151x8192): the lab's view of it.
+// layernorm f32 forward, rows x cols (Terapines AI-Benchmark's Layernorm, e.g. 1151x8192): the lab's view of it.
 //   inputs: x uniform [-2, 2] plus a per-row offset in [-4, 4] (a common offset is what breaks a
 //           one-pass E[x^2] - E[x]^2 variance), gamma uniform [0.5, 1.5], beta uniform [-0.5, 0.5];
 //           eps 1e-5. output: y (mean and rstd are not asked for).

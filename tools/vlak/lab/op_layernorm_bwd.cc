@@ -1,4 +1,5 @@
-// layernorm-bwd f32, rows x cols: the gradient of layernorm (seed 004 times forward + backward;
+// layernorm-bwd f32, rows x cols: the gradient of layernorm (Terapines AI-Benchmark
+// times forward + backward;
 // the lab times them apart). The lab's view of it:
 //   inputs: dy uniform [-1, 1], x and gamma as layernorm's, and the forward's mean and rstd
 //           (float64, rounded to float: what a training framework saved). eps 1e-5 (oneDNN's
@@ -9,7 +10,7 @@
 //   bound:  vlak.h's: dx within 1e-5 max|dx64| of its row, dgamma/dbeta within 1e-5 sum_r |term64|
 //           of their column; LayerNormBackwardReferenceF64.
 //   threads: the C reference splits rows in one block per thread, each adding into its own
-//           dgamma/dbeta partials, summed in thread order afterwards (seed 004's `omp reduction`).
+//           dgamma/dbeta partials, summed in thread order afterwards (AI-Benchmark's `omp reduction`).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

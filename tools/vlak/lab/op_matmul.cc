@@ -1,6 +1,6 @@
-// matmul f32, C (m x n) = A (m x k) B (k x n), row-major, dense (seed 004's Matmul, e.g.
+// matmul f32, C (m x n) = A (m x k) B (k x n), row-major, dense (Terapines AI-Benchmark's Matmul, e.g.
 // 256x512x256): the lab's view of it.
-//   shapes: MxNxK, as seed 004 writes them.
+//   shapes: MxNxK, as AI-Benchmark writes them.
 //   inputs: A and B uniform [-1, 1]. output: C.
 //   flops:  2 m n k; roofline against the FMA peak (compute-bound). bytes (for GB/s only): read A
 //           and B, write C once, 4 (mk + kn + mn).

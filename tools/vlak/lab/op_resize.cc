@@ -1,10 +1,10 @@
-// resize u8 (seed 004's bilinear 2x Resize, issue 9): the lab's view of it.
-//   shapes:  CxHxW (output 2H x 2W: seed 004's 3x512x512 -> 1024x1024) or CxHxWxOHxOW. Planar
+// resize u8 (Terapines AI-Benchmark's bilinear 2x Resize): the lab's view of it.
+//   shapes:  CxHxW (output 2H x 2W: AI-Benchmark's 3x512x512 -> 1024x1024) or CxHxWxOHxOW. Planar
 //            [C][H][W] bytes in, [C][OH][OW] out, dense. The lab runs the u8 form (OpenCV resizes
 //            no int8); vlak_resize_bilinear_i8 is the same kernel on signed lanes.
 //   inputs:  src, uniform bytes from a fixed seed.
 //   bytes:   read src once, write dst once: C (H W + OH OW).
-//   mapping and bound: vlak's row and the C reference (seed 004's loop, 2x only) run the
+//   mapping and bound: vlak's row and the C reference (AI-Benchmark's loop, 2x only) run the
 //            ASYMMETRIC mapping (src = dst in/out) and must equal vlak.h's definition exactly
 //            (ResizeBilinearReferenceU8). "vlak-halfpixel" runs VLAK_RESIZE_HALF_PIXEL, exact
 //            against that mapping's reference. The libraries round differently, so they are
@@ -41,7 +41,7 @@
 #include <opencv2/imgproc.hpp>
 #endif
 
-// bench/ref/resize_ref.c by each compiler (lab.cmake): seed 004's 2x loop.
+// bench/ref/resize_ref.c by each compiler (lab.cmake): AI-Benchmark's 2x loop.
 extern "C" {
 #if defined(VLAK_LAB_HAVE_CREF_GCC)
 void vlak_ref_gcc_resize2x_u8(const uint8_t* src, uint8_t* dst, size_t in_h, size_t in_w, size_t row_begin,
@@ -152,7 +152,7 @@ Cref2x CrefResize(const std::string& compiler) {
 
 ImplDef CrefImplResize(const std::string& cc) {
   ImplDef d = PlainImpl("c-" + cc, "compiler",
-                        "bench/ref/resize_ref.c (seed 004's 2x loop) built by " + cc + ": " + CrefFlags(cc),
+                        "bench/ref/resize_ref.c (AI-Benchmark's 2x loop) built by " + cc + ": " + CrefFlags(cc),
                         [cc] { return CrefMissing(cc); },
                         [cc](const Problem& p, Outputs& out, int threads) {
                           const Cref2x f = CrefResize(cc);
@@ -242,7 +242,7 @@ ImplDef XnnpackResizeImpl() {
 OpDef MakeResizeOp() {
   OpDef op;
   op.name = "resize";
-  op.shape_syntax = "CxHxW (2x: seed 004's 3x512x512) or CxHxWxOHxOW";
+  op.shape_syntax = "CxHxW (2x: AI-Benchmark's 3x512x512) or CxHxWxOHxOW";
   op.size_label = "w";
   op.bytes_formula = "C (H W + OH OW) bytes (read src, write dst)";
   op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {

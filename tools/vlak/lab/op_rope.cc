@@ -1,5 +1,5 @@
-// rope f32 (rotary position embedding, seed 004's RoPE): the lab's view of it.
-//   shapes: POSITIONSxROWSxDIM, or seed 004's SEQxBATCHxHEADSxDIM (512x16x8x1024: positions =
+// rope f32 (rotary position embedding, Terapines AI-Benchmark's RoPE): the lab's view of it.
+//   shapes: POSITIONSxROWSxDIM, or AI-Benchmark's SEQxBATCHxHEADSxDIM (512x16x8x1024: positions =
 //           seq 512, rows per position = batch x heads = 128, head_dim = 1024). x and y are
 //           [positions][rows][dim], dense; DIM even.
 //   inputs: x uniform [-2, 2]; cos and sin [positions][dim/2] for base 10000, each angle and its

@@ -1,8 +1,8 @@
 // softmax f32, rows x cols, row-wise: the lab's view of it.
-//   bytes: 8 per element (read x, write y), as bench_softmax and DESIGN.md count them, whatever
+//   bytes: 8 per element (read x, write y), as bench_softmax counts them, whatever
 //          the algorithm really re-reads (the three-pass kernel reads y back: that is its cost).
 //   input: uniform [-10, 10] (bench_softmax's data); reference: SoftmaxReferenceF64 per row.
-//   bound: issue 3's accurate-mode bar, rel <= B + 6e-8 |x - max(x)| where ref >= 1e-30 (else
+//   bound: vlak.h's accurate-mode bound, rel <= B + 6e-8 |x - max(x)| where ref >= 1e-30 (else
 //          abs <= 1e-30), with B = max(1e-6, 2 eps) for an implementation whose exp is good to
 //          eps relative (y = e_i / sum e_j carries the error of the numerator and of the sum).
 #include <algorithm>
@@ -17,7 +17,7 @@
 #include "ops/softmax/softmax.h"
 #include "vlak/vlak.h"
 
-#include "seed_softmax.h"
+#include "hackathon_softmax.h"
 #if defined(VLAK_LAB_HAVE_XNNPACK)
 #include <pthreadpool.h>
 #include <xnnpack.h>
@@ -75,7 +75,7 @@ ImplDef VariantImpl(vlak_exp_variant v, int pow2) {
   return d;
 }
 
-// A per-row-block C function (the naive loop, the compilers' C, the seed's code).
+// A per-row-block C function (the naive loop, the compilers' C, the RISC-V hackathon's code).
 ImplDef RowFnImpl(const std::string& name, const std::string& kind, const std::string& what,
                   std::function<std::string()> missing,
                   std::function<bool(const float*, float*, size_t rows, size_t cols)> fn) {
@@ -229,20 +229,20 @@ OpDef MakeSoftmaxOp() {
   op.impls.push_back(XnnpackImpl());
   op.impls.push_back(OnednnImpl());
   op.impls.push_back(TorchImpl(TorchOp::kSoftmax));
-  op.impls.push_back(RowFnImpl("seed-scalar", "seed", "seed 000's scalar C (libm expf), not vectorised",
+  op.impls.push_back(RowFnImpl("seed-scalar", "seed", "the RISC-V hackathon softmax's scalar C (libm expf), not vectorised",
                                [] { return std::string(); },
                                [](const float* x, float* y, size_t rows, size_t cols) {
-                                 for (size_t r = 0; r < rows; ++r) cli::SeedScalarLibmSoftmax(x + r * cols, y + r * cols, cols);
+                                 for (size_t r = 0; r < rows; ++r) cli::HackathonScalarLibmSoftmax(x + r * cols, y + r * cols, cols);
                                  return true;
                                }));
-  op.impls.push_back(RowFnImpl("seed-rvv", "seed", "seed 000's RVV code (LMUL 8, bit-trick exp)",
+  op.impls.push_back(RowFnImpl("seed-rvv", "seed", "the RISC-V hackathon softmax's RVV code (LMUL 8, bit-trick exp)",
                                [] {
                                  if (!vlak_target_compiled(VLAK_TARGET_RVV)) return std::string("RISC-V (rv64gcv build) only");
                                  return vlak_target_supported(VLAK_TARGET_RVV) ? std::string() : std::string("CPU lacks V");
                                },
                                [](const float* x, float* y, size_t rows, size_t cols) {
                                  for (size_t r = 0; r < rows; ++r) {
-                                   if (!cli::SeedRvvSoftmax(x + r * cols, y + r * cols, cols)) return false;
+                                   if (!cli::HackathonRvvSoftmax(x + r * cols, y + r * cols, cols)) return false;
                                  }
                                  return true;
                                }));

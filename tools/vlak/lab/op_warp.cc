@@ -1,11 +1,11 @@
-// warp i8 (seed 004's horizontal warp): the lab's view of it.
-//   shapes: HEIGHTxWIDTHxCHANNELS[xREACH], seed 004's order (1024x1024x3); the tensors are planar
+// warp i8 (Terapines AI-Benchmark's horizontal warp): the lab's view of it.
+//   shapes: HEIGHTxWIDTHxCHANNELS[xREACH], AI-Benchmark's order (1024x1024x3); the tensors are planar
 //           CHW.
 //   inputs: src uniform int8; offsets o = n * 256 + f with n uniform in -REACH .. REACH (default
 //           16, at most 127), or with a JITTER, n = a smooth field of amplitude REACH - JITTER
 //           (SmoothShift) plus a uniform -JITTER .. JITTER; the low byte f in 0 .. 120, a
 //           multiple of 8. Why that low byte:
-//           with a low byte >= 128 (negative as the seed reads it) the seed's blend extrapolates
+//           with a low byte >= 128 (negative as AI-Benchmark reads it) its blend extrapolates
 //           beyond R instead of interpolating, which no resampler reproduces; and OpenCV's remap
 //           positions have 5 fractional bits (1/32 pixel), which represent multiples of 8/256
 //           exactly. vlak's work depends on the field on the avx2 target: rows whose
@@ -131,7 +131,7 @@ Prepared OpencvWarp(const Problem& p, Outputs& out, int threads, std::string* er
 OpDef MakeWarpOp() {
   OpDef op;
   op.name = "warp";
-  op.shape_syntax = "HEIGHTxWIDTHxCHANNELS (seed 004's order, e.g. 1024x1024x3; planar CHW tensors)";
+  op.shape_syntax = "HEIGHTxWIDTHxCHANNELS (AI-Benchmark's order, e.g. 1024x1024x3; planar CHW tensors)";
   op.size_label = "width";
   op.bytes_formula = "2 bytes/pixel/channel (read src, write dst) + 2/pixel (int16 offsets)";
   op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {

@@ -1,7 +1,7 @@
 // The FMA peak of a target, for the lab's roofline: compiled once per target like the library's
 // kernels (lab.cmake: vlak_target_objects), so "the peak of avx2" is what code built for avx2 can
-// retire, measured on this CPU instead of assumed from a data sheet (DESIGN.md: Zen4 splits
-// 512-bit FMAs, Intel server parts have two 512-bit pipes).
+// retire, measured on this CPU instead of assumed from a data sheet (Zen4 splits 512-bit FMAs
+// into two 256-bit halves, Intel server parts have two 512-bit pipes).
 //
 // 12 independent accumulators of one register each (LMUL 1): enough to cover an FMA latency of 4-6
 // cycles on two pipes (needs >= 8-12 in flight) and few enough for AVX2's 16 registers with the two

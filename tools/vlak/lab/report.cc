@@ -483,7 +483,7 @@ ReportOutput BuildReport(const std::vector<ReportInput>& inputs) {
   md += "Made by `vlak report` from " + std::to_string(inputs.size()) + " results file" + (inputs.size() == 1 ? "" : "s") +
         " of `vlak bench`. Time is the median over interleaved rounds (A B C A B C ...), `+-` half the inter-quartile "
         "range; ratios are taken round by round within a case, so drift of the machine cancels. GB/s counts the bytes "
-        "each operator really has to move (its formula is under each table); `norm` is seed 004's normalised unit, "
+        "each operator really has to move (its formula is under each table); `norm` is Terapines AI-Benchmark's normalised unit, "
         "elements / second / 1e10. Accuracy is against a float64 reference of the same input. `% of bound` is the "
         "roofline measured in the same run: GB/s over the copy bandwidth of the same bytes on the same threads "
         "(memory-bound operators), GFLOP/s over the FMA peak of the row's target (matmul; non-vlak code against the "

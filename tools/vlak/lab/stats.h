@@ -18,7 +18,7 @@ struct Summary {
 };
 Summary Summarize(const std::vector<double>& samples);
 
-// Seed 004's normalised unit. Its plot script (Terapines AI-Benchmark plot_benchmark.py) divides
+// Terapines AI-Benchmark's normalised unit. Its plot script (plot_benchmark.py) divides
 // the shape product times RUN_COUNT by the total time and by `10e9`, which is 1e10, and labels the
 // axis "GB/s": so the unit is elements * runs / seconds / 1e10 = elements / seconds-per-run / 1e10.
 double NormalisedUnit(double elements, double seconds_per_run);

@@ -1,5 +1,6 @@
-// Seed 000's scalar and RVV softmax, rewritten from the article's description.
-#include "seed_softmax.h"
+// The RISC-V hackathon softmax's (April 2025) scalar and RVV softmax, rewritten from the
+// hackathon article's description.
+#include "hackathon_softmax.h"
 
 #include <cmath>
 
@@ -11,7 +12,7 @@
 
 namespace vlak::cli {
 
-void SeedScalarLibmSoftmax(const float* x, float* y, size_t n) {
+void HackathonScalarLibmSoftmax(const float* x, float* y, size_t n) {
   float m = x[0];
 #pragma clang loop vectorize(disable) interleave(disable)
   for (size_t i = 1; i < n; ++i) {
@@ -31,14 +32,14 @@ void SeedScalarLibmSoftmax(const float* x, float* y, size_t n) {
 namespace {
 
 constexpr float kOneOverLn2 = 1.44269504088896341f;
-// delta(t) = t + 1 - 2^t on [0, 1], degree 5 matched at both ends (seed 000, after Perini 2018).
+// delta(t) = t + 1 - 2^t on [0, 1], degree 5 matched at both ends (the hackathon, after Perini 2018).
 constexpr float kS1 = 3.06852819440055e-1f, kS2 = -2.40226506959101e-1f, kS3 = -5.57129652016652e-2f,
                 kS4 = -9.01146535969578e-3f, kS5 = -1.90188191959304e-3f;
 
-// The seed converts with vfcvt.rtz (round toward zero); qemu 7.2 aborts on that encoding, so the
-// conversions use a static rounding mode with the same result on the seed's domain: v <= 0 here
+// The hackathon's code converts with vfcvt.rtz (round toward zero); qemu 7.2 aborts on that encoding, so the
+// conversions use a static rounding mode with the same result on its domain: v <= 0 here
 // (toward zero = up), and the final value is positive (toward zero = down). It costs an fsrmi and
-// an fsrm per conversion, which the seed's code did not pay.
+// an fsrm per conversion, which the hackathon's code does not pay.
 vfloat32m8_t Frac(vfloat32m8_t v, size_t vl) {  // v - trunc(v) + 1: in (0, 1] for v <= 0
   vint32m8_t i = __riscv_vmv_v_x_i32m8(0, vl);
   i = __riscv_vfcvt_x_f_v_i32m8_rm_tu(i, v, __RISCV_FRM_RUP, vl);
@@ -65,7 +66,7 @@ vfloat32m8_t FastPow2(vfloat32m8_t v, size_t vl) {  // bits = 2^23 * (v - delta 
 
 }  // namespace
 
-bool SeedRvvSoftmax(const float* x, float* y, size_t n) {
+bool HackathonRvvSoftmax(const float* x, float* y, size_t n) {
   if (!vlak_target_supported(VLAK_TARGET_RVV)) return false;
   // max
   size_t vl = __riscv_vsetvl_e32m8(n);
@@ -98,7 +99,7 @@ bool SeedRvvSoftmax(const float* x, float* y, size_t n) {
   return true;
 }
 #else
-bool SeedRvvSoftmax(const float*, float*, size_t) { return false; }
+bool HackathonRvvSoftmax(const float*, float*, size_t) { return false; }
 #endif
 
 }  // namespace vlak::cli
