@@ -12,7 +12,7 @@
 // it ([kc][MR] per micro-panel, a scalar transpose just before use) measured 71 / 75 / 82 % of
 // peak at 256^3 / 512^3 / 1024^3 against 83 / 81 / 80 % in place (67 / 73 / 75 % with the 14 x 32
 // tile, whose 14 row pointers otherwise spill on x86). The B panels are the streamed vector operand. kc = 256 (A micro-panel 6 KiB)
-// and the 1 MiB B block measured best on the Xeon (AVX-512, 48 KiB L1, 2 MiB L2; bench_matmul,
+// and the 1 MiB B block measured best on the Xeon (AVX-512, 48 KiB L1, 2 MiB L2;
 // one thread, % of the FMA peak at 256^3 / 512^3 / 1024^3): kc 128: 76 / 76 / 72, kc 256: 85 / 84 /
 // 79, kc 384: 82 / 79 / 78; B block 512 KiB / 1 MiB / 2 MiB at 2048^3: 73 / 80 / 54.
 //
@@ -47,7 +47,7 @@
 // at VLEN 128 / 256 / 512 (32,271 / 17,385 / 15,395); clang -O3's auto-vectorised plain C
 // (bench/ref/matmul_ref.c) 2.09 / 1.59 / 9.09: 17x / 24x / 155x more. AI-Benchmark's 256x512x256:
 // 0.103 / 0.052 / 0.026 per FMA, 20x / 30x / 350x fewer than the plain C.
-// Speed (bench_matmul, Xeon with AVX-512, 2026-11-23, one thread, thread CPU time, best of 3, FMA peak 220
+// Speed (Xeon with AVX-512, 2026-11-23, one thread, thread CPU time, best of 3, FMA peak 220
 // GFLOP/s in the same run): 64^3 - 2048^3 and 256x512x256 at 76-83 % of peak, 12-36 % ahead of
 // OpenBLAS and 1-21 % ahead of oneDNN 2.6; Q K^T 512x512x64 at 96 % of oneDNN. Two threads (wall
 // time, 2 vCPUs): 1.73-1.95x one thread from 192^3 up; 128^3 and below stay on one thread.

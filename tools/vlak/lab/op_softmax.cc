@@ -1,7 +1,7 @@
 // softmax f32, rows x cols, row-wise: the lab's view of it.
-//   bytes: 8 per element (read x, write y), as bench_softmax counts them, whatever
+//   bytes: 8 per element (read x, write y), the bytes a softmax must move, whatever
 //          the algorithm really re-reads (the three-pass kernel reads y back: that is its cost).
-//   input: uniform [-10, 10] (bench_softmax's data); reference: SoftmaxReferenceF64 per row.
+//   input: uniform [-10, 10]; reference: SoftmaxReferenceF64 per row.
 //   bound: vlak.h's accurate-mode bound, rel <= B + 6e-8 |x - max(x)| where ref >= 1e-30 (else
 //          abs <= 1e-30), with B = max(1e-6, 2 eps) for an implementation whose exp is good to
 //          eps relative (y = e_i / sum e_j carries the error of the numerator and of the sum).
