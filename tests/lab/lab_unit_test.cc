@@ -378,6 +378,33 @@ TEST(LabRunner, InterleavesImplementationsRoundByRound) {
   EXPECT_EQ(recs[2].acc.bound_ok, -1);
 }
 
+// At several threads, each implementation takes its turn for a block of a third of the samples
+// (after waiting for the others' threads to go idle), still in the same order, turn by turn.
+TEST(LabRunner, TakesTurnsInBlocksOnSeveralThreads) {
+  const OpDef op = FakeOp(nullptr);
+  Case c;
+  c.op = &op;
+  c.shape.dims = {64};
+  c.threads = 2;
+  c.impls = {&op.impls[0], &op.impls[1], &op.impls[2]};
+  c.min_time = 0.002;
+  c.baseline = "B";
+  std::vector<std::string> trace;
+  RunOptions opt;
+  opt.trace = &trace;
+  opt.suite = "unit";
+  const auto recs = RunCases({c}, opt);
+  const size_t block = static_cast<size_t>(opt.samples_target / 3);
+  ASSERT_GE(block, 2u);
+  ASSERT_GE(trace.size(), 3u * block);
+  ASSERT_EQ(trace.size() % (3u * block), 0u);
+  for (size_t i = 0; i < trace.size(); ++i) {
+    EXPECT_EQ(trace[i], std::string(1, "ABC"[(i / block) % 3])) << "batch " << i;
+  }
+  ASSERT_EQ(recs.size(), 3u);
+  for (const auto& r : recs) EXPECT_EQ(r.status, "ok") << r.impl;
+}
+
 TEST(LabRunner, AccuracyRunCannotInheritAnotherOutput) {
   // An implementation that writes nothing must not look exact because its predecessor was.
   OpDef op = FakeOp(nullptr);

@@ -5,8 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <cstring>
 #include <ctime>
 #include <memory>
+
+#include <dirent.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "icount_marker.h"
 #include "lab/machine.h"
@@ -50,29 +55,50 @@ Record BaseRecord(const Case& c, const ImplDef& d, const std::string& suite) {
   return r;
 }
 
-double CpuSeconds(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+// Whether a thread of this process other than the caller is running or runnable (state R in
+// /proc/self/task/*/stat). The state, not CPU time: a thread's CPU time on another core is only
+// accounted at scheduler ticks (4 ms at HZ=250), so a short poll of CPU time misses a spinner.
+bool OtherThreadsRunning() {
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return false;
+  const long self = syscall(SYS_gettid);
+  bool running = false;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.' || std::atol(e->d_name) == self) continue;
+    char path[64], buf[512];
+    std::snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+    FILE* f = std::fopen(path, "r");
+    if (f == nullptr) continue;
+    const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close != nullptr && close[1] == ' ' && close[2] == 'R') {
+      running = true;
+      break;
+    }
+  }
+  closedir(dir);
+  return running;
 }
 
-// Waits, untimed, until the process's other threads have gone idle: at most 50 ms, polled every
-// 250 us, "idle" when they used under 10 % of one core over a poll. Every threaded runtime keeps
-// its workers spinning for a while after a call (libgomp about 8 ms here, by default 300,000
-// spins; vlak's pool 0.2 ms; OpenBLAS yields in a loop), and on a machine with few cores the
-// spinners of the implementation just timed take the core that the next implementation's
-// second thread needs: measured on a 2-core AMD EPYC (2026-11-26), vlak and XNNPACK rows at 2
-// threads ran up to 4x slower than at 1 thread in an interleaved run, and not when run alone.
-// Each implementation's batch starts from a quiet process, as a call between two of a user's
-// own calls would; within a batch, each runtime keeps the benefit of its own spinning.
+// Waits, untimed, until no other thread of the process runs, seen twice 100 us apart; at most
+// 250 ms. Every threaded runtime keeps its workers spinning for a while after a call (libgomp
+// about 8 ms on the 2-core CI machine, by default 300,000 spins; vlak's pool 0.2 ms; OpenBLAS's
+// workers call sched_yield in a loop for 2^28 TSC ticks, about 0.1 s, by default), and on a
+// machine with few cores the spinners of the implementation just timed take the core that the
+// next implementation's second thread needs: measured on a 2-core AMD EPYC (2026-11-26), vlak
+// rows at 2 threads ran up to 4x slower than at 1 thread in an interleaved run (XNNPACK's up to
+// 15x), and not when run alone. Each implementation's turn starts from a quiet process, as a
+// call between two of a user's own calls would; within its turn, each runtime keeps the benefit
+// of its own spinning.
 void WaitForIdleThreads() {
-  const double deadline = Now() + 0.05;
-  for (;;) {
-    const double p0 = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID), s0 = CpuSeconds(CLOCK_THREAD_CPUTIME_ID), w0 = Now();
-    const timespec nap{0, 250000};
-    nanosleep(&nap, nullptr);
-    const double others = (CpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - p0) - (CpuSeconds(CLOCK_THREAD_CPUTIME_ID) - s0);
-    if (others < 0.1 * (Now() - w0) || Now() > deadline) return;
+  const double deadline = Now() + 0.25;
+  int quiet = 0;
+  while (quiet < 2 && Now() < deadline) {
+    quiet = OtherThreadsRunning() ? 0 : quiet + 1;
+    const timespec nap{0, 100000};
+    if (quiet < 2) nanosleep(&nap, nullptr);
   }
 }
 
@@ -113,24 +139,39 @@ void TimeCase(const Case& c, std::vector<Live>& live, const RunOptions& opt) {
     l.batch = static_cast<size_t>(std::clamp(std::ceil(sample_target / per_call), 1.0, double(1u << 24)));
   }
   const double case_cap = std::max(2.0, 20.0 * c.min_time * static_cast<double>(live.size()));
+  // Several implementations on several threads: each takes its turn for a block of a third of
+  // the samples, from a quiet process (WaitForIdleThreads) and after one untimed call that wakes
+  // its own threads (waking an idle core costs tens to hundreds of microseconds on a virtual
+  // machine, which a ~1 ms batch would otherwise be charged). Waiting for quiet costs up to the
+  // previous runtime's spin (libgomp ~8 ms, pthreadpool and Debian's libtorch ~30-50 ms on the
+  // 2-core CI machine), so turns are blocks, not single batches; samples stay paired by index
+  // (MedianRatio), a block apart at most.
+  const bool turns = live.size() > 1 && c.threads != 1;
+  const int block = turns ? std::max(1, opt.samples_target / 3) : 1;
   const double start = Now();
-  for (int round = 0; round < opt.max_rounds; ++round) {
+  for (int round = 0; round < opt.max_rounds; round += block) {
     bool all_done = round >= opt.min_rounds;
     for (Live& l : live) all_done = all_done && (l.failed || l.total >= c.min_time);
     if (all_done || Now() - start > case_cap) break;
     for (Live& l : live) {
-      if (l.failed) {
-        l.samples.push_back(std::nan(""));
-        continue;
+      if (turns && !l.failed) {
+        WaitForIdleThreads();
+        l.prep.select();
+        l.prep.run();
       }
-      if (live.size() > 1) WaitForIdleThreads();
-      const double t = TimeBatch(l);
-      if (opt.trace) opt.trace->push_back(l.def->name);
-      if (std::isnan(t)) l.failed = true;
-      l.samples.push_back(t);
-      l.total += t * static_cast<double>(l.batch);
-      // A batch well under the sample target (calibration fooled by a slow first call): grow it.
-      if (t * static_cast<double>(l.batch) < sample_target / 3 && l.batch < (1u << 24)) l.batch *= 2;
+      for (int b = 0; b < block; ++b) {
+        if (l.failed) {
+          l.samples.push_back(std::nan(""));
+          continue;
+        }
+        const double t = TimeBatch(l);
+        if (opt.trace) opt.trace->push_back(l.def->name);
+        if (std::isnan(t)) l.failed = true;
+        l.samples.push_back(t);
+        l.total += t * static_cast<double>(l.batch);
+        // A batch well under the sample target (calibration fooled by a slow first call): grow it.
+        if (t * static_cast<double>(l.batch) < sample_target / 3 && l.batch < (1u << 24)) l.batch *= 2;
+      }
     }
   }
 }
