@@ -1,11 +1,12 @@
 # The two commands a newcomer needs (see README.md):
 #   make bench   install what is missing, build, run the main job (vlak info + the lab's quick suite + report)
 #   make test    install what is missing, build host + host-asan + fuzz + rv64gcv + rv64gc, run every test
+#   make cycles  llvm-mca loop-body cycle estimates of the RVV kernels (needs llvm-22), see scripts/rvv-cycles
 #   make fuzz    the libFuzzer targets for FUZZ_SECONDS each (default 60), see scripts/fuzz
 JOBS ?= $(shell nproc)
 VLENS ?= 128;256;512
 
-.PHONY: all bootstrap build test bench bench-rvv fuzz clean
+.PHONY: all bootstrap build test bench bench-rvv cycles fuzz clean
 
 all: build
 
@@ -22,6 +23,12 @@ bench: build
 # The lab's rvv suite cross-built and run under qemu with the instruction-count plugin.
 bench-rvv: bootstrap
 	@JOBS=$(JOBS) VLENS="$(VLENS)" ./scripts/bench rvv
+
+# Cycles per element of the RVV kernels' loop bodies on LLVM's X60 / X280 / P670 models.
+cycles: bootstrap
+	@cmake --preset rv64gcv >/dev/null
+	@cmake --build build/rv64gcv -j $(JOBS) --target vlak_static
+	@./scripts/rvv-cycles
 
 test: bootstrap
 	@JOBS=$(JOBS) VLENS="$(VLENS)" ./scripts/test-all
