@@ -157,7 +157,9 @@ def rope_tables_seeds():
 def matmul_seeds():
     seeds = []
     shapes = [(1, 1, 1), (3, 5, 7), (6, 16, 9), (7, 17, 33), (6, 64, 64), (13, 65, 1), (2, 200, 130),
-              (40, 15, 31), (1, 128, 0), (5, 3, 0), (12, 48, 100), (6, 8, 8), (7, 9, 16)]
+              (40, 15, 31), (1, 128, 0), (5, 3, 0), (12, 48, 100), (6, 8, 8), (7, 9, 16),
+              # k 128-130: a long k on a small C (the fuzz target maps it to 4090-12294)
+              (1, 3, 128), (4, 16, 128)]
     for i, (m, n, k) in enumerate(shapes):
         for flags in range(4):
             s = u8(i % 2) + u16(m) + u16(n) + u16(k) + u8(flags) + u8(0) + u8(9 if i % 3 == 1 else 0) + u8(0) + u8(0)
