@@ -162,7 +162,12 @@ TEST(Matmul, ShapesAgainstReferenceAndOrderModel) {
 TEST(Matmul, SkinnyKSegments) {
   ForEachTarget([] {
     uint32_t seed = 500;
+    // Under qemu (RISC-V) the float64 reference of these long sums is the cost: fewer shapes.
+#if defined(__riscv)
+    for (const Dims& s : {Dims{1, 1, 4096}, Dims{1, 1, 4095}, Dims{2, 3, 65537}}) {
+#else
     for (const Dims& s : {Dims{1, 1, 4096}, Dims{1, 1, 4095}, Dims{3, 5, 65537}, Dims{1, 3, 131073}}) {
+#endif
       for (int variant = 0; variant < 4; ++variant) {
         const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
         SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k << (trans ? " transB" : "")
@@ -199,7 +204,7 @@ TEST(Matmul, ThreadCountDeterminism) {
   ForEachTarget([] {
     // The last two are skinny (m * n <= 4096, k >= 4096): k is cut into segments too.
     for (const Dims& s : {Dims{97, 45, 70}, Dims{61, 14, 40}, Dims{5, 301, 33}, Dims{40, 200, 260}, Dims{3, 17, 4099},
-                          Dims{7, 9, 70000}}) {
+                          Dims{3, 5, 70000}}) {
       for (const bool accumulate : {false, true}) {
         SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
         const Problem pr(s.m, s.n, s.k, false, 77);
@@ -224,6 +229,10 @@ TEST(Matmul, ThreadCountDeterminism) {
 // The m * n edge of the segment rule (16M multiply-adds each, so the active target only and the
 // order model only: the bound is checked on the shapes above).
 TEST(Matmul, SkinnyKSegmentsEdge) {
+#if defined(__riscv)
+  GTEST_SKIP() << "32M multiply-adds and their scalar model: minutes under qemu; the rule is the same "
+                  "target-independent code (matmul.h), checked on the host";
+#endif
   for (const Dims& s : {Dims{64, 64, 4096}, Dims{64, 65, 4096}}) {
     SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
     const Problem pr(s.m, s.n, s.k, false, 4242);
@@ -236,8 +245,8 @@ TEST(Matmul, SkinnyKSegmentsEdge) {
 
 // The library's own thread choice (vlak_set_num_threads) on a size it splits: the same bits.
 TEST(Matmul, PublicThreadsSameBits) {
-  // 4.8M and 4.4M (skinny: k cut into segments) multiply-adds: above the two-thread threshold.
-  for (const Dims& s : {Dims{150, 170, 190}, Dims{7, 9, 70000}}) {
+  // 4.8M and 2.3M (skinny: k cut into segments) multiply-adds: above the two-thread threshold.
+  for (const Dims& s : {Dims{150, 170, 190}, Dims{5, 7, 65537}}) {
     SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
     const Problem pr(s.m, s.n, s.k, true, 99);
     std::vector<float> want;
