@@ -227,12 +227,15 @@ bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t s
   const size_t row_blocks = count(g.m, rows_per), col_blocks = count(g.n, cols_per);
   const size_t tasks = segments * row_blocks * col_blocks;
   if (static_cast<size_t>(threads) > tasks) threads = static_cast<int>(tasks);
-  // Partials (segments x m x n) then one packing buffer per participant.
-  const size_t floats = segments * mn + static_cast<size_t>(threads) * (shape.scratch_floats + kHeaderFloats);
+  // Partials (segments x m x n, rounded up to a 64-byte multiple) then one packing buffer per
+  // participant, each 64-byte aligned as the one-thread path's.
+  const size_t partial_floats = (segments * mn + 15) / 16 * 16;
+  const size_t per_worker = (shape.scratch_floats + kHeaderFloats + 15) / 16 * 16;
+  const size_t floats = partial_floats + static_cast<size_t>(threads) * per_worker;
   float* const base = AcquireBuffer(floats);
   if (base == nullptr) return false;
   float* const partial = base + kHeaderFloats;
-  float* const scratch = partial + segments * mn;
+  float* const scratch = partial + partial_floats;
   if (peak_bytes != nullptr) *peak_bytes = floats * sizeof(float);
   ParallelFor(PlanChunks(tasks, threads, 1, 4), [&](int worker, size_t begin, size_t end) {
     for (size_t task = begin; task < end; ++task) {
@@ -243,7 +246,7 @@ bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t s
                           partial + s * mn, g.n, g.b_trans, false};
       block(gs, shape.narrow, i0, i0 + rows_per < g.m ? i0 + rows_per : g.m, j0,
             j0 + cols_per < g.n ? j0 + cols_per : g.n,
-            scratch + static_cast<size_t>(worker) * (shape.scratch_floats + kHeaderFloats));
+            scratch + static_cast<size_t>(worker) * per_worker);
     }
   });
   // C = (C_old +) partial 0 + partial 1 + ... in that order, element by element.
