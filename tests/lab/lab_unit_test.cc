@@ -335,19 +335,27 @@ OpDef FakeOp(std::vector<std::string>* log) {
   return op;
 }
 
-TEST(LabRunner, InterleavesImplementationsRoundByRound) {
-  const OpDef op = FakeOp(nullptr);
+// A case of FakeOp's first `impls` implementations (baseline B) at `threads`, run with its trace
+// of timed batches.
+std::vector<Record> RunFakeCase(const OpDef& op, size_t impls, int threads, RunOptions* opt,
+                                std::vector<std::string>* trace) {
   Case c;
   c.op = &op;
   c.shape.dims = {64};
-  c.impls = {&op.impls[0], &op.impls[1], &op.impls[2], &op.impls[3]};
+  c.threads = threads;
+  for (size_t i = 0; i < impls; ++i) c.impls.push_back(&op.impls[i]);
   c.min_time = 0.002;
   c.baseline = "B";
+  opt->trace = trace;
+  opt->suite = "unit";
+  return RunCases({c}, *opt);
+}
+
+TEST(LabRunner, InterleavesImplementationsRoundByRound) {
+  const OpDef op = FakeOp(nullptr);
   std::vector<std::string> trace;
   RunOptions opt;
-  opt.trace = &trace;
-  opt.suite = "unit";
-  const auto recs = RunCases({c}, opt);
+  const auto recs = RunFakeCase(op, 4, 1, &opt, &trace);
   ASSERT_GE(trace.size(), 3u * static_cast<size_t>(opt.min_rounds));
   ASSERT_EQ(trace.size() % 3, 0u);
   for (size_t i = 0; i < trace.size(); ++i) EXPECT_EQ(trace[i], std::string(1, "ABC"[i % 3])) << "batch " << i;
@@ -382,18 +390,9 @@ TEST(LabRunner, InterleavesImplementationsRoundByRound) {
 // (after waiting for the others' threads to go idle), still in the same order, turn by turn.
 TEST(LabRunner, TakesTurnsInBlocksOnSeveralThreads) {
   const OpDef op = FakeOp(nullptr);
-  Case c;
-  c.op = &op;
-  c.shape.dims = {64};
-  c.threads = 2;
-  c.impls = {&op.impls[0], &op.impls[1], &op.impls[2]};
-  c.min_time = 0.002;
-  c.baseline = "B";
   std::vector<std::string> trace;
   RunOptions opt;
-  opt.trace = &trace;
-  opt.suite = "unit";
-  const auto recs = RunCases({c}, opt);
+  const auto recs = RunFakeCase(op, 3, 2, &opt, &trace);
   const size_t block = static_cast<size_t>(opt.samples_target / 3);
   ASSERT_GE(block, 2u);
   ASSERT_GE(trace.size(), 3u * block);

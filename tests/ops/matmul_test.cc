@@ -134,25 +134,28 @@ constexpr Dims kShapes[] = {
     {19, 70, 37}, {2, 257, 2}, {8, 40, 255},  {7, 24, 257},  {5, 37, 300},  {37, 11, 29},
 };
 
+// One shape in its four variants (B transposed or not, ACCUMULATE or not), each with its own
+// data (seeds *seed, *seed + 1, ...): within the bound of the float64 reference, and bit-identical
+// to the documented order (vlak.h): the same bits on every target, VLEN and thread count.
+void CheckAgainstReferenceAndOrderModel(const Dims& s, uint32_t* seed) {
+  for (int variant = 0; variant < 4; ++variant) {
+    const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
+    SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k << (trans ? " transB" : "")
+                                    << (accumulate ? " accumulate" : ""));
+    const Problem pr(s.m, s.n, s.k, trans, (*seed)++);
+    std::vector<float> c = pr.c0;
+    ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
+                              pr.Flags(accumulate)),
+              VLAK_OK);
+    ExpectWithinBound(pr, c, accumulate);
+    ExpectSameBits(c, pr.Model(accumulate), "order model");
+  }
+}
+
 TEST(Matmul, ShapesAgainstReferenceAndOrderModel) {
   ForEachTarget([] {
     uint32_t seed = 1;
-    for (const Dims& s : kShapes) {
-      for (int variant = 0; variant < 4; ++variant) {
-        const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
-        SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k << (trans ? " transB" : "")
-                                        << (accumulate ? " accumulate" : ""));
-        const Problem pr(s.m, s.n, s.k, trans, seed++);
-        std::vector<float> c = pr.c0;
-        ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
-                                  pr.Flags(accumulate)),
-                  VLAK_OK);
-        ExpectWithinBound(pr, c, accumulate);
-        // Bit-identical to one sequential fma chain per element: the same bits on every target,
-        // VLEN and thread count (the claim of vlak.h).
-        ExpectSameBits(c, pr.Model(accumulate), "order model");
-      }
-    }
+    for (const Dims& s : kShapes) CheckAgainstReferenceAndOrderModel(s, &seed);
   });
 }
 
@@ -168,18 +171,7 @@ TEST(Matmul, SkinnyKSegments) {
 #else
     for (const Dims& s : {Dims{1, 1, 4096}, Dims{1, 1, 4095}, Dims{3, 5, 65537}, Dims{1, 3, 131073}}) {
 #endif
-      for (int variant = 0; variant < 4; ++variant) {
-        const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
-        SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k << (trans ? " transB" : "")
-                                        << (accumulate ? " accumulate" : ""));
-        const Problem pr(s.m, s.n, s.k, trans, seed++);
-        std::vector<float> c = pr.c0;
-        ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
-                                  pr.Flags(accumulate)),
-                  VLAK_OK);
-        ExpectWithinBound(pr, c, accumulate);
-        ExpectSameBits(c, pr.Model(accumulate), "order model");
-      }
+      CheckAgainstReferenceAndOrderModel(s, &seed);
     }
   });
 }
