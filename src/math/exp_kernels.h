@@ -47,7 +47,7 @@ namespace vlak::VLAK_NS {
 //   accurate (2) 5949 / 3005 / 1533, precise (2) 7485 / 3773 / 1917;
 //   at LMUL 4 the last four spill but retire fewer: 4046 / 2062 / 1070, 4949 / 2517 / 1301,
 //   4174 / 2126 / 1102, 6357 / 3221 / 1653.
-//   clang -O3 autovectorised plain C exp (bench/ref/exp_ref.c, LMUL 2): 9645 / 5037 / 2733.
+//   clang -O3 autovectorised plain C exp (src/math/exp_ref.c, LMUL 2): 9645 / 5037 / 2733.
 // Scalar: 1.
 #if defined(VLAK_SIMD_RVV)
 template <ExpVariant kVariant>

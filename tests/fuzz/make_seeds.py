@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/<target>/seed-*).
+"""Writes the seed corpora of the fuzz targets (corpus/<target>/seed-* beside <target>_fuzz.cc).
 
 Each seed is a byte string in the decode order of its target's LLVMFuzzerTestOneInput: sizes around
 every vector length (8 and 16 float lanes, strips of up to 4 vectors), dense and gapped strides,
@@ -43,8 +43,17 @@ def specials_for(n, i):
 MODES = [0x00, 0x01, 0x02, 0x10, 0x20, 0x05, 0x07, 0xC0]
 
 
+def corpus_dir(target):
+    """corpus/<target> next to the target's source, src/ops/<op>/<target>_fuzz.cc or src/math/."""
+    src = os.path.join(HERE, "..", "..", "src")
+    for root, _, files in os.walk(src):
+        if target + "_fuzz.cc" in files:
+            return os.path.join(root, "corpus", target)
+    raise SystemExit(f"make_seeds.py: no {target}_fuzz.cc under src/")
+
+
 def write(target, seeds):
-    d = os.path.join(HERE, "corpus", target)
+    d = corpus_dir(target)
     os.makedirs(d, exist_ok=True)
     for f in os.listdir(d):
         if f.startswith("seed-"):

@@ -1,7 +1,7 @@
-// Decoding shared by the layernorm and rmsnorm fuzz targets.
+// Decoding shared by the fuzz targets of the row normalisations (src/ops/*norm/).
 #pragma once
 
-#include "fuzz_util.h"
+#include "fuzz/fuzz_util.h"
 
 namespace vlak_fuzz {
 

@@ -16,15 +16,15 @@
 #include "vlak/sfpi.h"
 #include "vlak/vlak.h"
 
-// bench/ref/matmul_ref.c, built by clang -O3 -march=rv64gcv -fopenmp-simd (auto-vectorised).
+// src/ops/matmul/matmul_ref.c, built by clang -O3 -march=rv64gcv -fopenmp-simd (auto-vectorised).
 extern "C" void vlak_ref_clang_matmul_f32(const float* a, const float* b, float* c, size_t m, size_t n, size_t k);
-// bench/ref/resize_ref.c (Terapines AI-Benchmark's 2x resize), built the same way.
+// src/ops/resize/resize_ref.c (Terapines AI-Benchmark's 2x resize), built the same way.
 extern "C" void vlak_ref_clang_resize2x_i8(const int8_t* src, int8_t* dst, size_t in_h, size_t in_w, size_t row_begin,
                                            size_t row_end);
-// bench/ref/softmax_i8_ref.c (TFLite's reference uint8 softmax in plain C), the same way.
+// src/ops/softmax_i8/softmax_i8_ref.c (TFLite's reference uint8 softmax in plain C), the same way.
 extern "C" void vlak_ref_clang_softmax_u8(const uint8_t* x, uint8_t* y, size_t rows, size_t cols, int32_t multiplier,
                                           int left_shift, int diff_min);
-// bench/ref/warp_ref.c and correlation_ref.c, the same way (AI-Benchmark's loops in plain C).
+// src/ops/warp/warp_ref.c and correlation_ref.c, the same way (AI-Benchmark's loops in plain C).
 extern "C" void vlak_ref_clang_warp_i8(const int8_t* src, const int16_t* offsets, int8_t* dst, size_t row0, size_t rows,
                                        size_t height, size_t width);
 extern "C" void vlak_ref_clang_correlation_i8(const int8_t* a, const int8_t* b, int8_t* out, size_t q0, size_t q1,
@@ -49,11 +49,11 @@ constexpr size_t kN = 2048;
 // hackathon softmax's own RVV algorithm retires 4,641 / 2,369 / 1,233 on the same counter. The
 // budgets are the current counts, still above the goals.
 // matmul_f32/64x64x64 (262,144 FMAs): 0.123 / 0.066 / 0.059 instructions per FMA; the plain C
-// 16 x 16 blocked matmul (bench/ref/matmul_ref.c, clang -O3 -march=rv64gcv) 548,645 / 417,573 /
+// 16 x 16 blocked matmul (src/ops/matmul/matmul_ref.c, clang -O3 -march=rv64gcv) 548,645 / 417,573 /
 // 2,383,653 (at VLEN 512 clang's LMUL-2 loop is wider than the 16-float tile row: scalar code),
 // i.e. 17.0x / 24.0x / 155x more. At VLEN 512, n = 64 takes the narrow tile (LMUL 4, 7 rows;
 // the wide tile's 128 columns would be half padding).
-// exp_f32: clang -O3's autovectorised plain C exp (bench/ref/exp_ref.c) retires 9,645 / 5,037 /
+// exp_f32: clang -O3's autovectorised plain C exp (src/math/exp_ref.c) retires 9,645 / 5,037 /
 // 2,733.
 struct Budget {
   const char* name;
@@ -70,7 +70,7 @@ constexpr Budget kBudgets[] = {
     {"exp_f32/precise/2048",          7535,  3823,  1967},
     {"matmul_f32/64x64x64",          32214, 17328, 15338},
     // The transformer operators, shapes of 32768 elements: see TransformerOps below.
-    // AI-Benchmark's plain C (bench/ref/{layernorm,rmsnorm,rope}_ref.c) auto-vectorised by clang-19
+    // AI-Benchmark's plain C (<op>_ref.c of layernorm, rmsnorm, rope) auto-vectorised by clang-19
     // -O3 -march=rv64gcv retires per element at VLEN 128 / 256 / 512: layernorm 3.02 / 1.52 /
     // 0.77, backward 4.90 / 2.46 / 1.24, rmsnorm 1.89 / 0.95 / 0.49, rope 1.46 / 0.81 / 0.48;
     // these budgets are 1.75-2.10x fewer.
@@ -83,7 +83,7 @@ constexpr Budget kBudgets[] = {
     {"rmsnorm_f32/16x2048",          34389, 17557,  9141},
     {"rope_f32/16x16x128",           22721, 12993,  8129},
     // AI-Benchmark's resize, 2x, int8: 36,864 outputs, 0.306 / 0.259 / 0.199 per output; its
-    // plain C (bench/ref/resize_ref.c, clang -O3, vluxei64 gathers) 2.77 / 1.46 / 0.80:
+    // plain C (src/ops/resize/resize_ref.c, clang -O3, vluxei64 gathers) 2.77 / 1.46 / 0.80:
     // 9.1x / 5.6x / 4.0x more. Half pixel (row buffers; its 32/96 weights as two vaadd):
     // 0.874 / 0.688 / 0.599. (The 2x forms fill no taps
     // they do not read: -840 / -472 / -286 and -677 / -364 / -208.)
@@ -352,7 +352,7 @@ TEST_F(IcountBudget, TransformerOps) {
 }
 
 // Retired instructions of vlak_resize_bilinear_i8 at out = 2 in (AI-Benchmark's resize) and of
-// its plain C loop (bench/ref/resize_ref.c) auto-vectorised by clang -O3 for rv64gcv, after
+// its plain C loop (src/ops/resize/resize_ref.c) auto-vectorised by clang -O3 for rv64gcv, after
 // checking both give the same bytes; with the half-pixel mapping (the gather path) for comparison.
 struct ResizeCounts {
   unsigned long long vlak = 0, vlak_half = 0, plain_c = 0;
@@ -402,7 +402,7 @@ TEST_F(IcountBudget, ResizeSeed2x) {
 TEST_F(IcountBudget, DISABLED_ResizeSeedShape) { CountResize2x(3, 512, 512); }
 
 // softmax u8 on uniform bytes with input_scale 1/16: 16 rows of 1024 in both modes,
-// and 64 rows of 64 (i8); beside them TFLite's reference in plain C (bench/ref/softmax_i8_ref.c,
+// and 64 rows of 64 (i8); beside them TFLite's reference in plain C (src/ops/softmax_i8/softmax_i8_ref.c,
 // clang -O3 -march=rv64gcv auto-vectorised), which must give the TFLITE mode's bits.
 TEST_F(IcountBudget, SoftmaxU8) {
   constexpr float kScale = 1.0f / 16;
@@ -458,7 +458,7 @@ TEST_F(IcountBudget, SfpiKernelsPerTile) {
 }
 
 // The image operators of AI-Benchmark, one thread, against AI-Benchmark's loops in plain C
-// (bench/ref/warp_ref.c, correlation_ref.c) auto-vectorised by clang-19 -O3 -march=rv64gcv on the
+// (src/ops/warp/warp_ref.c, correlation_ref.c) auto-vectorised by clang-19 -O3 -march=rv64gcv on the
 // same counter, after checking both give the same bytes. Goal: >= 2x fewer instructions.
 //   warp 3 x 8 x 1024 (CHANNELSxHEIGHTxWIDTH, 24,576 outputs; AI-Benchmark runs 1024 x 1024 x 3 rows
 //   of the same kind); offsets n in -16..16, any low byte.

@@ -110,7 +110,8 @@ TEST(LabSuite, UnknownNamesListTheValidChoices) {
   EXPECT_NE(err.find("unknown implementation 'xnnpak' for softmax (valid: vlak "), std::string::npos) << err;
   ASSERT_TRUE(ParseSuite("case sofmax shapes=1x8 impls=vlak\n", "t", &s, &err));
   EXPECT_FALSE(ExpandSuite(s, {}, &cases, &err));
-  EXPECT_NE(err.find("unknown operator 'sofmax' (valid: softmax exp rope layernorm layernorm-bwd rmsnorm matmul resize softmax-i8 warp correlation correlation-wrap16 sfpi-exp sfpi-exp-bf16 sfpi-exp-approx sfpi-exp-fast sfpi-recip sfpi-tanh sfpi-sigmoid sfpi-gelu-approx sfpi-gelu-accurate sfpi-log sfpi-sqrt)"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown operator 'sofmax' (valid: "), std::string::npos) << err;
+  for (const OpDef& op : Operators()) EXPECT_NE(err.find(" " + op.name), std::string::npos) << op.name << ": " << err;
   ASSERT_TRUE(ParseSuite("case softmax shapes=1024 impls=vlak\n", "t", &s, &err));
   EXPECT_FALSE(ExpandSuite(s, {}, &cases, &err));
   EXPECT_NE(err.find("ROWSxCOLS"), std::string::npos) << err;
@@ -139,11 +140,15 @@ TEST(LabOps, ShapesPerOperator) {
   EXPECT_FALSE(ok("rope", {512, 128, 1023}));     // odd head_dim: no pairs
   EXPECT_NE(err.find("DIM even"), std::string::npos) << err;
   EXPECT_FALSE(ok("rope", {512, 1024}));
-  for (const char* op : {"layernorm", "layernorm-bwd", "rmsnorm"}) {
-    EXPECT_TRUE(ok(op, {1151, 8192})) << op;
-    EXPECT_FALSE(ok(op, {8192})) << op;
+  size_t row_ops = 0;
+  for (const OpDef& op : Operators()) {  // the row-wise operators: softmax, the norms, ...
+    if (op.shape_syntax.rfind("ROWSxCOLS", 0) != 0) continue;
+    ++row_ops;
+    EXPECT_TRUE(ok(op.name.c_str(), {1151, 8192})) << op.name;
+    EXPECT_FALSE(ok(op.name.c_str(), {8192})) << op.name;
     EXPECT_NE(err.find("ROWSxCOLS"), std::string::npos) << err;
   }
+  EXPECT_GE(row_ops, 5u);
   EXPECT_TRUE(ok("matmul", {256, 512, 256}));
   EXPECT_FALSE(ok("matmul", {256, 512}));
   EXPECT_NE(err.find("MxNxK"), std::string::npos) << err;
@@ -180,12 +185,20 @@ TEST(LabOps, ProblemsOwnSeveralTypedTensors) {
   EXPECT_TRUE(std::isnan(f.F32()[1]));
 }
 
+// The operators' own tiny test shapes (OpDef::test_dims): (name, dims) pairs.
+std::vector<std::pair<std::string, std::vector<size_t>>> TestCases() {
+  std::vector<std::pair<std::string, std::vector<size_t>>> cases;
+  for (const OpDef& op : Operators()) {
+    for (const auto& dims : op.test_dims) cases.emplace_back(op.name, dims);
+  }
+  return cases;
+}
+
 // Each operator's accuracy function passes the reference rounded to float under vlak's bound and
 // catches one wrong element (in every output) and an unwritten (NaN) output.
 TEST(LabOps, AccuracyCatchesAWrongOutput) {
-  const std::vector<std::pair<const char*, std::vector<size_t>>> cases = {
-      {"rope", {3, 2, 16}}, {"rope", {3, 2, 2, 16}}, {"layernorm", {3, 64}}, {"layernorm-bwd", {5, 32}},
-      {"rmsnorm", {3, 64}}, {"matmul", {8, 12, 20}}};
+  const auto cases = TestCases();
+  ASSERT_GE(cases.size(), 6u);
   for (const auto& [name, dims] : cases) {
     const OpDef& op = *FindOp(name);
     Problem p;
@@ -224,8 +237,8 @@ TEST(LabOps, AccuracyCatchesAWrongOutput) {
 // The vlak implementations the tree has, on a tiny shape, within their bound (the C references
 // too, under the same bound: they compute the same formulas in float).
 TEST(LabOps, ImplementationsThatExistAreWithinTheBound) {
-  const std::vector<std::pair<const char*, std::vector<size_t>>> cases = {
-      {"rope", {3, 2, 16}}, {"layernorm", {3, 64}}, {"layernorm-bwd", {5, 32}}, {"rmsnorm", {3, 64}}, {"matmul", {8, 12, 20}}};
+  const auto cases = TestCases();
+  ASSERT_GE(cases.size(), 6u);
   for (const auto& [name, dims] : cases) {
     const OpDef& op = *FindOp(name);
     Problem p;

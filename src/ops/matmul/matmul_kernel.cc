@@ -45,7 +45,7 @@
 // counter and a branch per 4 steps: ~9.25 instructions per 3 * VLMAX(m8) FMAs.
 // Measured (qemu-icount, 64 x 64 x 64, tests/icount): 0.123 / 0.066 / 0.059 instructions per FMA
 // at VLEN 128 / 256 / 512 (32,271 / 17,385 / 15,395); clang -O3's auto-vectorised plain C
-// (bench/ref/matmul_ref.c) 2.09 / 1.59 / 9.09: 17x / 24x / 155x more. AI-Benchmark's 256x512x256:
+// (src/ops/matmul/matmul_ref.c) 2.09 / 1.59 / 9.09: 17x / 24x / 155x more. AI-Benchmark's 256x512x256:
 // 0.103 / 0.052 / 0.026 per FMA, 20x / 30x / 350x fewer than the plain C.
 // Speed (Xeon with AVX-512, 2026-11-23, one thread, thread CPU time, best of 3, FMA peak 220
 // GFLOP/s in the same run): 64^3 - 2048^3 and 256x512x256 at 76-83 % of peak, 12-36 % ahead of

@@ -1,5 +1,7 @@
 #include "lab/baselines.h"
 
+VLAK_LAB_CREF(compiler, const char*(void))  // src/ops/ref_common.c
+
 #include <algorithm>
 #include <memory>
 #include <cstdio>
@@ -109,31 +111,13 @@ std::string CrefMissing(const std::string& compiler) {
   return "not built (no " + compiler + " found at configure time)";
 }
 
-const CrefKernels* Cref(const std::string& compiler) {
-#define VLAK_LAB_CREF_TABLE(P) \
-  {P##softmax_f32, P##exp_f32, P##rope_f32, P##layernorm_f32, P##layernorm_bwd_f32, P##rmsnorm_f32, P##matmul_f32, P##softmax_u8, \
-   P##warp_i8, P##correlation_i8, P##correlation_wrap16_i8}
-#if defined(VLAK_LAB_HAVE_CREF_GCC)
-  static const CrefKernels gcc = VLAK_LAB_CREF_TABLE(vlak_ref_gcc_);
-  if (compiler == "gcc") return &gcc;
-#endif
-#if defined(VLAK_LAB_HAVE_CREF_CLANG)
-  static const CrefKernels clang = VLAK_LAB_CREF_TABLE(vlak_ref_clang_);
-  if (compiler == "clang") return &clang;
-#endif
-#undef VLAK_LAB_CREF_TABLE
-  (void)compiler;
-  return nullptr;
-}
-
-ImplDef CrefImpl(const std::string& compiler, const std::string& file,
-                 std::function<bool(const CrefKernels&, const Problem&, Outputs&, int threads)> run) {
-  return PlainImpl("c-" + compiler, "compiler", "bench/ref/" + file + " built by " + compiler + ": " + CrefFlags(compiler),
-                   [compiler] { return CrefMissing(compiler); },
-                   [compiler, run](const Problem& p, Outputs& out, int threads) {
-                     const CrefKernels* k = Cref(compiler);
-                     return k != nullptr && run(*k, p, out, threads);
-                   });
+ImplDef CrefImplOf(const std::string& compiler, const std::string& file, bool built, PlainRun run) {
+  return PlainImpl("c-" + compiler, "compiler", file + " built by " + compiler + ": " + CrefFlags(compiler),
+                   [compiler, built] {
+                     const std::string m = CrefMissing(compiler);
+                     return m.empty() && !built ? "not built (" + compiler + "'s objects are not linked)" : m;
+                   },
+                   std::move(run));
 }
 
 std::string CrefFlags(const std::string& compiler) {
@@ -148,14 +132,9 @@ std::string CrefFlags(const std::string& compiler) {
 }
 
 std::string CrefCompilerVersion(const std::string& compiler) {
-#if defined(VLAK_LAB_HAVE_CREF_GCC)
-  if (compiler == "gcc") return std::string("gcc ") + vlak_ref_gcc_compiler();
-#endif
-#if defined(VLAK_LAB_HAVE_CREF_CLANG)
-  if (compiler == "clang") return vlak_ref_clang_compiler();
-#endif
-  (void)compiler;
-  return "";
+  auto* version = Cref_compiler(compiler);
+  if (version == nullptr) return "";
+  return compiler == "gcc" ? std::string("gcc ") + version() : std::string(version());
 }
 
 std::string OpencvMissing() {

@@ -16,36 +16,36 @@
 #include <xnnpack.h>
 #endif
 
-// bench/ref/*.c, each compiled by gcc and by clang with its own symbol prefix (lab.cmake).
-#define VLAK_LAB_CREF_DECLS(P)                                                                         \
-  void P##softmax_f32(const float* x, float* y, size_t rows, size_t cols);                            \
-  void P##exp_f32(const float* x, float* y, size_t n);                                                \
-  void P##rope_f32(const float* x, const float* cos_t, const float* sin_t, float* y, size_t positions, \
-                   size_t rows, size_t dim);                                                         \
-  void P##layernorm_f32(const float* x, const float* gamma, const float* beta, float* y, size_t rows,  \
-                        size_t cols, float eps);                                                      \
-  void P##layernorm_bwd_f32(const float* dy, const float* x, const float* gamma, const float* mean,    \
-                            const float* rstd, float* dx, float* dgamma, float* dbeta, size_t rows,    \
-                            size_t cols);                                                             \
-  void P##rmsnorm_f32(const float* x, const float* gamma, float* y, size_t rows, size_t cols, float eps); \
-  void P##matmul_f32(const float* a, const float* b, float* c, size_t m, size_t n, size_t k);          \
-  void P##softmax_u8(const uint8_t* x, uint8_t* y, size_t rows, size_t cols, int32_t multiplier,       \
-                     int left_shift, int diff_min);                                                   \
-  void P##warp_i8(const int8_t* src, const int16_t* offsets, int8_t* dst, size_t row0, size_t rows,      \
-                  size_t height, size_t width);                                                       \
-  void P##correlation_i8(const int8_t* a, const int8_t* b, int8_t* out, size_t q0, size_t q1,           \
-                         size_t channels, size_t height, size_t width, unsigned shift);               \
-  void P##correlation_wrap16_i8(const int8_t* a, const int8_t* b, int8_t* out, size_t q0, size_t q1,    \
-                                size_t channels, size_t height, size_t width, unsigned shift);        \
-  const char* P##compiler(void);
-extern "C" {
+// The plain C kernels (<op>_ref.c beside each operator), each compiled by gcc and by clang with its
+// own symbol prefix (lab.cmake). An operator's lab file declares the ones it calls, at file scope:
+//   VLAK_LAB_CREF(rmsnorm_f32, void(const float* x, const float* gamma, float* y, size_t rows, size_t cols, float eps))
+// which gives vlak::lab::Cref_rmsnorm_f32("gcc" or "clang"): that compiler's function, or null when
+// its objects are not in this build (CrefImpl then reports the row as not built).
 #if defined(VLAK_LAB_HAVE_CREF_GCC)
-VLAK_LAB_CREF_DECLS(vlak_ref_gcc_)
+#define VLAK_LAB_CREF_GCC_(fn, T) extern "C" T vlak_ref_gcc_##fn;
+#define VLAK_LAB_CREF_GCC_FN_(fn) vlak_ref_gcc_##fn
+#else
+#define VLAK_LAB_CREF_GCC_(fn, T)
+#define VLAK_LAB_CREF_GCC_FN_(fn) nullptr
 #endif
 #if defined(VLAK_LAB_HAVE_CREF_CLANG)
-VLAK_LAB_CREF_DECLS(vlak_ref_clang_)
+#define VLAK_LAB_CREF_CLANG_(fn, T) extern "C" T vlak_ref_clang_##fn;
+#define VLAK_LAB_CREF_CLANG_FN_(fn) vlak_ref_clang_##fn
+#else
+#define VLAK_LAB_CREF_CLANG_(fn, T)
+#define VLAK_LAB_CREF_CLANG_FN_(fn) nullptr
 #endif
-}
+#define VLAK_LAB_CREF(fn, ...)                                                                     \
+  namespace vlak::lab::cref_types {                                                              \
+  using fn = __VA_ARGS__;                                                                        \
+  }                                                                                              \
+  VLAK_LAB_CREF_GCC_(fn, vlak::lab::cref_types::fn)                                              \
+  VLAK_LAB_CREF_CLANG_(fn, vlak::lab::cref_types::fn)                                            \
+  namespace vlak::lab {                                                                          \
+  inline cref_types::fn* Cref_##fn(const std::string& compiler) {                                \
+    return compiler == "gcc" ? VLAK_LAB_CREF_GCC_FN_(fn) : compiler == "clang" ? VLAK_LAB_CREF_CLANG_FN_(fn) : nullptr; \
+  }                                                                                              \
+  }
 
 namespace vlak::lab {
 
@@ -66,29 +66,15 @@ std::string OnednnMissing();
 std::string SleefMissing();
 std::string CrefMissing(const std::string& compiler);  // "gcc" or "clang"
 
-// The plain C kernels one compiler built (bench/ref/<op>_ref.c; signatures above).
-struct CrefKernels {
-  void (*softmax_f32)(const float*, float*, size_t, size_t);
-  void (*exp_f32)(const float*, float*, size_t);
-  void (*rope_f32)(const float*, const float*, const float*, float*, size_t, size_t, size_t);
-  void (*layernorm_f32)(const float*, const float*, const float*, float*, size_t, size_t, float);
-  void (*layernorm_bwd_f32)(const float*, const float*, const float*, const float*, const float*, float*, float*,
-                            float*, size_t, size_t);
-  void (*rmsnorm_f32)(const float*, const float*, float*, size_t, size_t, float);
-  void (*matmul_f32)(const float*, const float*, float*, size_t, size_t, size_t);
-  void (*softmax_u8)(const uint8_t*, uint8_t*, size_t, size_t, int32_t, int, int);
-  void (*warp_i8)(const int8_t*, const int16_t*, int8_t*, size_t, size_t, size_t, size_t);
-  void (*correlation_i8)(const int8_t*, const int8_t*, int8_t*, size_t, size_t, size_t, size_t, size_t, unsigned);
-  void (*correlation_wrap16_i8)(const int8_t*, const int8_t*, int8_t*, size_t, size_t, size_t, size_t, size_t,
-                                unsigned);
-};
-// Null when that compiler's objects are not in this build (CrefMissing says why).
-const CrefKernels* Cref(const std::string& compiler);
-
-// An implementation "c-gcc" / "c-clang" running bench/ref/<file>: run gets the kernels (never
-// null when it is called: the implementation is "not built" otherwise).
-ImplDef CrefImpl(const std::string& compiler, const std::string& file,
-                 std::function<bool(const CrefKernels&, const Problem&, Outputs&, int threads)> run);
+// An implementation "c-gcc" / "c-clang" running the plain C file `file` (a path in the tree): run
+// gets that compiler's kernel fn (from Cref_<name>; the implementation is "not built" when it is
+// null, and run is never called then).
+ImplDef CrefImplOf(const std::string& compiler, const std::string& file, bool built, PlainRun run);
+template <class F, class Run>
+ImplDef CrefImpl(const std::string& compiler, const std::string& file, F* fn, Run run) {
+  return CrefImplOf(compiler, file, fn != nullptr,
+                    [fn, run](const Problem& p, Outputs& out, int threads) { return run(fn, p, out, threads); });
+}
 
 // The flags each C reference was compiled with (for the machine record), "" if not built.
 std::string CrefFlags(const std::string& compiler);

@@ -160,12 +160,18 @@ std::string OpDef::ImplNames() const {
   return s;
 }
 
+#define VLAK_LAB_OPS(name) std::vector<OpDef> LabOps_##name();
+#include "lab_registry.inc"
+#undef VLAK_LAB_OPS
+
 const std::vector<OpDef>& Operators() {
   static const std::vector<OpDef> ops = [] {
-    std::vector<OpDef> v = {MakeSoftmaxOp(),      MakeExpOp(),     MakeRopeOp(), MakeLayernormOp(),
-                            MakeLayernormBwdOp(), MakeRmsnormOp(), MakeMatmulOp(), MakeResizeOp(), MakeSoftmaxI8Op(),
-                            MakeWarpOp(),         MakeCorrelationOp(),    MakeCorrelationWrap16Op()};
-    for (OpDef& o : MakeSfpiOps()) v.push_back(std::move(o));
+    std::vector<OpDef> v;
+#define VLAK_LAB_OPS(name) \
+  for (OpDef& o : LabOps_##name()) v.push_back(std::move(o));
+#include "lab_registry.inc"
+#undef VLAK_LAB_OPS
+    std::sort(v.begin(), v.end(), [](const OpDef& a, const OpDef& b) { return a.name < b.name; });
     return v;
   }();
   return ops;

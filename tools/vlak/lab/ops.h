@@ -3,7 +3,7 @@
 // An operator knows its shapes, the bytes a run really moves, how to make an input and its
 // float64 reference, and how to judge an output; it lists its implementations (vlak on each
 // target, compiler-built C, libraries). The runner knows none of this: a new operator is a new
-// op_<name>.cc that registers an OpDef (Operators() in ops.cc) plus lines in the suite files.
+// <name>_lab.cc in its folder (found by the build, see Operators()) plus lines in the suite files.
 #pragma once
 
 #include <cstddef>
@@ -150,6 +150,9 @@ struct OpDef {
   std::function<Accuracy(const Problem&, const Outputs& out, double bound)> accuracy;
   std::function<std::string(double bound)> bound_text;
   std::vector<std::string> baselines;  // default --baseline order: the first one available wins
+  // Tiny shapes the lab's unit tests check this operator on (float outputs): its accuracy function
+  // catches a wrong element, and every implementation that runs here is within its bound.
+  std::vector<std::vector<size_t>> test_dims;
   std::vector<ImplDef> impls;
 
   const ImplDef* Find(const std::string& impl) const;
@@ -160,21 +163,8 @@ const std::vector<OpDef>& Operators();
 const OpDef* FindOp(const std::string& name);
 std::string OpNames();
 
-// Registered by op_<name>.cc.
-OpDef MakeSoftmaxOp();
-OpDef MakeExpOp();
-OpDef MakeRopeOp();
-OpDef MakeLayernormOp();
-OpDef MakeLayernormBwdOp();
-OpDef MakeRmsnormOp();
-OpDef MakeMatmulOp();
-OpDef MakeResizeOp();
-OpDef MakeSoftmaxI8Op();
-std::vector<OpDef> MakeSfpiOps();  // op_sfpi.cc: sfpi-exp, sfpi-recip, ...
-OpDef MakeWarpOp();
-OpDef MakeCorrelationOp();
-OpDef MakeCorrelationWrap16Op();
-
+// Each <name>_lab.cc beside an operator defines std::vector<OpDef> LabOps_<name>(); lab.cmake finds
+// the files and Operators() calls every one of them, the operators sorted by name.
 // Shared helpers for operator files.
 int CpuCount();
 // Calls fn(begin, end) on `threads` threads (libgomp's: lab/gomp.h) over [0, count), in equal

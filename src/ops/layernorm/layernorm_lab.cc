@@ -1,0 +1,98 @@
+// layernorm f32 forward, rows x cols (Terapines AI-Benchmark's Layernorm, e.g. 1151x8192): the lab's view of it.
+//   inputs: x uniform [-2, 2] plus a per-row offset in [-4, 4] (a common offset is what breaks a
+//           one-pass E[x^2] - E[x]^2 variance), gamma uniform [0.5, 1.5], beta uniform [-0.5, 0.5];
+//           eps 1e-5. output: y (mean and rstd are not asked for).
+//   bytes:  read x, write y, read gamma and beta: 8 per element + 8 per column.
+//   bound:  vlak.h's, |y - y64| <= 1e-5 (|gamma| (1 + |xhat64|) + |beta|); LayerNormReferenceF64.
+#include <cmath>
+#include <cstdio>
+
+#include "lab/baselines.h"
+#include "lab/ops.h"
+#include "ops/layernorm/layernorm.h"
+#include "vlak/vlak.h"
+
+// The plain C peer beside this file (*_ref.c), built by gcc and by clang (lab.cmake).
+VLAK_LAB_CREF(layernorm_f32, void(const float* x, const float* gamma, const float* beta, float* y, size_t rows, size_t cols, float eps))
+
+namespace vlak::lab {
+namespace {
+
+constexpr float kEps = 1e-5f;
+
+}  // namespace
+
+std::vector<OpDef> LabOps_layernorm() {
+  OpDef op;
+  op.name = "layernorm";
+  SetRowsColsShape(&op);
+  op.bytes_formula = "8 bytes/element (read x, write y) + 8/column (gamma, beta)";
+  op.bytes_per_run = [](const Shape& s) {
+    return 8.0 * static_cast<double>(s.Elements()) + 8.0 * static_cast<double>(s.dims[1]);
+  };
+  op.make_problem = [](Problem* p) {
+    const size_t rows = RowsOf(*p), cols = ColsOf(*p);
+    float* x = p->AddInput("x", {rows, cols}).F32();
+    float* gamma = p->AddInput("gamma", {cols}).F32();
+    float* beta = p->AddInput("beta", {cols}).F32();
+    FillUniform(x, rows * cols, -2.0f, 2.0f, 1);
+    std::vector<float> offset(rows);
+    FillUniform(offset.data(), rows, -4.0f, 4.0f, 2);
+    for (size_t r = 0; r < rows; ++r) for (size_t c = 0; c < cols; ++c) x[r * cols + c] += offset[r];
+    FillUniform(gamma, cols, 0.5f, 1.5f, 3);
+    FillUniform(beta, cols, -0.5f, 0.5f, 4);
+    std::vector<double>& ref = p->AddOutput("y", {rows, cols});
+    std::vector<float>& scale = p->scale[0];
+    scale.resize(rows * cols);
+    for (size_t r = 0; r < rows; ++r) {
+      double mean = 0, rstd = 0;
+      LayerNormReferenceF64(x + r * cols, cols, gamma, beta, kEps, ref.data() + r * cols, &mean, &rstd);
+      for (size_t c = 0; c < cols; ++c) {
+        const double xhat = (x[r * cols + c] - mean) * rstd;
+        scale[r * cols + c] = static_cast<float>(std::fabs(gamma[c]) * (1 + std::fabs(xhat)) + std::fabs(beta[c]));
+      }
+    }
+  };
+  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
+  op.bound_text = [](double b) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "abs<=%.0e(|g|(1+|xhat|)+|b|)", b);
+    return std::string(buf);
+  };
+  op.baselines = {"onednn", "c-gcc", "c-clang"};
+  op.test_dims = {{3, 64}};
+
+  for (auto& d : VlakTargetImpls("vlak_layernorm_f32", 1e-5, [] { return std::string(); },
+                                 [](const Problem& p, Outputs& out) {
+                                   const size_t cols = ColsOf(p);
+                                   return vlak_layernorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
+                                                             p.In(2).F32(), kEps, out[0].F32(), cols, nullptr,
+                                                             nullptr) == VLAK_OK;
+                                 })) {
+    op.impls.push_back(std::move(d));
+  }
+  for (const char* cc : {"gcc", "clang"}) {
+    op.impls.push_back(CrefImpl(cc, "src/ops/layernorm/layernorm_ref.c", Cref_layernorm_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
+      const size_t cols = ColsOf(p);
+      return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
+        k(p.In(0).F32() + r0 * cols, p.In(1).F32(), p.In(2).F32(), out[0].F32() + r0 * cols, r1 - r0,
+                        cols, kEps);
+        return true;
+      });
+    }));
+  }
+  ImplDef dnnl;
+  dnnl.name = "onednn";
+  dnnl.kind = "library";
+  dnnl.description = "oneDNN layer_normalization_forward, inference, scale and shift (its own ISA choice), OpenMP threads";
+  dnnl.unavailable = OnednnMissing;
+  dnnl.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
+    return OnednnLayernormForward(RowsOf(p), ColsOf(p), p.In(0).F32(), p.In(1).F32(), p.In(2).F32(), kEps, out[0].F32(),
+                                  threads, err);
+  };
+  op.impls.push_back(dnnl);
+  op.impls.push_back(TorchImpl(TorchOp::kLayernorm, kEps));
+  return {op};
+}
+
+}  // namespace vlak::lab

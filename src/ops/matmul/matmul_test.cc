@@ -1,0 +1,359 @@
+// vlak_matmul_f32 against the float64 reference and an exact model of its summation order, on
+// every target this CPU (or qemu) runs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ops/matmul/matmul.h"
+#include "vlak/vlak.h"
+#include "ops/ops_test_util.h"
+#include "vlak/vlak.hpp"
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kSentinel = -12345.5f;  // in the gaps between rows of C: must survive every call
+
+using vlak_test::ForEachTarget;
+
+uint32_t Bits(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+// One problem with strided storage: every row of A, B and C has a gap after it (C's gap holds
+// sentinels), so a stride bug reads or writes where it should not.
+struct Problem {
+  size_t m, n, k, lda, ldb, ldc;
+  bool trans;
+  std::vector<float> a, b, c0;  // c0: C before the call (sentinels in the gaps)
+
+  Problem(size_t m_, size_t n_, size_t k_, bool trans_, uint32_t seed, size_t gap = 3)
+      : m(m_), n(n_), k(k_), lda(k_ + gap), ldb((trans_ ? k_ : n_) + gap + 2), ldc(n_ + gap + 1), trans(trans_) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    a.assign(m * lda, kNaN);  // gaps of A and B hold NaN: reading one poisons the result
+    b.assign((trans ? n : k) * ldb, kNaN);
+    c0.assign(m * ldc, kSentinel);
+    for (size_t i = 0; i < m; ++i)
+      for (size_t p = 0; p < k; ++p) a[i * lda + p] = u(rng);
+    const size_t brows = trans ? n : k, bcols = trans ? k : n;
+    for (size_t r = 0; r < brows; ++r)
+      for (size_t q = 0; q < bcols; ++q) b[r * ldb + q] = u(rng);
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < n; ++j) c0[i * ldc + j] = u(rng);
+  }
+  float B(size_t p, size_t j) const { return trans ? b[j * ldb + p] : b[p * ldb + j]; }
+  unsigned Flags(bool accumulate) const {
+    return (trans ? VLAK_MATMUL_TRANS_B : 0u) | (accumulate ? VLAK_MATMUL_ACCUMULATE : 0u);
+  }
+  vlak::MatmulArgs Args(float* c, bool accumulate) const {
+    return vlak::MatmulArgs{m, n, k, a.data(), lda, b.data(), ldb, c, ldc, trans, accumulate};
+  }
+  // The documented order (vlak.h): one chain per element in sequential k order: the first
+  // product (or an fma onto the old C with ACCUMULATE), then fmas. Skinny calls (m * n <= 4096,
+  // k >= 4096) cut k into segments of 1024 * ceil(k / 65536): one such chain per segment, from
+  // its first product, and the segments' sums added in order (to the old C first).
+  std::vector<float> Model(bool accumulate) const {
+    std::vector<float> c = c0;
+    const bool split = m * n <= 4096 && k >= 4096;
+    const size_t seg = split ? 1024 * ((k + 65535) / 65536) : (k > 0 ? k : 1);
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        if (!split) {
+          float s = accumulate ? std::fma(a[i * lda], B(0, j), c0[i * ldc + j]) : a[i * lda] * B(0, j);
+          for (size_t p = 1; p < k; ++p) s = std::fma(a[i * lda + p], B(p, j), s);
+          c[i * ldc + j] = s;
+          continue;
+        }
+        float total = 0;
+        for (size_t p0 = 0; p0 < k; p0 += seg) {
+          float s = a[i * lda + p0] * B(p0, j);
+          for (size_t p = p0 + 1; p < k && p < p0 + seg; ++p) s = std::fma(a[i * lda + p], B(p, j), s);
+          total = p0 == 0 ? (accumulate ? c0[i * ldc + j] + s : s) : total + s;
+        }
+        c[i * ldc + j] = total;
+      }
+    }
+    return c;
+  }
+};
+
+// C against the float64 reference within the contract's bound, and the gaps untouched.
+void ExpectWithinBound(const Problem& pr, const std::vector<float>& c, bool accumulate) {
+  std::vector<double> c64(pr.m * pr.n), abs64(pr.m * pr.n);
+  vlak::MatmulReferenceF64(pr.Args(const_cast<float*>(pr.c0.data()), accumulate), c64.data(), abs64.data());
+  const double terms = static_cast<double>(pr.k) + (accumulate ? 1.0 : 0.0);
+  int failures = 0;
+  for (size_t i = 0; i < pr.m; ++i) {
+    for (size_t j = 0; j < pr.ldc; ++j) {
+      const float got = c[i * pr.ldc + j];
+      if (j >= pr.n) {
+        if (Bits(got) != Bits(kSentinel) && failures++ < 5) ADD_FAILURE() << "gap of C written at " << i << "," << j;
+        continue;
+      }
+      const double bound = 2.0 * terms * 0x1p-24 * abs64[i * pr.n + j];
+      const double err = std::fabs(static_cast<double>(got) - c64[i * pr.n + j]);
+      if (!(err <= bound) && failures++ < 5) {
+        ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", float64 " << c64[i * pr.n + j] << ", error "
+                      << err << " > bound " << bound << " (m n k " << pr.m << " " << pr.n << " " << pr.k << ")";
+      }
+    }
+  }
+}
+
+// The same bits, except that any NaN matches any NaN: NaN payloads and signs are not part of the
+// contract (x86 propagates an input's payload, RVV returns the canonical NaN).
+void ExpectSameBits(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
+  ASSERT_EQ(got.size(), want.size());
+  int failures = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+    if (Bits(got[i]) != Bits(want[i]) && failures++ < 5) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", expected " << want[i];
+    }
+  }
+}
+
+struct Dims {
+  size_t m, n, k;
+};
+// Odd sizes around every tile and block edge: MR (3, 4, 6), NR (4, 16, 64; RVV 32 / 64 / 128 at
+// VLEN 128 / 256 / 512, LMUL 8), kc = 256, primes, and 1.
+constexpr Dims kShapes[] = {
+    {1, 1, 1},   {1, 5, 3},    {2, 3, 1},     {3, 4, 2},     {5, 15, 17},   {6, 16, 7},   {7, 17, 13},
+    {4, 31, 9},  {13, 33, 5},  {11, 63, 19},  {9, 65, 23},   {12, 64, 31},  {5, 127, 3},  {3, 129, 4},
+    {19, 70, 37}, {2, 257, 2}, {8, 40, 255},  {7, 24, 257},  {5, 37, 300},  {37, 11, 29},
+};
+
+// One shape in its four variants (B transposed or not, ACCUMULATE or not), each with its own
+// data (seeds *seed, *seed + 1, ...): within the bound of the float64 reference, and bit-identical
+// to the documented order (vlak.h): the same bits on every target, VLEN and thread count.
+void CheckAgainstReferenceAndOrderModel(const Dims& s, uint32_t* seed) {
+  for (int variant = 0; variant < 4; ++variant) {
+    const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
+    SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k << (trans ? " transB" : "")
+                                    << (accumulate ? " accumulate" : ""));
+    const Problem pr(s.m, s.n, s.k, trans, (*seed)++);
+    std::vector<float> c = pr.c0;
+    ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
+                              pr.Flags(accumulate)),
+              VLAK_OK);
+    ExpectWithinBound(pr, c, accumulate);
+    ExpectSameBits(c, pr.Model(accumulate), "order model");
+  }
+}
+
+TEST(Matmul, ShapesAgainstReferenceAndOrderModel) {
+  ForEachTarget([] {
+    uint32_t seed = 1;
+    for (const Dims& s : kShapes) CheckAgainstReferenceAndOrderModel(s, &seed);
+  });
+}
+
+// Skinny calls, whose k is cut into segments (m * n <= 4096, k >= 4096): at, below and above
+// the rule's edges, against the float64 reference and the order model, with the library's own
+// thread choice.
+TEST(Matmul, SkinnyKSegments) {
+  ForEachTarget([] {
+    uint32_t seed = 500;
+    // Under qemu (RISC-V) the float64 reference of these long sums is the cost: fewer shapes.
+#if defined(__riscv)
+    for (const Dims& s : {Dims{1, 1, 4096}, Dims{1, 1, 4095}, Dims{2, 3, 65537}}) {
+#else
+    for (const Dims& s : {Dims{1, 1, 4096}, Dims{1, 1, 4095}, Dims{3, 5, 65537}, Dims{1, 3, 131073}}) {
+#endif
+      CheckAgainstReferenceAndOrderModel(s, &seed);
+    }
+  });
+}
+
+// The contract's accuracy bound at k = 4096 with cancellation (mixed signs), and a column tail.
+TEST(Matmul, AccuracyLongK) {
+  ForEachTarget([] {
+    for (const bool trans : {false, true}) {
+      const Problem pr(8, 9, 4096, trans, 4096 + trans);
+      std::vector<float> c = pr.c0;
+      ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
+                                pr.Flags(false)),
+                VLAK_OK);
+      ExpectWithinBound(pr, c, false);
+      ExpectSameBits(c, pr.Model(false), "order model");
+    }
+  });
+}
+
+// The same bits for 1, 2, 3 and 4 threads, splitting rows and splitting columns.
+TEST(Matmul, ThreadCountDeterminism) {
+  ForEachTarget([] {
+    // The last two are skinny (m * n <= 4096, k >= 4096): k is cut into segments too.
+    for (const Dims& s : {Dims{97, 45, 70}, Dims{61, 14, 40}, Dims{5, 301, 33}, Dims{40, 200, 260}, Dims{3, 17, 4099},
+                          Dims{3, 5, 70000}}) {
+      for (const bool accumulate : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
+        const Problem pr(s.m, s.n, s.k, false, 77);
+        std::vector<float> first;
+        for (int threads = 1; threads <= 4; ++threads) {
+          std::vector<float> c = pr.c0;
+          size_t peak = 0;
+          ASSERT_EQ(vlak::MatmulF32(pr.Args(c.data(), false), pr.Flags(accumulate), threads, &peak), VLAK_OK);
+          EXPECT_GT(peak, 0u);
+          if (threads == 1) {
+            first = c;
+            ExpectWithinBound(pr, c, accumulate);
+          } else {
+            ExpectSameBits(c, first, ("threads " + std::to_string(threads)).c_str());
+          }
+        }
+      }
+    }
+  });
+}
+
+// The m * n edge of the segment rule (16M multiply-adds each, so the active target only and the
+// order model only: the bound is checked on the shapes above).
+TEST(Matmul, SkinnyKSegmentsEdge) {
+#if defined(__riscv)
+  GTEST_SKIP() << "32M multiply-adds and their scalar model: minutes under qemu; the rule is the same "
+                  "target-independent code (matmul.h), checked on the host";
+#endif
+  for (const Dims& s : {Dims{64, 64, 4096}, Dims{64, 65, 4096}}) {
+    SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
+    const Problem pr(s.m, s.n, s.k, false, 4242);
+    std::vector<float> c = pr.c0;
+    ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc, 0),
+              VLAK_OK);
+    ExpectSameBits(c, pr.Model(false), "order model");
+  }
+}
+
+// The library's own thread choice (vlak_set_num_threads) on a size it splits: the same bits.
+TEST(Matmul, PublicThreadsSameBits) {
+  // 4.8M and 2.3M (skinny: k cut into segments) multiply-adds: above the two-thread threshold.
+  for (const Dims& s : {Dims{150, 170, 190}, Dims{5, 7, 65537}}) {
+    SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
+    const Problem pr(s.m, s.n, s.k, true, 99);
+    std::vector<float> want;
+    for (const int threads : {1, 2, 3}) {
+      vlak_test::ScopedThreads scoped(threads);
+      std::vector<float> c = pr.c0;
+      ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
+                                pr.Flags(false)),
+                VLAK_OK);
+      if (want.empty()) {
+        want = pr.Model(false);
+        ExpectWithinBound(pr, c, false);
+      }
+      ExpectSameBits(c, want, ("threads " + std::to_string(threads)).c_str());
+    }
+  }
+}
+
+// k == 0: C = 0 (an empty sum), or unchanged with ACCUMULATE; m or n == 0: nothing, any pointers.
+TEST(Matmul, EmptySizes) {
+  ForEachTarget([] {
+    const Problem pr(3, 5, 0, false, 3);
+    std::vector<float> c = pr.c0;
+    ASSERT_EQ(vlak_matmul_f32(3, 5, 0, nullptr, 0, nullptr, 5, c.data(), pr.ldc, 0), VLAK_OK);
+    for (size_t i = 0; i < 3; ++i)
+      for (size_t j = 0; j < pr.ldc; ++j) EXPECT_EQ(Bits(c[i * pr.ldc + j]), Bits(j < 5 ? 0.0f : kSentinel));
+    c = pr.c0;
+    ASSERT_EQ(vlak_matmul_f32(3, 5, 0, nullptr, 0, nullptr, 5, c.data(), pr.ldc, VLAK_MATMUL_ACCUMULATE), VLAK_OK);
+    ExpectSameBits(c, pr.c0, "k = 0 accumulate");
+    // k == 0: A and B have no elements, so any lda/ldb is valid (tests/fuzz found huge lda refused).
+    c = pr.c0;
+    ASSERT_EQ(vlak_matmul_f32(3, 5, 0, nullptr, SIZE_MAX / 2, nullptr, 5, c.data(), pr.ldc, 0), VLAK_OK);
+    ASSERT_EQ(vlak_matmul_f32(3, 5, 0, nullptr, 0, nullptr, SIZE_MAX / 2, c.data(), pr.ldc, VLAK_MATMUL_TRANS_B), VLAK_OK);
+    EXPECT_EQ(vlak_matmul_f32(0, 5, 4, nullptr, 0, nullptr, 0, nullptr, 0, 0), VLAK_OK);
+    EXPECT_EQ(vlak_matmul_f32(5, 0, 4, nullptr, 0, nullptr, 0, nullptr, 0, 0), VLAK_OK);
+  });
+}
+
+// Errors: a status and nothing written.
+TEST(Matmul, BadArguments) {
+  const Problem pr(4, 6, 5, false, 9);
+  std::vector<float> c = pr.c0;
+  const float* a = pr.a.data();
+  const float* b = pr.b.data();
+  auto call = [&](const float* a_, size_t lda, const float* b_, size_t ldb, float* c_, size_t ldc, unsigned flags,
+                  size_t m = 4) { return vlak_matmul_f32(m, 6, 5, a_, lda, b_, ldb, c_, ldc, flags); };
+  EXPECT_EQ(call(nullptr, 5, b, 6, c.data(), 6, 0), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(call(a, 5, nullptr, 6, c.data(), 6, 0), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(call(a, 5, b, 6, nullptr, 6, 0), VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(call(a, 4, b, 6, c.data(), 6, 0), VLAK_ERROR_INVALID_ARGUMENT);                      // lda < k
+  EXPECT_EQ(call(a, 5, b, 5, c.data(), 6, 0), VLAK_ERROR_INVALID_ARGUMENT);                      // ldb < n
+  EXPECT_EQ(call(a, 5, b, 4, c.data(), 6, VLAK_MATMUL_TRANS_B), VLAK_ERROR_INVALID_ARGUMENT);    // ldb < k
+  EXPECT_EQ(call(a, 5, b, 6, c.data(), 5, 0), VLAK_ERROR_INVALID_ARGUMENT);                      // ldc < n
+  EXPECT_EQ(call(a, 5, b, 6, c.data(), 6, 0x4u), VLAK_ERROR_INVALID_ARGUMENT);                   // unknown flag
+  EXPECT_EQ(call(a, 5, b, 6, c.data(), 6, 0x80000000u), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(call(a, SIZE_MAX / 2, b, 6, c.data(), 6, 0), VLAK_ERROR_OVERFLOW);                   // rows of A
+  EXPECT_EQ(call(a, 5, b, 6, c.data(), SIZE_MAX / 4, 0), VLAK_ERROR_OVERFLOW);                   // rows of C
+  EXPECT_EQ(call(a, 5, b, SIZE_MAX / 8, c.data(), 6, 0), VLAK_ERROR_OVERFLOW);                   // rows of B
+  EXPECT_EQ(vlak_matmul_f32(1, SIZE_MAX / 2, 1, a, 5, b, SIZE_MAX / 2, c.data(), SIZE_MAX / 2, 0), VLAK_ERROR_OVERFLOW);
+  ExpectSameBits(c, pr.c0, "C after the errors");
+}
+
+// NaN and inf propagate as IEEE arithmetic does; the reference (double) is the judge of which
+// elements are NaN and which are +-inf.
+TEST(Matmul, SpecialValues) {
+  ForEachTarget([] {
+    for (const bool trans : {false, true}) {
+      Problem pr(7, 70, 20, trans, 5);
+      pr.a[2 * pr.lda + 3] = kNaN;   // row 2 of C: NaN
+      pr.a[4 * pr.lda + 0] = kInf;   // row 4: +-inf, NaN where B[0][j] == 0
+      pr.a[5 * pr.lda + 7] = kInf;   // row 5: inf - inf = NaN where a -inf meets it
+      pr.a[5 * pr.lda + 8] = -kInf;
+      auto setb = [&](size_t p, size_t j, float v) { (trans ? pr.b[j * pr.ldb + p] : pr.b[p * pr.ldb + j]) = v; };
+      setb(0, 10, 0.0f);
+      setb(11, 33, kInf);  // column 33: inf except where A's row meets it with 0 or opposite inf
+      setb(12, 65, kNaN);  // column 65: NaN
+      std::vector<float> c = pr.c0;
+      ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
+                                pr.Flags(false)),
+                VLAK_OK);
+      std::vector<double> c64(pr.m * pr.n);
+      vlak::MatmulReferenceF64(pr.Args(c.data(), false), c64.data(), nullptr);
+      int special = 0;
+      for (size_t i = 0; i < pr.m; ++i) {
+        for (size_t j = 0; j < pr.n; ++j) {
+          const double want = c64[i * pr.n + j];
+          const float got = c[i * pr.ldc + j];
+          if (std::isnan(want)) {
+            EXPECT_TRUE(std::isnan(got)) << i << "," << j;
+            ++special;
+          } else if (std::isinf(want)) {
+            EXPECT_EQ(got, static_cast<float>(want)) << i << "," << j;
+            ++special;
+          } else {
+            EXPECT_TRUE(std::isfinite(got)) << i << "," << j;
+          }
+        }
+      }
+      EXPECT_GT(special, 200);
+      ExpectSameBits(c, pr.Model(false), "order model");
+    }
+  });
+}
+
+// The C++ overloads (vlak.hpp) reach the same function.
+TEST(Matmul, CppOverloads) {
+  const size_t m = 5, n = 7, k = 3;
+  std::vector<float> a(m * k), b(k * n), c(m * n), want(m * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.125f * static_cast<float>(i % 5) + 0.25f;
+  ASSERT_EQ(vlak::Matmul(a, b, c, m, n, k), VLAK_OK);
+  ASSERT_EQ(vlak_matmul_f32(m, n, k, a.data(), k, b.data(), n, want.data(), n, 0), VLAK_OK);
+  ExpectSameBits(c, want, "vlak::Matmul");
+  EXPECT_EQ(vlak::Matmul(a, b, std::span<float>(c).first(3), m, n, k), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak::Matmul(a, b, c, m, n, k + 1), VLAK_ERROR_INVALID_ARGUMENT);
+}
+
+}  // namespace

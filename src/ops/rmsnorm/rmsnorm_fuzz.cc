@@ -1,0 +1,75 @@
+// Differential fuzz target of vlak_rmsnorm_f32 (see fuzz_util.h), checked against the float64
+// reference within vlak.h's bound on every target.
+#include <algorithm>
+
+#include "fuzz/norm_fuzz_util.h"
+#include "ops/rmsnorm/rmsnorm.h"
+
+using namespace vlak_fuzz;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Input in(data, size);
+  TargetSweep sweep;
+  SetThreads(in);
+  const size_t rows = in.Size(6);
+  const size_t cols = in.Size(2100);
+  const size_t x_stride = Stride(in, rows, cols);
+  const bool in_place = in.Byte() < 64;
+  const size_t y_stride = in_place ? x_stride : Stride(in, rows, cols);
+  const float eps = DecodeEps(in);
+  const bool has_gamma = in.Bool();
+  const uint8_t nulls = in.Byte();
+  const bool x_null = nulls == 1, y_null = nulls == 2;
+
+  const bool empty = rows == 0 || cols == 0;
+  const bool expect_error = !(eps >= 0.0f) ||
+                            (!empty && (x_null || y_null || x_stride < cols || y_stride < cols ||
+                                        ExtentOverflows(rows, cols, x_stride) || ExtentOverflows(rows, cols, y_stride)));
+  const size_t xe = x_stride >= cols ? Extent(rows, cols, x_stride) : 0;
+  const size_t ye = y_stride >= cols ? Extent(rows, cols, y_stride) : 0;
+  if (xe > kMaxElems || ye > kMaxElems) return 0;
+
+  Buffer x(xe), gamma(has_gamma ? cols : 0);
+  FillFloats(in, x.data(), x.size());
+  FillFloats(in, gamma.data(), gamma.size());
+  const std::vector<float> x0 = x.Copy();
+  Describe("vlak_rmsnorm_f32(rows %zu, cols %zu, x_stride %zu, y_stride %zu, eps %g, gamma %d)%s", rows, cols,
+           x_stride, y_stride, eps, has_gamma, in_place ? " in place" : "");
+  std::vector<double> ref(cols);
+  for (vlak_target t : Targets()) {
+    vlak_set_target(t);
+    Buffer y_own;
+    Buffer& yb = PrepareOutput(in_place, x, x0, y_own, ye);
+    const std::vector<float> before = yb.Copy();
+    const vlak_status st = vlak_rmsnorm_f32(rows, cols, x_null ? nullptr : (in_place ? yb.data() : x.data()), x_stride,
+                                            gamma.data(), eps, y_null ? nullptr : yb.data(), y_stride);
+    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
+    if (st != VLAK_OK || empty) {
+      for (size_t i = 0; i < yb.size(); ++i) Check(Bits(yb[i]) == Bits(before[i]), "written on error", t, i);
+      continue;
+    }
+    for (size_t r = 0; r < rows; ++r) {
+      const float* xr = x0.data() + r * x_stride;
+      vlak::RmsNormReferenceF64(xr, cols, gamma.data(), eps, ref.data());
+      double ms = 0;
+      for (size_t i = 0; i < cols; ++i) ms += static_cast<double>(xr[i]) * xr[i] / static_cast<double>(cols);
+      const double rrms = 1.0 / std::sqrt(ms + eps);
+      if (!(ms + eps >= std::numeric_limits<float>::min())) continue;  // vlak.h's domain, as layernorm's
+      for (size_t i = 0; i < cols; ++i) {
+        const double g = has_gamma ? gamma[i] : 1.0;
+        const double bound = 1e-5 * std::fabs(g) * (1 + std::fabs(xr[i] * rrms));
+        // An infinite gamma times an x / rms that underflows to 0 in float is NaN (IEEE 0 * inf).
+        if (std::isinf(g) && std::fabs(xr[i] * rrms) < std::numeric_limits<float>::min() && std::isnan(yb[r * y_stride + i])) {
+          continue;
+        }
+        Check(Within(yb[r * y_stride + i], ref[i], bound), "y outside vlak.h's bound", t, r * cols + i,
+              yb[r * y_stride + i], ref[i]);
+      }
+      for (size_t i = cols; r + 1 < rows && i < y_stride; ++i) {
+        const size_t at = r * y_stride + i;
+        Check(Bits(yb[at]) == Bits(before[at]), "gap between rows written", t, at, yb[at], before[at]);
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,80 @@
+// rmsnorm f32, rows x cols (Llama's RMSNorm): the lab's view of it.
+//   inputs: x uniform [-2, 2], gamma uniform [0.5, 1.5]; eps 1e-5. output: y.
+//   bytes:  read x, write y, read gamma: 8 per element + 4 per column.
+//   bound:  vlak.h's, |y - y64| <= 1e-5 |gamma| (1 + |xhat64|); RmsNormReferenceF64.
+#include <cmath>
+#include <cstdio>
+
+#include "lab/baselines.h"
+#include "lab/ops.h"
+#include "ops/rmsnorm/rmsnorm.h"
+#include "vlak/vlak.h"
+
+// The plain C peer beside this file (*_ref.c), built by gcc and by clang (lab.cmake).
+VLAK_LAB_CREF(rmsnorm_f32, void(const float* x, const float* gamma, float* y, size_t rows, size_t cols, float eps))
+
+namespace vlak::lab {
+namespace {
+
+constexpr float kEps = 1e-5f;
+
+}  // namespace
+
+std::vector<OpDef> LabOps_rmsnorm() {
+  OpDef op;
+  op.name = "rmsnorm";
+  SetRowsColsShape(&op);
+  op.bytes_formula = "8 bytes/element (read x, write y) + 4/column (gamma)";
+  op.bytes_per_run = [](const Shape& s) {
+    return 8.0 * static_cast<double>(s.Elements()) + 4.0 * static_cast<double>(s.dims[1]);
+  };
+  op.make_problem = [](Problem* p) {
+    const size_t rows = RowsOf(*p), cols = ColsOf(*p);
+    float* x = p->AddInput("x", {rows, cols}).F32();
+    float* gamma = p->AddInput("gamma", {cols}).F32();
+    FillUniform(x, rows * cols, -2.0f, 2.0f, 1);
+    FillUniform(gamma, cols, 0.5f, 1.5f, 3);
+    std::vector<double>& ref = p->AddOutput("y", {rows, cols});
+    std::vector<float>& scale = p->scale[0];
+    scale.resize(rows * cols);
+    for (size_t r = 0; r < rows; ++r) {
+      const float* xr = x + r * cols;
+      RmsNormReferenceF64(xr, cols, gamma, kEps, ref.data() + r * cols);
+      double ss = 0;
+      for (size_t c = 0; c < cols; ++c) ss += static_cast<double>(xr[c]) * xr[c];
+      const double inv = 1.0 / std::sqrt(ss / static_cast<double>(cols) + kEps);
+      for (size_t c = 0; c < cols; ++c) {
+        scale[r * cols + c] = static_cast<float>(std::fabs(gamma[c]) * (1 + std::fabs(xr[c] * inv)));
+      }
+    }
+  };
+  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
+  op.bound_text = [](double b) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "abs<=%.0e|g|(1+|xhat|)", b);
+    return std::string(buf);
+  };
+  op.baselines = {"c-gcc", "c-clang"};
+  op.test_dims = {{3, 64}};
+
+  for (auto& d : VlakTargetImpls("vlak_rmsnorm_f32", 1e-5, [] { return std::string(); },
+                                 [](const Problem& p, Outputs& out) {
+                                   const size_t cols = ColsOf(p);
+                                   return vlak_rmsnorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(), kEps,
+                                                           out[0].F32(), cols) == VLAK_OK;
+                                 })) {
+    op.impls.push_back(std::move(d));
+  }
+  for (const char* cc : {"gcc", "clang"}) {
+    op.impls.push_back(CrefImpl(cc, "src/ops/rmsnorm/rmsnorm_ref.c", Cref_rmsnorm_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
+      const size_t cols = ColsOf(p);
+      return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
+        k(p.In(0).F32() + r0 * cols, p.In(1).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
+        return true;
+      });
+    }));
+  }
+  return {op};
+}
+
+}  // namespace vlak::lab
