@@ -3,7 +3,7 @@
 //
 // out[d][i][j] = sat8((sum_k a[k][i][j] * b[k][i][j - d]) >> shift), or WRAP16's int16 reading of
 // the same sum. The int32 sum is exact (|sum| <= C 2^14) or wraps modulo 2^32 as the generic
-// kernel's does, so the bytes are the generic kernel's; tests/ops/correlation_test.cc runs both
+// kernel's does, so the bytes are the generic kernel's; correlation_test.cc runs both
 // against one oracle.
 // vpmaddwd multiplies 16 int16 pairs and adds each pair's two products into an int32 lane: 16
 // multiply-accumulates per instruction. The generic kernel sign-extends both bytes, multiplies in

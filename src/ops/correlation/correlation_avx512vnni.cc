@@ -3,7 +3,7 @@
 //
 // out[d][i][j] = sat8((sum_k a[k][i][j] * b[k][i][j - d]) >> shift), or WRAP16's int16 reading of
 // the same sum; as in the generic kernel the int32 sum is exact or wraps modulo 2^32, so the bytes
-// are the generic kernel's (tests/ops/correlation_test.cc runs both against one oracle).
+// are the generic kernel's (correlation_test.cc runs both against one oracle).
 // vpdpbusd multiplies 4 adjacent unsigned bytes by 4 adjacent signed bytes and adds the 4 products
 // to an int32 lane: 64 multiply-accumulates per instruction, where the generic kernel's widening
 // multiply and widening add retire about 4 per instruction. Two things stand between the planar

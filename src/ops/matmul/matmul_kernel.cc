@@ -21,7 +21,7 @@
 // and with ACCUMULATE (or after the first kc block, whose result is in C) the chain continues from
 // the C in memory: c = fma(a[i][p], b[p][j], c) for every p.
 // That order does not depend on the tile, the blocking, the target, VLEN or the thread count, so
-// every target and thread count gives the same bits, NaN payloads aside (tests/ops/matmul_test.cc
+// every target and thread count gives the same bits, NaN payloads aside (matmul_test.cc
 // compares every result with that chain computed by std::fma). Starting from the first product
 // rather than from 0 keeps a zero vector group out of the tile (RVV spilled it at LMUL 8).
 // Error bound (recursive summation, Higham (3.4); an FMA rounds once per step): |C - C64| <=

@@ -1,6 +1,6 @@
 // Differential fuzz target of vlak_softmax_i8 and vlak_softmax_u8 (one target for both: the
 // input's first byte picks the form). VLAK_SOFTMAX_I8_TFLITE must give the bytes of the TFLite
-// port in tests/ops/softmax_i8_tflite_port.h on every target; VLAK_SOFTMAX_I8_LUT must stay within
+// port in softmax_i8_tflite_port.h on every target; VLAK_SOFTMAX_I8_LUT must stay within
 // one output step of the float64 softmax; nothing written on error or in the gaps between rows.
 #include <algorithm>
 #include <type_traits>

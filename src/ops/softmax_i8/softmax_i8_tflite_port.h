@@ -1,5 +1,5 @@
 // The oracles of vlak_softmax_i8 / _u8, written from TFLite's and gemmlowp's definitions (not from
-// vlak's code), shared by tests/ops/softmax_i8_test.cc and tests/fuzz/softmax_i8_fuzz.cc:
+// vlak's code), shared by softmax_i8_test.cc and softmax_i8_fuzz.cc beside it:
 //   tfl::Prepare + tfl::Softmax  a port of TFLite's reference int8/uint8 softmax (reference/softmax.h)
 //                                and the gemmlowp fixed-point functions it calls, beta = 1; where
 //                                TFLite's C++ leaves int32 the port takes the exact value, as vlak.h

@@ -26,7 +26,7 @@
 // definition in scalar code; one more returns false: warp.cc gives the row (all channels) to the
 // generic kernel, which rewrites whatever this one wrote, so fields of independent random
 // displacements run at the generic kernel's speed. The last (width mod 32) pixels of a row take
-// the definition in scalar code. The bits equal the generic kernel's: tests/ops/warp_test.cc runs both.
+// the definition in scalar code. The bits equal the generic kernel's: warp_test.cc runs both.
 // Measured (vlak bench --op warp --impls vlak,vlak@avx2-generic,c-gcc,c-clang,opencv, 1 thread,
 // AMD EPYC (Zen 3) with AVX2 only, shared 2-vCPU VM, whose speed varied by up to 1.5x between
 // runs; 2026-11-25): 1024x1024x3 with |n| <= 16 in 1.15 ms against 2.29 ms gathering, 5.5x gcc's C, 12.5x
