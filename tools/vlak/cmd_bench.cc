@@ -14,6 +14,7 @@
 #include "lab/machine.h"
 #include "lab/record.h"
 #include "lab/runner.h"
+#include "lab/summary.h"
 #include "lab/suite.h"
 #include "vlak/vlak.h"
 
@@ -23,19 +24,24 @@ namespace {
 using namespace vlak::lab;
 
 constexpr const char* kOptions =
-    "--suite --op --shapes --impls --threads --min-time --baseline --json --csv --quiet --strict --list --help";
+    "--suite --op --shapes --impls --threads --min-time --baseline --json --csv --tables --summary --quiet --strict "
+    "--list --help";
 
 void Usage(FILE* out) {
   std::fprintf(out,
                "usage: vlak bench [--suite quick|full|rvv|FILE] [--op OP] [--shapes S1,S2] [--impls P1,P2]\n"
                "                  [--threads 1,all] [--min-time SECONDS] [--baseline NAME]\n"
-               "                  [--json FILE] [--csv FILE] [--quiet] [--strict] [--list]\n"
+               "                  [--json FILE] [--csv FILE] [--tables FILE] [--summary] [--quiet] [--strict]\n"
+               "                  [--list]\n"
                "  --suite     a built-in suite (%s) or a suite file (default quick)\n"
                "  --op        only this operator's cases (with --shapes/--impls: a case of its own)\n"
                "  --shapes    replace the shapes of the cases run (softmax ROWSxCOLS, exp N)\n"
                "  --impls     replace the implementations (names or globs: vlak@*, vlak-*)\n"
                "  --threads   thread counts, e.g. 1,2 or 1,all (default: the suite's, usually 1,all)\n"
                "  --baseline  ratios are against this implementation (default per operator)\n"
+               "  --tables    also write the full tables (as printed without --summary) to FILE\n"
+               "  --summary   print only the summary (per operator: vlak against its fastest peer),\n"
+               "              not the tables; it ends every run\n"
                "  --strict    exit 1 when an implementation fails its accuracy bound or errors\n"
                "  --list      operators, implementations (and whether they run here) and suites\n"
                "On RISC-V under scripts/rvv-run (qemu-icount plugin), instructions per element are\n"
@@ -63,10 +69,10 @@ void List() {
 }  // namespace
 
 int CmdBench(int argc, char** argv) {
-  std::string suite_name = "quick", only_op, json_path, csv_path;
+  std::string suite_name = "quick", only_op, json_path, csv_path, tables_path;
   std::vector<std::string> shapes, impls;
   SuiteOverrides over;
-  bool quiet = false, strict = false;
+  bool quiet = false, strict = false, summary_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -85,8 +91,12 @@ int CmdBench(int argc, char** argv) {
       strict = true;
       continue;
     }
+    if (a == "--summary") {
+      summary_only = true;
+      continue;
+    }
     const bool takes_value = a == "--suite" || a == "--op" || a == "--shapes" || a == "--impls" || a == "--threads" ||
-                             a == "--min-time" || a == "--baseline" || a == "--json" || a == "--csv";
+                             a == "--min-time" || a == "--baseline" || a == "--json" || a == "--csv" || a == "--tables";
     if (!takes_value) return Bad("unknown option '" + a + "' (valid: " + kOptions + ")");
     if (i + 1 >= argc) return Bad("missing value for " + a);
     const std::string v = argv[++i];
@@ -98,6 +108,7 @@ int CmdBench(int argc, char** argv) {
     else if (a == "--baseline") over.baseline = v;
     else if (a == "--json") json_path = v;
     else if (a == "--csv") csv_path = v;
+    else if (a == "--tables") tables_path = v;
     else if (a == "--min-time") {
       char* end = nullptr;
       over.min_time = std::strtod(v.c_str(), &end);
@@ -197,10 +208,23 @@ int CmdBench(int argc, char** argv) {
   const Machine& m = res.machine;
   std::printf("vlak bench %s: %s; %s; vlak %s, target %s; commit %s\n", suite.name.c_str(), m.cpu.c_str(), m.isa.c_str(),
               m.vlak_version.c_str(), m.vlak_target.c_str(), m.commit.c_str());
-  if (opt.icount) std::printf("instructions per run counted by qemu-icount (one run per case; VLEN %d)\n", m.vlen);
-  else std::printf("median of %g s+ of interleaved runs per implementation; +- = half the IQR; norm = AI-Benchmark's elements/s/1e10\n",
-                   cases.front().min_time);
-  PrintTable(stdout, res.records);
+  // The tables: on stdout, or (--summary) only in the --tables file.
+  const auto tables = [&](FILE* out) {
+    if (opt.icount) std::fprintf(out, "instructions per run counted by qemu-icount (one run per case; VLEN %d)\n", m.vlen);
+    else std::fprintf(out, "median of %g s+ of interleaved runs per implementation; +- = half the IQR; norm = AI-Benchmark's elements/s/1e10\n",
+                      cases.front().min_time);
+    PrintTable(out, res.records);
+  };
+  if (!summary_only) tables(stdout);
+  int rc = 0;
+  if (!tables_path.empty()) {
+    FILE* f = std::fopen(tables_path.c_str(), "w");
+    if (f != nullptr) tables(f);
+    if (f == nullptr || std::fclose(f) != 0) {
+      std::fprintf(stderr, "vlak bench: cannot write %s\n", tables_path.c_str());
+      rc = 1;
+    }
+  }
 
   // A busy machine is worth saying out loud: medians survive it, multi-thread runs do not.
   const double load1 = std::atof(m.load.c_str());
@@ -224,7 +248,9 @@ int CmdBench(int argc, char** argv) {
                   FormatSci(r.acc.max_rel).c_str(), r.bound.c_str());
     }
   }
-  int rc = 0;
+  std::printf("\n");
+  PrintSummary(stdout, res.records);
+  if (!tables_path.empty()) std::printf("tables: %s\n", tables_path.c_str());
   if (!json_path.empty()) {
     if (!WriteTextFile(json_path, DumpJson(ToJson(res)) + "\n", &err)) {
       std::fprintf(stderr, "vlak bench: %s\n", err.c_str());

@@ -27,7 +27,7 @@ file(CONFIGURE OUTPUT ${_registry_file} CONTENT "${_registry}")
 add_library(vlak_lab STATIC
   ${_lab}/baselines.cc ${_lab}/gomp.cc ${_lab}/machine.cc ${_op_lab_files}
   ${_lab}/ops.cc ${_lab}/peak_i8_x86.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/roofline.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
-  ${_lab}/svg.cc ${_suites_cc})
+  ${_lab}/summary.cc ${_lab}/svg.cc ${_suites_cc})
 target_include_directories(vlak_lab PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/lab_generated)
 target_include_directories(vlak_lab PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/vlak ${PROJECT_SOURCE_DIR}/src
                                            ${CMAKE_CURRENT_SOURCE_DIR}/qemu-icount)

@@ -1,0 +1,32 @@
+// The few lines `vlak bench --summary` prints instead of the full tables: per operator and thread
+// count, how vlak's own pick ("vlak") compares with the fastest peer that ran the same case.
+#pragma once
+
+#include <cstdio>
+#include <vector>
+
+#include "lab/record.h"
+
+namespace vlak::lab {
+
+// Peers are the libraries and the compilers' auto-vectorised C (kinds "library" and "compiler");
+// vlak's forced-target and variant rows, copies and naive loops are not. Per case, ratio = the
+// fastest peer's median / vlak's (instructions in icount mode): > 1 means vlak is faster. Per
+// operator and thread count: the geometric mean of the cases' ratios and the peer that won most
+// often; then the one case with the lowest ratio, named with both times.
+struct SummaryLine {
+  std::string op;
+  int threads = 0;
+  size_t cases = 0;
+  double geomean = 0;       // of peer / vlak over the cases
+  std::string usual_peer;   // the peer fastest in most of the cases
+};
+struct SummaryWorst {
+  const Record* vlak = nullptr;
+  const Record* peer = nullptr;
+  double ratio = 0;
+};
+std::vector<SummaryLine> Summarize(const std::vector<Record>& records, SummaryWorst* worst);
+void PrintSummary(FILE* out, const std::vector<Record>& records);
+
+}  // namespace vlak::lab
