@@ -13,6 +13,7 @@
 #include "lab/runner.h"
 #include "lab/stats.h"
 #include "lab/suite.h"
+#include "lab/summary.h"
 #include "lab/svg.h"
 #include "vlak/vlak.h"
 #include "svg_check.h"
@@ -695,6 +696,44 @@ TEST(LabReport, HeadlineImplementation) {
 }
 
 // ---- SVG ----------------------------------------------------------------------------------
+
+// The summary: per operator and thread count the geometric mean of fastest peer / vlak, peers being
+// libraries and compilers only (not vlak's forced targets, not a naive loop), and the worst case.
+TEST(LabSummary, RatiosAgainstTheFastestPeer) {
+  const auto rec = [](const char* shape, int threads, const char* impl, const char* kind, double median) {
+    Record r;
+    r.op = "rmsnorm";
+    r.shape = shape;
+    r.threads = threads;
+    r.impl = impl;
+    r.kind = kind;
+    r.mode = "time";
+    r.time.median = median;
+    return r;
+  };
+  std::vector<Record> rs = {
+      rec("4x8", 1, "vlak", "vlak", 1.0),       rec("4x8", 1, "vlak@scalar", "vlak", 0.1),
+      rec("4x8", 1, "c-clang", "compiler", 2.0), rec("4x8", 1, "xnnpack", "library", 1.5),
+      rec("4x8", 1, "naive", "naive", 0.2),     rec("9x9", 1, "vlak", "vlak", 2.0),
+      rec("9x9", 1, "xnnpack", "library", 1.0), rec("9x9", 1, "c-clang", "compiler", 3.0),
+      rec("9x9", 2, "vlak", "vlak", 1.0),       rec("9x9", 2, "c-clang", "compiler", 4.0),
+      rec("9x9", 2, "onednn", "library", 0.5)};
+  rs.back().status = "failed";  // a failed peer is no peer
+  SummaryWorst worst;
+  const std::vector<SummaryLine> lines = Summarize(rs, &worst);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].threads, 1);
+  EXPECT_EQ(lines[0].cases, 2u);
+  EXPECT_NEAR(lines[0].geomean, std::sqrt(1.5 * 0.5), 1e-12);
+  EXPECT_EQ(lines[0].usual_peer, "xnnpack");
+  EXPECT_EQ(lines[1].threads, 2);
+  EXPECT_NEAR(lines[1].geomean, 4.0, 1e-12);
+  EXPECT_EQ(lines[1].usual_peer, "c-clang");
+  ASSERT_NE(worst.vlak, nullptr);
+  EXPECT_EQ(worst.vlak->shape, "9x9");
+  EXPECT_EQ(worst.peer->impl, "xnnpack");
+  EXPECT_DOUBLE_EQ(worst.ratio, 0.5);
+}
 
 TEST(LabSvg, AxesTicksAndLabels) {
   svg::Axis size{"n", true, 2};
