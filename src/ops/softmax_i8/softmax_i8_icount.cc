@@ -1,0 +1,76 @@
+// softmax_u8 / softmax_i8's RVV instruction budgets against TFLite's reference in plain C
+// (tests/icount/icount_budget.h: how the count is taken).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "icount/icount_budget.h"
+#include "vlak/vlak.h"
+
+// src/ops/softmax_i8/softmax_i8_ref.c (TFLite's reference uint8 softmax in plain C), built by clang -O3
+// -march=rv64gcv -fopenmp-simd (auto-vectorised).
+extern "C" void vlak_ref_clang_softmax_u8(const uint8_t* x, uint8_t* y, size_t rows, size_t cols, int32_t multiplier,
+                                          int left_shift, int diff_min);
+
+namespace {
+
+using vlak_icount::Budget;
+using vlak_icount::CheckBudget;
+using vlak_icount::Count;
+using vlak_icount::IcountBudget;
+using vlak_icount::Vlen;
+
+constexpr Budget kBudgets[] = {
+    // case                       VLEN 128    256    512
+    // softmax_i8, see SoftmaxU8 below. TFLite's reference in plain C, auto-vectorised by
+    // clang -O3, retires 59.6 / 29.9 / 15.1 per element on 16x1024: 29x / 24x / 17x more than TFLITE.
+    // The 64x64 rows (12.4 / 11.3 / 10.6 per element) are dominated by the per-row work: TFLite's
+    // reciprocal and the row's byte table.
+    {"softmax_u8/16x1024",           33451, 20731, 14475},
+    {"softmax_u8_lut/16x1024",       32233, 17513, 10153},
+    {"softmax_i8/64x64",             50674, 46193, 43554},
+};
+const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
+
+// softmax u8 on uniform bytes with input_scale 1/16: 16 rows of 1024 in both modes,
+// and 64 rows of 64 (i8); beside them TFLite's reference in plain C (src/ops/softmax_i8/softmax_i8_ref.c,
+// clang -O3 -march=rv64gcv auto-vectorised), which must give the TFLITE mode's bits.
+TEST_F(IcountBudget, SoftmaxU8) {
+  constexpr float kScale = 1.0f / 16;
+  const auto run = [&](size_t rows, size_t cols, bool i8, unsigned flags) {
+    std::mt19937 rng(11);
+    std::vector<uint8_t> x(rows * cols), y(rows * cols), y_ref(rows * cols);
+    for (uint8_t& v : x) v = static_cast<uint8_t>(rng() >> 24);
+    const auto call = [&] {
+      if (i8) {
+        return vlak_softmax_i8(rows, cols, reinterpret_cast<const int8_t*>(x.data()), cols, kScale,
+                               reinterpret_cast<int8_t*>(y.data()), cols, flags);
+      }
+      return vlak_softmax_u8(rows, cols, x.data(), cols, kScale, y.data(), cols, flags);
+    };
+    EXPECT_EQ(call(), VLAK_OK);  // warm-up: this thread's tables for the scale
+    vlak_status st = VLAK_OK;
+    const unsigned long long count = Count([&] { st = call(); });
+    EXPECT_EQ(st, VLAK_OK);
+    // TFLite's constants for 1/16 (multiplier 2^30, left shift 23, diff_min -248), as its Prepare gives them.
+    const double elems = static_cast<double>(rows * cols);
+    if (!i8) {
+      vlak_ref_clang_softmax_u8(x.data(), y_ref.data(), rows, cols, 1 << 30, 23, -248);
+      const unsigned long long c_count =
+          Count([&] { vlak_ref_clang_softmax_u8(x.data(), y_ref.data(), rows, cols, 1 << 30, 23, -248); });
+      if (flags == VLAK_SOFTMAX_I8_TFLITE) EXPECT_EQ(y, y_ref) << "TFLITE mode against TFLite's reference in C";
+      std::printf("[ icount   ] softmax_u8 %zux%zu %s VLEN %4d: vlak %.3f per element, plain C clang -O3 %.3f: %.1fx fewer\n",
+                  rows, cols, flags == VLAK_SOFTMAX_I8_LUT ? "LUT" : "TFLITE", Vlen(), static_cast<double>(count) / elems,
+                  static_cast<double>(c_count) / elems, static_cast<double>(c_count) / static_cast<double>(count));
+    }
+    return count;
+  };
+  CheckBudget("softmax_u8/16x1024", run(16, 1024, false, VLAK_SOFTMAX_I8_TFLITE));
+  CheckBudget("softmax_u8_lut/16x1024", run(16, 1024, false, VLAK_SOFTMAX_I8_LUT));
+  CheckBudget("softmax_i8/64x64", run(64, 64, true, VLAK_SOFTMAX_I8_TFLITE));
+}
+
+}  // namespace
