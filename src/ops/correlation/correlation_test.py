@@ -73,3 +73,9 @@ def test_correlation_empty():
     vlak.correlation(z, z, 2, 0, out=out)
     assert (out == 0).all()
     assert vlak.correlation(z, z, 0, 0).shape == (0, 3, 4)
+
+
+# ---- cases for the tests across operators (python/tests/op_cases.py) -----------------------------
+def thread_cases(rng):
+    q = rng.integers(-128, 128, size=(3, 67, 1031)).astype(np.int8)
+    return {"correlation": lambda: vlak.correlation(q, q[::-1], 9, 6)}

@@ -142,3 +142,19 @@ def test_layer_norm_special_values_match_torch(torch):
     y0 = vlak.layernorm(x[2:], eps=0.0)
     t0 = torch.nn.functional.layer_norm(torch.from_numpy(x[2:].copy()), (8,), eps=0.0).numpy()
     np.testing.assert_array_equal(np.isnan(y0), np.isnan(t0))
+
+
+# ---- cases for the tests across operators (python/tests/op_cases.py) -----------------------------
+def thread_cases(rng):
+    x = rng.normal(0, 3, size=(67, 1031)).astype(np.float32)
+    g = rng.normal(1, 0.5, 1031).astype(np.float32)
+    # Large enough for vlak to split the rows over threads (small calls run on the caller alone).
+    big = rng.normal(0, 3, size=(1823, 781)).astype(np.float32)
+    gamma = rng.normal(1, 0.5, 781).astype(np.float32)
+    return {
+        "layernorm": lambda: vlak.layernorm(x, g, g, return_stats=True)[0],
+        "layernorm_large": lambda: vlak.layernorm(big, gamma, gamma),
+    }
+
+
+LAYOUT_CASES = {"layernorm": vlak.layernorm}

@@ -67,3 +67,13 @@ def test_matmul_special_and_errors():
         vlak.matmul(np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32), accumulate=True)
     with pytest.raises(TypeError):
         vlak.matmul(np.zeros((2, 2)), np.zeros((2, 2), np.float32))
+
+
+# ---- cases for the tests across operators (python/tests/op_cases.py) -----------------------------
+def thread_cases(rng):
+    a = rng.normal(size=(70, 90)).astype(np.float32)
+    b = rng.normal(size=(90, 50)).astype(np.float32)
+    # Large enough for vlak to split the work over threads (small calls run on the caller alone).
+    a2 = rng.normal(size=(256, 512)).astype(np.float32)
+    b2 = rng.normal(size=(512, 256)).astype(np.float32)
+    return {"matmul": lambda: vlak.matmul(a, b), "matmul_large": lambda: vlak.matmul(a2, b2)}

@@ -78,3 +78,13 @@ def test_resize_errors():
 
 def test_resize_empty():
     assert vlak.resize_bilinear(np.zeros((0, 3, 4), np.uint8), 5, 6).shape == (0, 5, 6)
+
+
+# ---- cases for the tests across operators (python/tests/op_cases.py) -----------------------------
+def thread_cases(rng):
+    q = rng.integers(-128, 128, size=(3, 67, 1031)).astype(np.int8)
+    qu = q.view(np.uint8)
+    return {
+        "resize_bilinear": lambda: vlak.resize_bilinear(q, 130, 517),
+        "resize_bilinear_uint8_half_pixel": lambda: vlak.resize_bilinear(qu, 31, 2000, half_pixel=True),
+    }

@@ -59,3 +59,13 @@ def test_rmsnorm_out_overlapping_gamma():
     want = vlak.rmsnorm(m, gamma=g.copy())
     vlak.rmsnorm(m, gamma=g, out=m)
     np.testing.assert_array_equal(m, want)
+
+
+# ---- cases for the tests across operators (python/tests/op_cases.py) -----------------------------
+def thread_cases(rng):
+    x = rng.normal(0, 3, size=(67, 1031)).astype(np.float32)
+    g = rng.normal(1, 0.5, 1031).astype(np.float32)
+    return {"rmsnorm": lambda: vlak.rmsnorm(x, g)}
+
+
+LAYOUT_CASES = {"rmsnorm": vlak.rmsnorm}

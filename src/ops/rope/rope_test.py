@@ -88,3 +88,18 @@ def test_rope_special_values():
     y = vlak.rope(x, cos, sin)
     y64, _ = rope64(x, cos, sin, False)
     np.testing.assert_array_equal(np.isnan(y), np.isnan(y64))
+
+
+# ---- cases for the tests across operators (python/tests/op_cases.py) -----------------------------
+def thread_cases(rng):
+    x = rng.normal(0, 3, size=(67, 1, 1030)).astype(np.float32)
+    cos, sin = vlak.rope_tables(67, 1030)
+    return {"rope": lambda: vlak.rope(x, cos, sin)}
+
+
+def _rope_positions_first(x, out=None):
+    """rope over any layout's shape: positions along the first axis, tables made to fit."""
+    return vlak.rope(x, *vlak.rope_tables(x.shape[0], x.shape[-1]), out=out)
+
+
+LAYOUT_CASES = {"rope": _rope_positions_first}

@@ -182,3 +182,18 @@ def test_softmax_matches_torch(rng, torch):
     for dim in (0, 1):
         t = torch.softmax(torch.from_numpy(x), dim=dim).numpy()
         np.testing.assert_allclose(vlak.softmax(x, axis=dim), t, rtol=5e-6, atol=1e-30)
+
+
+# ---- cases for the tests across operators (python/tests/op_cases.py) -----------------------------
+def thread_cases(rng):
+    x = rng.normal(0, 3, size=(67, 1031)).astype(np.float32)
+    # Large enough for vlak to split the rows over threads (small calls run on the caller alone).
+    big = rng.normal(0, 3, size=(1823, 781)).astype(np.float32)
+    return {
+        "softmax": lambda: vlak.softmax(x),
+        "softmax_log": lambda: vlak.softmax(x, log=True),
+        "softmax_large": lambda: vlak.softmax(big),
+    }
+
+
+LAYOUT_CASES = {"softmax": vlak.softmax, "log_softmax": vlak.log_softmax}

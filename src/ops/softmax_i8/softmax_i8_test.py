@@ -94,3 +94,12 @@ def test_softmax_i8_errors():
 
 def test_softmax_i8_empty():
     assert vlak.softmax_i8(np.zeros((3, 0), np.uint8), 0.1).shape == (3, 0)
+
+
+# ---- cases for the tests across operators (python/tests/op_cases.py) -----------------------------
+def thread_cases(rng):
+    q = rng.integers(-128, 128, size=(3, 67, 1031)).astype(np.int8)
+    return {
+        "softmax_i8": lambda: vlak.softmax_i8(q, 0.07),
+        "softmax_i8_uint8_lut": lambda: vlak.softmax_i8(q.view(np.uint8), 0.07, lut=True),
+    }

@@ -68,3 +68,10 @@ def test_warp_errors():
 
 def test_warp_empty():
     assert vlak.warp(np.zeros((2, 0, 4), np.int8), np.zeros((0, 4), np.int16)).shape == (2, 0, 4)
+
+
+# ---- cases for the tests across operators (python/tests/op_cases.py) -----------------------------
+def thread_cases(rng):
+    q = rng.integers(-128, 128, size=(3, 67, 1031)).astype(np.int8)
+    off = rng.integers(-2000, 2000, size=(67, 1031)).astype(np.int16)
+    return {"warp": lambda: vlak.warp(q, off)}
