@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import vlak
-from test_threads import _calls
+from test_threads import _cases
 
 
 def _libgomp_loaded():
@@ -44,24 +44,17 @@ def test_kinds_and_errors():
 
 def test_results_identical_with_each_runner(rng):
     _load_libgomp()
-    calls = _calls(rng)
+    cases = _cases(rng)
     vlak.set_parallel_runner("vlak")
     vlak.set_num_threads(1)
-    want = [f() for f in calls]
-    # Large enough for vlak to split the work over threads (small calls run on the caller alone).
-    big = rng.normal(0, 3, size=(1823, 781)).astype(np.float32)
-    gamma = rng.normal(1, 0.5, 781).astype(np.float32)
-    a = rng.normal(size=(256, 512)).astype(np.float32)
-    b = rng.normal(size=(512, 256)).astype(np.float32)
-    big_calls = [lambda: vlak.softmax(big), lambda: vlak.layernorm(big, gamma, gamma), lambda: vlak.matmul(a, b)]
-    want_big = [f() for f in big_calls]
+    want = {name: f() for name, f in cases.items()}
     for runner in ("vlak", "openmp"):
         vlak.set_parallel_runner(runner)
         assert vlak.get_parallel_runner() == runner
         for n in (1, 2, 3, 8):
             vlak.set_num_threads(n)
-            for f, w in zip(calls + big_calls, want + want_big):
-                np.testing.assert_array_equal(f(), w, err_msg=f"runner {runner}, {n} threads")
+            for name, f in cases.items():
+                np.testing.assert_array_equal(f(), want[name], err_msg=f"{name}, runner {runner}, {n} threads")
 
 
 def test_openmp_runner_from_python_threads(rng):

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
+import op_cases
 import vlak
 
 
@@ -34,44 +35,24 @@ def test_set_target():
                 vlak.set_target(t)
 
 
-def _calls(rng):
+def _cases(rng):
+    """Every operator's thread cases (op_cases.py) and exp's, which has no operator folder."""
     x = rng.normal(0, 3, size=(67, 1031)).astype(np.float32)
-    g = rng.normal(1, 0.5, 1031).astype(np.float32)
-    a = rng.normal(size=(70, 90)).astype(np.float32)
-    b = rng.normal(size=(90, 50)).astype(np.float32)
-    cos, sin = vlak.rope_tables(67, 1030)
-    q = rng.integers(-128, 128, size=(3, 67, 1031)).astype(np.int8)
-    qu = q.view(np.uint8)
-    off = rng.integers(-2000, 2000, size=(67, 1031)).astype(np.int16)
-    return [
-        lambda: vlak.resize_bilinear(q, 130, 517),
-        lambda: vlak.resize_bilinear(qu, 31, 2000, half_pixel=True),
-        lambda: vlak.warp(q, off),
-        lambda: vlak.correlation(q, q[::-1], 9, 6),
-        lambda: vlak.softmax_i8(q, 0.07),
-        lambda: vlak.softmax_i8(qu, 0.07, lut=True),
-        lambda: vlak.softmax(x),
-        lambda: vlak.softmax(x, log=True),
-        lambda: vlak.exp(x),
-        lambda: vlak.layernorm(x, g, g, return_stats=True)[0],
-        lambda: vlak.rmsnorm(x, g),
-        lambda: vlak.rope(x[:, None, :1030], cos, sin),
-        lambda: vlak.matmul(a, b),
-    ]
+    return {"exp": lambda: vlak.exp(x), **op_cases.thread_cases(rng)}
 
 
 def test_thread_count_does_not_change_results(rng):
-    calls = _calls(rng)
+    cases = _cases(rng)
     vlak.set_num_threads(1)
-    want = [f() for f in calls]
+    want = {name: f() for name, f in cases.items()}
     for n in (2, 3, 8):
         vlak.set_num_threads(n)
-        for f, w in zip(calls, want):
-            np.testing.assert_array_equal(f(), w)
+        for name, f in cases.items():
+            np.testing.assert_array_equal(f(), want[name], err_msg=f"{name}, {n} threads")
 
 
 def test_python_threads_concurrently(rng):
-    calls = _calls(rng)
+    names, calls = zip(*_cases(rng).items())
     vlak.set_num_threads(1)
     want = [f() for f in calls]
     vlak.set_num_threads(2)
@@ -81,7 +62,7 @@ def test_python_threads_concurrently(rng):
         for rep in range(20):
             j = (i + rep) % len(calls)
             if not np.array_equal(calls[j](), want[j]):
-                errors.append((i, j))
+                errors.append((i, names[j]))
 
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(worker, range(8)))

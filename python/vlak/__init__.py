@@ -12,49 +12,10 @@ its parallel work on the GNU OpenMP runtime (libgomp) torch's CPU operators use,
 one set of worker threads: that is the default ("auto") when a libgomp is loaded at import. If
 torch is imported after vlak, call vlak.set_parallel_runner("auto") again (or import torch first).
 """
-from ._vlak import (  # noqa: F401
-    __version__,
-    correlation,
-    exp,
-    get_num_threads,
-    get_parallel_runner,
-    get_target,
-    info,
-    layernorm,
-    layernorm_backward,
-    log_softmax,
-    matmul,
-    resize_bilinear,
-    rmsnorm,
-    rope,
-    rope_tables,
-    set_num_threads,
-    set_parallel_runner,
-    set_target,
-    softmax,
-    softmax_i8,
-    warp,
-)
+# Every public name of the compiled module, so a new binding needs no line here (its types go in
+# __init__.pyi, which type checkers read instead of this file).
+from . import _vlak
+from ._vlak import *  # noqa: F401,F403
+from ._vlak import __version__  # noqa: F401
 
-__all__ = [
-    "correlation",
-    "exp",
-    "get_num_threads",
-    "get_parallel_runner",
-    "get_target",
-    "info",
-    "layernorm",
-    "layernorm_backward",
-    "log_softmax",
-    "matmul",
-    "resize_bilinear",
-    "rmsnorm",
-    "rope",
-    "rope_tables",
-    "set_num_threads",
-    "set_parallel_runner",
-    "set_target",
-    "softmax",
-    "softmax_i8",
-    "warp",
-]
+__all__ = [name for name in dir(_vlak) if not name.startswith("_")]

@@ -1,8 +1,33 @@
+"""rope and rope_tables against float64 (vlak.h's bound, the same bits on every target), layouts, in
+place, special values and errors. The float64 references are written from vlak.h's definitions,
+independently of vlak's C++ ones."""
 import numpy as np
 import pytest
 
 import vlak
-from refs import matmul_bound, rope64
+
+
+@np.errstate(invalid="ignore")
+def rope64(x, cos, sin, interleaved):
+    """x (P, ..., d), tables (P, >= d/2): y_a = x_a c - x_b s, y_b = x_a s + x_b c. Also returns the
+    bound's scale |x_a c| + |x_b s| per output."""
+    x = np.asarray(x, dtype=np.float64)
+    d = x.shape[-1]
+    shape = (x.shape[0],) + (1,) * (x.ndim - 2) + (d // 2,)
+    c = cos[:, : d // 2].astype(np.float64).reshape(shape)
+    s = sin[:, : d // 2].astype(np.float64).reshape(shape)
+    if interleaved:
+        xa, xb = x[..., 0::2], x[..., 1::2]
+    else:
+        xa, xb = x[..., : d // 2], x[..., d // 2 :]
+    ya, yb = xa * c - xb * s, xa * s + xb * c
+    sa, sb = np.abs(xa * c) + np.abs(xb * s), np.abs(xa * s) + np.abs(xb * c)
+    y, scale = np.empty_like(x), np.empty_like(x)
+    if interleaved:
+        y[..., 0::2], y[..., 1::2], scale[..., 0::2], scale[..., 1::2] = ya, yb, sa, sb
+    else:
+        y[..., : d // 2], y[..., d // 2 :], scale[..., : d // 2], scale[..., d // 2 :] = ya, yb, sa, sb
+    return y, scale
 
 
 def test_rope_tables_definition():
@@ -65,57 +90,16 @@ def test_rope_special_values():
     np.testing.assert_array_equal(np.isnan(y), np.isnan(y64))
 
 
-@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (3, 5, 7), (17, 33, 65), (64, 48, 200), (5, 7, 0)])
-def test_matmul_within_bound(target, rng, m, n, k):
-    a = rng.normal(size=(m, k)).astype(np.float32)
-    b = rng.normal(size=(k, n)).astype(np.float32)
-    c = vlak.matmul(a, b)
-    c64 = a.astype(np.float64) @ b.astype(np.float64)
-    assert (np.abs(c - c64) <= matmul_bound(a, b)).all()
-    # b (n, k) with trans_b, and b.T views: the same bits (one k-ordered chain per element)
-    bt = np.ascontiguousarray(b.T)
-    np.testing.assert_array_equal(vlak.matmul(a, bt, trans_b=True), c)
-    np.testing.assert_array_equal(vlak.matmul(a, bt.T), c)
-    np.testing.assert_array_equal(vlak.matmul(a, b.T, trans_b=True), c)
-    # same bits on the scalar target
-    vlak.set_target("scalar")
-    np.testing.assert_array_equal(vlak.matmul(a, b), c)
+# ---- cases for the tests across operators (python/tests/op_cases.py) -----------------------------
+def thread_cases(rng):
+    x = rng.normal(0, 3, size=(67, 1, 1030)).astype(np.float32)
+    cos, sin = vlak.rope_tables(67, 1030)
+    return {"rope": lambda: vlak.rope(x, cos, sin)}
 
 
-def test_matmul_out_accumulate_and_layouts(rng):
-    a = rng.normal(size=(20, 30)).astype(np.float32)
-    b = rng.normal(size=(30, 10)).astype(np.float32)
-    c = vlak.matmul(a, b)
-    out = np.ones((20, 10), np.float32)
-    assert vlak.matmul(a, b, out=out, accumulate=True) is out
-    c64 = 1.0 + a.astype(np.float64) @ b.astype(np.float64)
-    assert (np.abs(out - c64) <= matmul_bound(a, b) + 2 * 31 * 2.0**-24).all()
-    # strided out (a column window), transposed out (copied through), strided a
-    big = np.full((20, 16), -1.0, np.float32)
-    vlak.matmul(a, b, out=big[:, 3:13])
-    np.testing.assert_array_equal(big[:, 3:13], c)
-    assert (big[:, :3] == -1).all() and (big[:, 13:] == -1).all()
-    ot = np.zeros((10, 20), np.float32).T
-    vlak.matmul(a, b, out=ot)
-    np.testing.assert_array_equal(ot, c)
-    np.testing.assert_array_equal(vlak.matmul(np.asfortranarray(a), b), c)
-    # out overlapping an input: read from a copy
-    sq = rng.normal(size=(8, 8)).astype(np.float32)
-    want = vlak.matmul(sq, sq)
-    vlak.matmul(sq, sq, out=sq)
-    np.testing.assert_array_equal(sq, want)
+def _rope_positions_first(x, out=None):
+    """rope over any layout's shape: positions along the first axis, tables made to fit."""
+    return vlak.rope(x, *vlak.rope_tables(x.shape[0], x.shape[-1]), out=out)
 
 
-def test_matmul_special_and_errors():
-    a = np.array([[np.nan, 1.0], [1.0, 1.0]], np.float32)
-    b = np.array([[1.0, 2.0], [np.inf, 0.0]], np.float32)
-    c = vlak.matmul(a, b)
-    assert np.isnan(c[0]).all() and c[1, 0] == np.inf
-    with pytest.raises(ValueError, match="a is"):
-        vlak.matmul(np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32))
-    with pytest.raises(ValueError, match="2-D"):
-        vlak.matmul(np.zeros(3, np.float32), np.zeros((3, 1), np.float32))
-    with pytest.raises(ValueError, match="accumulate"):
-        vlak.matmul(np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32), accumulate=True)
-    with pytest.raises(TypeError):
-        vlak.matmul(np.zeros((2, 2)), np.zeros((2, 2), np.float32))
+LAYOUT_CASES = {"rope": _rope_positions_first}
