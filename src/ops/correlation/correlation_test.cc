@@ -1,5 +1,7 @@
 // vlak_correlation_i8 against an oracle written here from vlak.h's definition, and
 // its WRAP16 mode against Terapines AI-Benchmark's own blocked int16 loop, on every target.
+// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
+// inaccessible page).
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -11,6 +13,7 @@
 
 namespace {
 
+using vlak_test::GuardedInts;
 using vlak_test::ScopedThreads;
 
 // Every target with its generic kernel, then the x86 specialisations where the CPU runs them: the
@@ -216,6 +219,21 @@ TEST(Correlation, BadArgumentsWriteNothing) {
   std::fill(out.begin(), out.end(), int8_t{77});
   EXPECT_EQ(vlak::Correlation(a, b, std::span<int8_t>(out.data(), 7), 2, 2, 2, 2, 0), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(out, std::vector<int8_t>(8, 77));
+}
+
+// Every length 1 .. 3 * lanes + 1, lanes of the widest int8 group (LMUL 8), with the inputs and
+// outputs ending at an inaccessible page: a read or write past the last element faults. Each
+// target's generic kernel (vlak_test::ForEachTarget, not this file's with the x86 specialisations).
+TEST(GuardPages, Correlation) {
+  vlak_test::ForEachTarget([] {
+    const size_t max = 3 * vlak_target_lanes(vlak_active_target(), 3, sizeof(int8_t)) + 1;
+    for (size_t n = 1; n <= max; ++n) {
+      GuardedInts<int8_t> a(3 * n), b(3 * n), out(2 * n);
+      for (unsigned flags : {0u, VLAK_CORRELATION_WRAP16}) {
+        ASSERT_EQ(vlak_correlation_i8(2, 3, 1, n, a.data(), b.data(), 4, out.data(), flags), VLAK_OK);
+      }
+    }
+  });
 }
 
 }  // namespace

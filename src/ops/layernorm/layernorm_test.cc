@@ -1,5 +1,7 @@
 // vlak_layernorm_f32 and vlak_layernorm_backward_f32 against the float64 reference
 // (src/ops/layernorm/layernorm_reference.cc) on every target this CPU (or qemu) runs.
+// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
+// inaccessible page).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +15,9 @@
 namespace {
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
 using vlak_test::kSentinel;
+using vlak_test::MaxLength;
 using vlak_test::Normal;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -285,6 +289,23 @@ TEST(LayerNormBackward, BadArgumentsWriteNothing) {
             VLAK_ERROR_OVERFLOW);
   for (float v : dx) EXPECT_EQ(v, kSentinel);
   for (float v : dg) EXPECT_EQ(v, kSentinel);
+}
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, LayerNorm) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      GuardedFloats x(2 * n), y(2 * n), gamma(n), beta(n), mean(2), rstd(2), dx(2 * n), dg(n), db(n);
+      ASSERT_EQ(vlak_layernorm_f32(2, n, x.data(), n, gamma.data(), beta.data(), 1e-5f, y.data(), n, mean.data(),
+                                   rstd.data()),
+                VLAK_OK);
+      ASSERT_EQ(vlak_layernorm_backward_f32(2, n, y.data(), x.data(), n, gamma.data(), mean.data(), rstd.data(),
+                                            dx.data(), dg.data(), db.data()),
+                VLAK_OK);
+      ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1]) && std::isfinite(dg.data()[n - 1])) << n;
+    }
+  });
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // vlak_resize_bilinear_i8 / _u8 against an oracle written here from the definition in
 // vlak.h (not from the library's reference or kernel): exact rationals for the Q7 positions,
 // explicit floor divisions for the two blends. Bit-exact on every target and VLEN.
+// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
+// inaccessible page).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,6 +17,8 @@
 namespace {
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedBytes;
+using vlak_test::MaxLength;
 using vlak_test::ScopedThreads;
 
 // floor(a / b) for b > 0, a of any sign.
@@ -246,6 +250,21 @@ TEST(ResizeBilinear, SpanOverloads) {
   EXPECT_EQ(vlak::ResizeBilinear(std::span<const int8_t>(si), std::span<int8_t>(di), size_t{1} << 40, size_t{1} << 40,
                                  5, 6, 10),
             VLAK_ERROR_OVERFLOW);
+}
+
+// Widths 1 .. MaxLength() (ops_test_util.h), 2 planes of 2 rows, every plane ending at an
+// inaccessible page: the 2x path (contiguous loads of s[i] and s[i + 1], interleaving stores), the
+// gather path (half pixel, odd ratios) and a downscale.
+TEST(GuardPages, Resize) {
+  ForEachTarget([] {
+    for (size_t w = 1; w <= MaxLength(); ++w) {
+      GuardedBytes src(2 * 2 * w), up(2 * 4 * 2 * w), odd(2 * 3 * (w + 2)), down(2 * 1 * ((w + 1) / 2));
+      ASSERT_EQ(vlak_resize_bilinear_u8(2, 2, w, src.u8(), 4, 2 * w, up.u8(), VLAK_RESIZE_ASYMMETRIC), VLAK_OK);
+      ASSERT_EQ(vlak_resize_bilinear_i8(2, 2, w, src.i8(), 4, 2 * w, up.i8(), VLAK_RESIZE_HALF_PIXEL), VLAK_OK);
+      ASSERT_EQ(vlak_resize_bilinear_i8(2, 2, w, src.i8(), 3, w + 2, odd.i8(), VLAK_RESIZE_ASYMMETRIC), VLAK_OK);
+      ASSERT_EQ(vlak_resize_bilinear_u8(2, 2, w, src.u8(), 1, (w + 1) / 2, down.u8(), VLAK_RESIZE_HALF_PIXEL), VLAK_OK);
+    }
+  });
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // vlak_rmsnorm_f32 against the float64 reference (src/ops/rmsnorm/rmsnorm_reference.cc) on every
 // target this CPU (or qemu) runs.
+// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
+// inaccessible page).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +15,9 @@
 namespace {
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
 using vlak_test::kSentinel;
+using vlak_test::MaxLength;
 using vlak_test::Normal;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -90,6 +94,18 @@ TEST(RmsNorm, BadArgumentsWriteNothing) {
   EXPECT_EQ(vlak_rmsnorm_f32(2, 8, x.data(), 8, nullptr, 0, x.data(), 16), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(vlak_rmsnorm_f32(3, 8, x.data(), SIZE_MAX / 2, nullptr, 0, y.data(), 8), VLAK_ERROR_OVERFLOW);
   for (float v : y) EXPECT_EQ(v, kSentinel);
+}
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, RmsNorm) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      GuardedFloats x(2 * n), y(2 * n), gamma(n);
+      ASSERT_EQ(vlak_rmsnorm_f32(2, n, x.data(), n, gamma.data(), 1e-6f, y.data(), n), VLAK_OK);
+      ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1])) << n;
+    }
+  });
 }
 
 }  // namespace

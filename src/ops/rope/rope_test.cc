@@ -1,5 +1,7 @@
 // vlak_rope_f32 and vlak_rope_tables_f32 against the float64 reference
 // (src/ops/rope/rope_reference.cc) on every target this CPU (or qemu) runs.
+// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
+// inaccessible page).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +15,9 @@
 namespace {
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
 using vlak_test::kSentinel;
+using vlak_test::MaxLength;
 using vlak_test::Normal;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -172,6 +176,20 @@ TEST(Rope, BadArgumentsWriteNothing) {
   EXPECT_EQ(vlak_rope_tables_f32(2, 16, 1e4, nullptr, s.data(), 8), VLAK_ERROR_NULL_POINTER);
   EXPECT_EQ(vlak_rope_tables_f32(2, 16, 1e4, c.data(), s.data(), 7), VLAK_ERROR_INVALID_ARGUMENT);
   for (float v : c) EXPECT_EQ(v, 1.0f);
+}
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, Rope) {
+  ForEachTarget([] {
+    for (size_t half = 1; half <= MaxLength(); ++half) {
+      GuardedFloats x(4 * half), y(4 * half), c(half), s(half);
+      for (unsigned flags : {VLAK_ROPE_HALVES, VLAK_ROPE_INTERLEAVED}) {
+        ASSERT_EQ(vlak_rope_f32(1, 2, 2 * half, x.data(), c.data(), s.data(), half, y.data(), flags), VLAK_OK);
+      }
+      ASSERT_EQ(vlak_rope_tables_f32(1, 2 * half, 10000.0, c.data(), s.data(), half), VLAK_OK);
+    }
+  });
 }
 
 }  // namespace

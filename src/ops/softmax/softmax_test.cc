@@ -1,4 +1,6 @@
 // vlak_softmax_f32 against the float64 reference on every target this CPU (or qemu) runs.
+// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
+// inaccessible page).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,6 +20,8 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
+using vlak_test::MaxLength;
 
 enum class Dist { kUniform100, kNormal5, kHugeRange };
 const char* DistName(Dist d) {
@@ -322,6 +326,19 @@ TEST(Softmax, ThreadsGiveIdenticalResults) {
     ASSERT_EQ(vlak_set_num_threads(0), VLAK_OK);
     EXPECT_EQ(y1, y2);
     EXPECT_EQ(vlak_set_num_threads(-1), VLAK_ERROR_INVALID_ARGUMENT);
+  });
+}
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, Softmax) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      GuardedFloats x(2 * n), y(2 * n);
+      ASSERT_EQ(vlak_softmax_f32(2, n, x.data(), n, y.data(), n, 0), VLAK_OK);
+      ASSERT_EQ(vlak_softmax_f32(1, n, x.data(), n, y.data(), n, VLAK_SOFTMAX_LOG), VLAK_OK);
+      ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1])) << n;
+    }
   });
 }
 

@@ -7,6 +7,8 @@
 //              the exact value of the same expression, as vlak.h defines it.
 //   Float64    p = exp(s (x - max)) / sum in double: VLAK_SOFTMAX_I8_LUT must keep
 //              |(y - zp) - min(256 p, 255)| < 1.
+// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
+// inaccessible page).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,6 +27,8 @@
 namespace {
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
+using vlak_test::MaxLength;
 
 namespace tfl = vlak_test::tfl;
 using tfl::Float64;
@@ -323,4 +327,24 @@ TEST(SoftmaxI8, ExpTableMonotoneOverScales) {
   std::printf("[ info     ] exp table non-increasing for %d of %d scales\n", monotone, total);
   EXPECT_EQ(monotone, total);
 }
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, SoftmaxI8) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      // 2n bytes ending at the page: the floats' storage, addressed from its end.
+      GuardedFloats xs((2 * n + 3) / 4), ys((2 * n + 3) / 4);
+      auto* x = reinterpret_cast<int8_t*>(xs.data() + (2 * n + 3) / 4) - 2 * n;
+      auto* y = reinterpret_cast<int8_t*>(ys.data() + (2 * n + 3) / 4) - 2 * n;
+      for (unsigned flags : {VLAK_SOFTMAX_I8_TFLITE, VLAK_SOFTMAX_I8_LUT}) {
+        ASSERT_EQ(vlak_softmax_i8(2, n, x, n, 0.1f, y, n, flags), VLAK_OK);
+        ASSERT_EQ(vlak_softmax_u8(2, n, reinterpret_cast<const uint8_t*>(x), n, 0.1f, reinterpret_cast<uint8_t*>(y),
+                                  n, flags),
+                  VLAK_OK);
+      }
+    }
+  });
+}
+
 }  // namespace

@@ -1,5 +1,7 @@
 // vlak_warp_i8 against an oracle written here from vlak.h's definition, and against
 // Terapines AI-Benchmark's own int8-index arithmetic where the two must agree (width 128), on every target.
+// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
+// inaccessible page).
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -11,6 +13,7 @@
 
 namespace {
 
+using vlak_test::GuardedInts;
 using vlak_test::ScopedThreads;
 
 // Every target with its generic kernel, then the avx2 target with its gather-free kernel for rows
@@ -238,6 +241,20 @@ TEST(Warp, BadArgumentsWriteNothing) {
   EXPECT_EQ(vlak::Warp(src, offsets, std::span<int8_t>(dst.data(), 11), 3, 2, 2), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(vlak::Warp(src, std::span<const int16_t>(offsets.data(), 3), dst, 3, 2, 2), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(dst, std::vector<int8_t>(12, 77));
+}
+
+// Every length 1 .. 3 * lanes + 1, lanes of the widest int8 group (LMUL 8), with the inputs and
+// outputs ending at an inaccessible page: a read or write past the last element faults. Each
+// target's generic kernel (vlak_test::ForEachTarget, not this file's with the avx2 window kernel).
+TEST(GuardPages, Warp) {
+  vlak_test::ForEachTarget([] {
+    const size_t max = 3 * vlak_target_lanes(vlak_active_target(), 3, sizeof(int8_t)) + 1;
+    for (size_t n = 1; n <= max; ++n) {
+      GuardedInts<int8_t> src(2 * n), dst(2 * n);
+      GuardedInts<int16_t> offsets(n);
+      ASSERT_EQ(vlak_warp_i8(2, 1, n, src.data(), offsets.data(), dst.data()), VLAK_OK);
+    }
+  });
 }
 
 }  // namespace
