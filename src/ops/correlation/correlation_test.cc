@@ -1,12 +1,14 @@
 // vlak_correlation_i8 against an oracle written here from vlak.h's definition, and
 // its WRAP16 mode against Terapines AI-Benchmark's own blocked int16 loop, on every target.
-// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
-// inaccessible page).
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/correlation/correlation.h"
 #include "ops/ops_test_util.h"
 #include "vlak/vlak.hpp"
@@ -234,6 +236,28 @@ TEST(GuardPages, Correlation) {
       }
     }
   });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): bytes widened to the float outputs,
+// the same on every target.
+VLAK_CONCURRENCY_JOBS(correlation, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  auto pixels = std::make_shared<std::vector<int8_t>>(3 * r * c);
+  for (size_t i = 0; i < pixels->size(); ++i) (*pixels)[i] = static_cast<int8_t>((i * 2654435761u + seed) >> 13);
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t channels = 3, width = c / 3, displacements = 5;
+                    std::vector<int8_t> bytes(displacements * r * width);
+                    const vlak_status st = vlak_correlation_i8(displacements, channels, r, width, pixels->data(),
+                                                               pixels->data() + channels * r * width, seed % 12,
+                                                               bytes.data(), (seed & 1) ? VLAK_CORRELATION_WRAP16 : 0);
+                    out.assign(bytes.begin(), bytes.end());
+                    return st;
+                  },
+                  true});
+  return jobs;
 }
 
 }  // namespace

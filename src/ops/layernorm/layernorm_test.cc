@@ -1,13 +1,15 @@
 // vlak_layernorm_f32 and vlak_layernorm_backward_f32 against the float64 reference
 // (src/ops/layernorm/layernorm_reference.cc) on every target this CPU (or qemu) runs.
-// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
-// inaccessible page).
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/layernorm/layernorm.h"
 #include "ops/ops_test_util.h"
 #include "vlak/vlak.h"
@@ -306,6 +308,36 @@ TEST(GuardPages, LayerNorm) {
       ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1]) && std::isfinite(dg.data()[n - 1])) << n;
     }
   });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): the forward and the backward, whose
+// results may depend on the target (vlak.h): each must equal the result alone on one of them.
+VLAK_CONCURRENCY_JOBS(layernorm, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  const auto x = in.x, g = in.g;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c + 2 * r);
+                    return vlak_layernorm_f32(r, c, x->data(), c, g->data(), nullptr, 1e-5f, out.data(), c,
+                                              out.data() + r * c, out.data() + r * c + r);
+                  },
+                  false});
+  // The backward's inputs once, here: computed inside the job, a target switch between the two
+  // calls would mix two targets' statistics into one result.
+  auto mean = std::make_shared<std::vector<float>>(r), rstd = std::make_shared<std::vector<float>>(r);
+  auto dy = std::make_shared<std::vector<float>>(Normal(r * c, 0.0f, 1.0f, seed + 4));
+  std::vector<float> y(r * c);
+  vlak_layernorm_f32(r, c, x->data(), c, nullptr, nullptr, 1e-5f, y.data(), c, mean->data(), rstd->data());
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c + 2 * c);
+                    return vlak_layernorm_backward_f32(r, c, dy->data(), x->data(), c, g->data(), mean->data(),
+                                                       rstd->data(), out.data(), out.data() + r * c,
+                                                       out.data() + r * c + c);
+                  },
+                  false});
+  return jobs;
 }
 
 }  // namespace

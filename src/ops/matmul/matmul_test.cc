@@ -1,17 +1,19 @@
 // vlak_matmul_f32 against the float64 reference and an exact model of its summation order, on
 // every target this CPU (or qemu) runs.
-// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
-// inaccessible page).
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/matmul/matmul.h"
 #include "vlak/vlak.h"
 #include "ops/ops_test_util.h"
@@ -377,6 +379,23 @@ TEST(GuardPages, Matmul) {
       }
     }
   });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): the same bits on every target.
+VLAK_CONCURRENCY_JOBS(matmul, in) {
+  const uint32_t seed = in.seed;
+  const size_t m = in.r, n = in.c / 3, k = 17 + seed % 40;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  auto a = std::make_shared<std::vector<float>>(vlak_test::Normal(m * k, 0.0f, 1.0f, seed + 2));
+  auto b = std::make_shared<std::vector<float>>(vlak_test::Normal(k * n, 0.0f, 1.0f, seed + 3));
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.assign(m * n, 1.0f);
+                    return vlak_matmul_f32(m, n, k, a->data(), k, b->data(), n, out.data(), n,
+                                           (seed & 4) ? VLAK_MATMUL_ACCUMULATE : 0);
+                  },
+                  true});
+  return jobs;
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
 // vlak_rmsnorm_f32 against the float64 reference (src/ops/rmsnorm/rmsnorm_reference.cc) on every
 // target this CPU (or qemu) runs.
-// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
-// inaccessible page).
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/ops_test_util.h"
 #include "ops/rmsnorm/rmsnorm.h"
 #include "vlak/vlak.h"
@@ -106,6 +107,21 @@ TEST(GuardPages, RmsNorm) {
       ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1])) << n;
     }
   });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): the result may depend on the target
+// (vlak.h), so it must equal the result alone on one of them.
+VLAK_CONCURRENCY_JOBS(rmsnorm, in) {
+  const size_t r = in.r, c = in.c;
+  const auto x = in.x, g = in.g;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c);
+                    return vlak_rmsnorm_f32(r, c, x->data(), c, g->data(), 1e-6f, out.data(), c);
+                  },
+                  false});
+  return jobs;
 }
 
 }  // namespace

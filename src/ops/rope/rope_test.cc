@@ -1,13 +1,14 @@
 // vlak_rope_f32 and vlak_rope_tables_f32 against the float64 reference
 // (src/ops/rope/rope_reference.cc) on every target this CPU (or qemu) runs.
-// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
-// inaccessible page).
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/ops_test_util.h"
 #include "ops/rope/rope.h"
 #include "vlak/vlak.h"
@@ -190,6 +191,26 @@ TEST(GuardPages, Rope) {
       ASSERT_EQ(vlak_rope_tables_f32(1, 2 * half, 10000.0, c.data(), s.data(), half), VLAK_OK);
     }
   });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): the tables and the rotation, the
+// same bits on every target.
+VLAK_CONCURRENCY_JOBS(rope, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  const auto x = in.x;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t positions = r, rows = 2, d = 2 * (c / 4);
+                    std::vector<float> cs(positions * d / 2), sn(positions * d / 2);
+                    vlak_rope_tables_f32(positions, d, 10000.0, cs.data(), sn.data(), d / 2);
+                    out.resize(positions * rows * d);
+                    return vlak_rope_f32(positions, rows, d, x->data(), cs.data(), sn.data(), d / 2, out.data(),
+                                         (seed & 2) ? VLAK_ROPE_INTERLEAVED : VLAK_ROPE_HALVES);
+                  },
+                  true});
+  return jobs;
 }
 
 }  // namespace

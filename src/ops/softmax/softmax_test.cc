@@ -1,6 +1,6 @@
 // vlak_softmax_f32 against the float64 reference on every target this CPU (or qemu) runs.
-// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
-// inaccessible page).
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/ops_test_util.h"
 #include "ops/softmax/softmax.h"
 #include "vlak/vlak.h"
@@ -340,6 +341,22 @@ TEST(GuardPages, Softmax) {
       ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1])) << n;
     }
   });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): the result may depend on the target
+// (vlak.h), so it must equal the result alone on one of them.
+VLAK_CONCURRENCY_JOBS(softmax, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  const auto x = in.x;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c);
+                    return vlak_softmax_f32(r, c, x->data(), c, out.data(), c, (seed & 1) ? VLAK_SOFTMAX_LOG : 0);
+                  },
+                  false});
+  return jobs;
 }
 
 }  // namespace

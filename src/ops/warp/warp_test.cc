@@ -1,12 +1,14 @@
 // vlak_warp_i8 against an oracle written here from vlak.h's definition, and against
 // Terapines AI-Benchmark's own int8-index arithmetic where the two must agree (width 128), on every target.
-// Also its row of the guard-page test (GuardPages: its calls with the buffers ending at an
-// inaccessible page).
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/warp/warp.h"
 #include "ops/ops_test_util.h"
 #include "vlak/vlak.hpp"
@@ -255,6 +257,27 @@ TEST(GuardPages, Warp) {
       ASSERT_EQ(vlak_warp_i8(2, 1, n, src.data(), offsets.data(), dst.data()), VLAK_OK);
     }
   });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): bytes widened to the float outputs,
+// the same on every target.
+VLAK_CONCURRENCY_JOBS(warp, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  auto pixels = std::make_shared<std::vector<int8_t>>(3 * r * c);
+  auto offsets = std::make_shared<std::vector<int16_t>>(r * c);
+  for (size_t i = 0; i < pixels->size(); ++i) (*pixels)[i] = static_cast<int8_t>((i * 2654435761u + seed) >> 13);
+  for (size_t i = 0; i < offsets->size(); ++i) (*offsets)[i] = static_cast<int16_t>((i * 40503u + seed) % 8192) - 4096;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    std::vector<int8_t> bytes(3 * r * c);
+                    const vlak_status st = vlak_warp_i8(3, r, c, pixels->data(), offsets->data(), bytes.data());
+                    out.assign(bytes.begin(), bytes.end());
+                    return st;
+                  },
+                  true});
+  return jobs;
 }
 
 }  // namespace
