@@ -1,7 +1,8 @@
 // vlak_layernorm_f32 and vlak_layernorm_backward_f32 against the float64 reference
 // (src/ops/layernorm/layernorm_reference.cc) on every target this CPU (or qemu) runs.
 // Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
-// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
+// inaccessible page), its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS) and CppApi
+// (its std::span overloads against the C calls).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "ops/layernorm/layernorm.h"
 #include "ops/ops_test_util.h"
 #include "vlak/vlak.h"
+#include "vlak/vlak.hpp"
 
 namespace {
 
@@ -21,6 +23,7 @@ using vlak_test::GuardedFloats;
 using vlak_test::kSentinel;
 using vlak_test::MaxLength;
 using vlak_test::Normal;
+using vlak_test::SameBits;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -338,6 +341,34 @@ VLAK_CONCURRENCY_JOBS(layernorm, in) {
                   },
                   false});
   return jobs;
+}
+
+// vlak::LayerNorm and vlak::LayerNormBackward (vlak.hpp): shape checks, and the same bits as the C
+// calls they wrap.
+TEST(CppApi, LayerNormMatchesTheCApiAndChecksShapes) {
+  const size_t rows = 3, cols = 40;
+  const auto x = Normal(rows * cols, 1.0f, 2.0f, 1);
+  const auto gamma = Normal(cols, 1.0f, 0.3f, 2);
+  std::vector<float> y(x.size()), yc(x.size()), mean(rows), rstd(rows);
+  ASSERT_EQ(vlak::LayerNorm(x, y, cols, gamma, {}, 1e-5f, mean, rstd), VLAK_OK);
+  ASSERT_EQ(vlak_layernorm_f32(rows, cols, x.data(), cols, gamma.data(), nullptr, 1e-5f, yc.data(), cols, nullptr,
+                               nullptr),
+            VLAK_OK);
+  EXPECT_TRUE(SameBits(y.data(), yc.data(), y.size()));
+  EXPECT_EQ(vlak::LayerNorm(x, y, 7), VLAK_ERROR_INVALID_ARGUMENT);  // 120 is not rows of 7
+  EXPECT_EQ(vlak::LayerNorm(x, y, cols, std::span<const float>(gamma).first(3)), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak::LayerNorm(x, y, cols, {}, {}, 1e-5f, std::span<float>(mean).first(2)), VLAK_ERROR_INVALID_ARGUMENT);
+
+  const auto dy = Normal(x.size(), 0.0f, 1.0f, 3);
+  std::vector<float> dx(x.size()), dxc(x.size()), dg(cols), dgc(cols);
+  ASSERT_EQ(vlak::LayerNormBackward(dy, x, cols, gamma, mean, rstd, dx, dg), VLAK_OK);
+  ASSERT_EQ(vlak_layernorm_backward_f32(rows, cols, dy.data(), x.data(), cols, gamma.data(), mean.data(), rstd.data(),
+                                        dxc.data(), dgc.data(), nullptr),
+            VLAK_OK);
+  EXPECT_TRUE(SameBits(dx.data(), dxc.data(), dx.size()));
+  EXPECT_TRUE(SameBits(dg.data(), dgc.data(), cols));
+  EXPECT_EQ(vlak::LayerNormBackward(dy, x, cols, gamma, std::span<const float>(mean).first(1), rstd, dx),
+            VLAK_ERROR_INVALID_ARGUMENT);
 }
 
 }  // namespace

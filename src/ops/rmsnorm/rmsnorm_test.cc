@@ -1,7 +1,8 @@
 // vlak_rmsnorm_f32 against the float64 reference (src/ops/rmsnorm/rmsnorm_reference.cc) on every
 // target this CPU (or qemu) runs.
 // Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
-// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
+// inaccessible page), its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS) and CppApi
+// (its std::span overloads against the C calls).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "ops/ops_test_util.h"
 #include "ops/rmsnorm/rmsnorm.h"
 #include "vlak/vlak.h"
+#include "vlak/vlak.hpp"
 
 namespace {
 
@@ -20,6 +22,7 @@ using vlak_test::GuardedFloats;
 using vlak_test::kSentinel;
 using vlak_test::MaxLength;
 using vlak_test::Normal;
+using vlak_test::SameBits;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -122,6 +125,18 @@ VLAK_CONCURRENCY_JOBS(rmsnorm, in) {
                   },
                   false});
   return jobs;
+}
+
+// vlak::RmsNorm (vlak.hpp): a shape check, and the same bits as the C call it wraps.
+TEST(CppApi, RmsNormMatchesTheCApiAndChecksShapes) {
+  const size_t rows = 3, cols = 40;
+  const auto x = Normal(rows * cols, 1.0f, 2.0f, 1);
+  const auto gamma = Normal(cols, 1.0f, 0.3f, 2);
+  std::vector<float> y(x.size()), yc(x.size());
+  ASSERT_EQ(vlak::RmsNorm(x, y, cols, gamma), VLAK_OK);
+  ASSERT_EQ(vlak_rmsnorm_f32(rows, cols, x.data(), cols, gamma.data(), 1e-6f, yc.data(), cols), VLAK_OK);
+  EXPECT_TRUE(SameBits(y.data(), yc.data(), y.size()));
+  EXPECT_EQ(vlak::RmsNorm(x, std::span<float>(y).first(10), cols), VLAK_ERROR_INVALID_ARGUMENT);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // vlak_rope_f32 and vlak_rope_tables_f32 against the float64 reference
 // (src/ops/rope/rope_reference.cc) on every target this CPU (or qemu) runs.
 // Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
-// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
+// inaccessible page), its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS) and CppApi
+// (its std::span overloads against the C calls).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "ops/ops_test_util.h"
 #include "ops/rope/rope.h"
 #include "vlak/vlak.h"
+#include "vlak/vlak.hpp"
 
 namespace {
 
@@ -20,6 +22,7 @@ using vlak_test::GuardedFloats;
 using vlak_test::kSentinel;
 using vlak_test::MaxLength;
 using vlak_test::Normal;
+using vlak_test::SameBits;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -211,6 +214,23 @@ VLAK_CONCURRENCY_JOBS(rope, in) {
                   },
                   true});
   return jobs;
+}
+
+// vlak::Rope (vlak.hpp): shape checks, and the same bits as the C call it wraps.
+TEST(CppApi, RopeMatchesTheCApiAndChecksShapes) {
+  const size_t positions = 5, heads = 2, d = 24;
+  std::vector<float> cos(positions * d / 2), sin(positions * d / 2);
+  ASSERT_EQ(vlak_rope_tables_f32(positions, d, 10000.0, cos.data(), sin.data(), d / 2), VLAK_OK);
+  const auto x = Normal(positions * heads * d, 0.0f, 1.0f, 4);
+  std::vector<float> y(x.size()), yc(x.size());
+  ASSERT_EQ(vlak::Rope(x, cos, sin, y, positions, heads, d, VLAK_ROPE_INTERLEAVED), VLAK_OK);
+  ASSERT_EQ(vlak_rope_f32(positions, heads, d, x.data(), cos.data(), sin.data(), d / 2, yc.data(),
+                          VLAK_ROPE_INTERLEAVED),
+            VLAK_OK);
+  EXPECT_TRUE(SameBits(y.data(), yc.data(), y.size()));
+  EXPECT_EQ(vlak::Rope(x, std::span<const float>(cos).first(d), sin, y, positions, heads, d),
+            VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak::Rope(x, cos, sin, y, positions, heads + 1, d), VLAK_ERROR_INVALID_ARGUMENT);
 }
 
 }  // namespace
