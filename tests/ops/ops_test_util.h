@@ -1,4 +1,4 @@
-// Helpers shared by the operator tests (tests/ops/*_test.cc).
+// Helpers shared by the operator tests (src/ops/<op>/<op>_test.cc and tests/ops/*_test.cc).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -85,6 +85,44 @@ class GuardedFloats {
   char* base_;
   float* data_;
 };
+
+// Bytes ending exactly at an inaccessible page (the image operators' planes).
+class GuardedBytes {
+ public:
+  explicit GuardedBytes(size_t count) : floats_((count + 3) / 4) {
+    data_ = reinterpret_cast<uint8_t*>(floats_.data()) + (4 * ((count + 3) / 4) - count);
+    for (size_t i = 0; i < count; ++i) data_[i] = static_cast<uint8_t>(i * 37 + 11);
+  }
+  uint8_t* u8() { return data_; }
+  int8_t* i8() { return reinterpret_cast<int8_t*>(data_); }
+
+ private:
+  GuardedFloats floats_;
+  uint8_t* data_;
+};
+
+// `count` bytes (or int16) ending at an inaccessible page, filled with a pattern.
+template <typename T>
+class GuardedInts {
+ public:
+  explicit GuardedInts(size_t count) : floats_((count * sizeof(T) + sizeof(float) - 1) / sizeof(float)) {
+    // GuardedFloats ends at the page; the ints end there too when count * sizeof(T) is a multiple
+    // of 4, else they start 1..3 bytes into its first float and still end at the page.
+    const size_t bytes = (count * sizeof(T) + sizeof(float) - 1) / sizeof(float) * sizeof(float);
+    data_ = reinterpret_cast<T*>(reinterpret_cast<char*>(floats_.data()) + (bytes - count * sizeof(T)));
+    for (size_t i = 0; i < count; ++i) data_[i] = static_cast<T>(i * 37 + 11);
+  }
+  T* data() { return data_; }
+
+ private:
+  GuardedFloats floats_;
+  T* data_;
+};
+
+// The guard-page tests (GuardPages.*, buffers ending at an inaccessible page) run every length
+// 1 .. MaxLength() = 3 * lanes + 1, lanes of the widest float group any kernel uses (LMUL 8) on the
+// active target: shorter than a group, whole groups, and groups with a tail.
+inline size_t MaxLength() { return 3 * vlak_target_lanes(vlak_active_target(), 3, sizeof(float)) + 1; }
 
 // Bitwise equality of float arrays (NaN == NaN of the same payload, +0 != -0).
 inline bool SameBits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }

@@ -1,16 +1,21 @@
 // vlak_correlation_i8 against an oracle written here from vlak.h's definition, and
 // its WRAP16 mode against Terapines AI-Benchmark's own blocked int16 loop, on every target.
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/correlation/correlation.h"
 #include "ops/ops_test_util.h"
 #include "vlak/vlak.hpp"
 
 namespace {
 
+using vlak_test::GuardedInts;
 using vlak_test::ScopedThreads;
 
 // Every target with its generic kernel, then the x86 specialisations where the CPU runs them: the
@@ -216,6 +221,43 @@ TEST(Correlation, BadArgumentsWriteNothing) {
   std::fill(out.begin(), out.end(), int8_t{77});
   EXPECT_EQ(vlak::Correlation(a, b, std::span<int8_t>(out.data(), 7), 2, 2, 2, 2, 0), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(out, std::vector<int8_t>(8, 77));
+}
+
+// Every length 1 .. 3 * lanes + 1, lanes of the widest int8 group (LMUL 8), with the inputs and
+// outputs ending at an inaccessible page: a read or write past the last element faults. Each
+// target's generic kernel (vlak_test::ForEachTarget, not this file's with the x86 specialisations).
+TEST(GuardPages, Correlation) {
+  vlak_test::ForEachTarget([] {
+    const size_t max = 3 * vlak_target_lanes(vlak_active_target(), 3, sizeof(int8_t)) + 1;
+    for (size_t n = 1; n <= max; ++n) {
+      GuardedInts<int8_t> a(3 * n), b(3 * n), out(2 * n);
+      for (unsigned flags : {0u, VLAK_CORRELATION_WRAP16}) {
+        ASSERT_EQ(vlak_correlation_i8(2, 3, 1, n, a.data(), b.data(), 4, out.data(), flags), VLAK_OK);
+      }
+    }
+  });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): bytes widened to the float outputs,
+// the same on every target.
+VLAK_CONCURRENCY_JOBS(correlation, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  auto pixels = std::make_shared<std::vector<int8_t>>(3 * r * c);
+  for (size_t i = 0; i < pixels->size(); ++i) (*pixels)[i] = static_cast<int8_t>((i * 2654435761u + seed) >> 13);
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t channels = 3, width = c / 3, displacements = 5;
+                    std::vector<int8_t> bytes(displacements * r * width);
+                    const vlak_status st = vlak_correlation_i8(displacements, channels, r, width, pixels->data(),
+                                                               pixels->data() + channels * r * width, seed % 12,
+                                                               bytes.data(), (seed & 1) ? VLAK_CORRELATION_WRAP16 : 0);
+                    out.assign(bytes.begin(), bytes.end());
+                    return st;
+                  },
+                  true});
+  return jobs;
 }
 
 }  // namespace

@@ -1,20 +1,29 @@
 // vlak_layernorm_f32 and vlak_layernorm_backward_f32 against the float64 reference
 // (src/ops/layernorm/layernorm_reference.cc) on every target this CPU (or qemu) runs.
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page), its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS) and CppApi
+// (its std::span overloads against the C calls).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/layernorm/layernorm.h"
 #include "ops/ops_test_util.h"
 #include "vlak/vlak.h"
+#include "vlak/vlak.hpp"
 
 namespace {
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
 using vlak_test::kSentinel;
+using vlak_test::MaxLength;
 using vlak_test::Normal;
+using vlak_test::SameBits;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -285,6 +294,81 @@ TEST(LayerNormBackward, BadArgumentsWriteNothing) {
             VLAK_ERROR_OVERFLOW);
   for (float v : dx) EXPECT_EQ(v, kSentinel);
   for (float v : dg) EXPECT_EQ(v, kSentinel);
+}
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, LayerNorm) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      GuardedFloats x(2 * n), y(2 * n), gamma(n), beta(n), mean(2), rstd(2), dx(2 * n), dg(n), db(n);
+      ASSERT_EQ(vlak_layernorm_f32(2, n, x.data(), n, gamma.data(), beta.data(), 1e-5f, y.data(), n, mean.data(),
+                                   rstd.data()),
+                VLAK_OK);
+      ASSERT_EQ(vlak_layernorm_backward_f32(2, n, y.data(), x.data(), n, gamma.data(), mean.data(), rstd.data(),
+                                            dx.data(), dg.data(), db.data()),
+                VLAK_OK);
+      ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1]) && std::isfinite(dg.data()[n - 1])) << n;
+    }
+  });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): the forward and the backward, whose
+// results may depend on the target (vlak.h): each must equal the result alone on one of them.
+VLAK_CONCURRENCY_JOBS(layernorm, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  const auto x = in.x, g = in.g;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c + 2 * r);
+                    return vlak_layernorm_f32(r, c, x->data(), c, g->data(), nullptr, 1e-5f, out.data(), c,
+                                              out.data() + r * c, out.data() + r * c + r);
+                  },
+                  false});
+  // The backward's inputs once, here: computed inside the job, a target switch between the two
+  // calls would mix two targets' statistics into one result.
+  auto mean = std::make_shared<std::vector<float>>(r), rstd = std::make_shared<std::vector<float>>(r);
+  auto dy = std::make_shared<std::vector<float>>(Normal(r * c, 0.0f, 1.0f, seed + 4));
+  std::vector<float> y(r * c);
+  vlak_layernorm_f32(r, c, x->data(), c, nullptr, nullptr, 1e-5f, y.data(), c, mean->data(), rstd->data());
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c + 2 * c);
+                    return vlak_layernorm_backward_f32(r, c, dy->data(), x->data(), c, g->data(), mean->data(),
+                                                       rstd->data(), out.data(), out.data() + r * c,
+                                                       out.data() + r * c + c);
+                  },
+                  false});
+  return jobs;
+}
+
+// vlak::LayerNorm and vlak::LayerNormBackward (vlak.hpp): shape checks, and the same bits as the C
+// calls they wrap.
+TEST(CppApi, LayerNormMatchesTheCApiAndChecksShapes) {
+  const size_t rows = 3, cols = 40;
+  const auto x = Normal(rows * cols, 1.0f, 2.0f, 1);
+  const auto gamma = Normal(cols, 1.0f, 0.3f, 2);
+  std::vector<float> y(x.size()), yc(x.size()), mean(rows), rstd(rows);
+  ASSERT_EQ(vlak::LayerNorm(x, y, cols, gamma, {}, 1e-5f, mean, rstd), VLAK_OK);
+  ASSERT_EQ(vlak_layernorm_f32(rows, cols, x.data(), cols, gamma.data(), nullptr, 1e-5f, yc.data(), cols, nullptr,
+                               nullptr),
+            VLAK_OK);
+  EXPECT_TRUE(SameBits(y.data(), yc.data(), y.size()));
+  EXPECT_EQ(vlak::LayerNorm(x, y, 7), VLAK_ERROR_INVALID_ARGUMENT);  // 120 is not rows of 7
+  EXPECT_EQ(vlak::LayerNorm(x, y, cols, std::span<const float>(gamma).first(3)), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak::LayerNorm(x, y, cols, {}, {}, 1e-5f, std::span<float>(mean).first(2)), VLAK_ERROR_INVALID_ARGUMENT);
+
+  const auto dy = Normal(x.size(), 0.0f, 1.0f, 3);
+  std::vector<float> dx(x.size()), dxc(x.size()), dg(cols), dgc(cols);
+  ASSERT_EQ(vlak::LayerNormBackward(dy, x, cols, gamma, mean, rstd, dx, dg), VLAK_OK);
+  ASSERT_EQ(vlak_layernorm_backward_f32(rows, cols, dy.data(), x.data(), cols, gamma.data(), mean.data(), rstd.data(),
+                                        dxc.data(), dgc.data(), nullptr),
+            VLAK_OK);
+  EXPECT_TRUE(SameBits(dx.data(), dxc.data(), dx.size()));
+  EXPECT_TRUE(SameBits(dg.data(), dgc.data(), cols));
+  EXPECT_EQ(vlak::LayerNormBackward(dy, x, cols, gamma, std::span<const float>(mean).first(1), rstd, dx),
+            VLAK_ERROR_INVALID_ARGUMENT);
 }
 
 }  // namespace

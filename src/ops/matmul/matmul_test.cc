@@ -1,15 +1,19 @@
 // vlak_matmul_f32 against the float64 reference and an exact model of its summation order, on
 // every target this CPU (or qemu) runs.
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/matmul/matmul.h"
 #include "vlak/vlak.h"
 #include "ops/ops_test_util.h"
@@ -22,6 +26,8 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kSentinel = -12345.5f;  // in the gaps between rows of C: must survive every call
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
+using vlak_test::MaxLength;
 
 uint32_t Bits(float x) {
   uint32_t u;
@@ -354,6 +360,42 @@ TEST(Matmul, CppOverloads) {
   ExpectSameBits(c, want, "vlak::Matmul");
   EXPECT_EQ(vlak::Matmul(a, b, std::span<float>(c).first(3), m, n, k), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(vlak::Matmul(a, b, c, m, n, k + 1), VLAK_ERROR_INVALID_ARGUMENT);
+}
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, Matmul) {
+  ForEachTarget([] {
+    for (size_t len = 1; len <= MaxLength(); ++len) {
+      // len as n (the vector dimension) and as k (the summed one), with B plain and transposed.
+      for (const size_t n : {len, size_t{3}}) {
+        const size_t m = 2, k = n == len ? 3 : len;
+        GuardedFloats a(m * k), b(k * n), c(m * n);
+        ASSERT_EQ(vlak_matmul_f32(m, n, k, a.data(), k, b.data(), n, c.data(), n, 0), VLAK_OK);
+        ASSERT_EQ(vlak_matmul_f32(m, n, k, a.data(), k, b.data(), k, c.data(), n,
+                                  VLAK_MATMUL_TRANS_B | VLAK_MATMUL_ACCUMULATE),
+                  VLAK_OK);
+        ASSERT_TRUE(std::isfinite(c.data()[m * n - 1])) << m << "x" << n << "x" << k;
+      }
+    }
+  });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): the same bits on every target.
+VLAK_CONCURRENCY_JOBS(matmul, in) {
+  const uint32_t seed = in.seed;
+  const size_t m = in.r, n = in.c / 3, k = 17 + seed % 40;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  auto a = std::make_shared<std::vector<float>>(vlak_test::Normal(m * k, 0.0f, 1.0f, seed + 2));
+  auto b = std::make_shared<std::vector<float>>(vlak_test::Normal(k * n, 0.0f, 1.0f, seed + 3));
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.assign(m * n, 1.0f);
+                    return vlak_matmul_f32(m, n, k, a->data(), k, b->data(), n, out.data(), n,
+                                           (seed & 4) ? VLAK_MATMUL_ACCUMULATE : 0);
+                  },
+                  true});
+  return jobs;
 }
 
 }  // namespace

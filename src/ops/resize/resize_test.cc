@@ -1,13 +1,17 @@
 // vlak_resize_bilinear_i8 / _u8 against an oracle written here from the definition in
 // vlak.h (not from the library's reference or kernel): exact rationals for the Q7 positions,
 // explicit floor divisions for the two blends. Bit-exact on every target and VLEN.
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/ops_test_util.h"
 #include "vlak/vlak.h"
 #include "vlak/vlak.hpp"
@@ -15,6 +19,8 @@
 namespace {
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedBytes;
+using vlak_test::MaxLength;
 using vlak_test::ScopedThreads;
 
 // floor(a / b) for b > 0, a of any sign.
@@ -246,6 +252,52 @@ TEST(ResizeBilinear, SpanOverloads) {
   EXPECT_EQ(vlak::ResizeBilinear(std::span<const int8_t>(si), std::span<int8_t>(di), size_t{1} << 40, size_t{1} << 40,
                                  5, 6, 10),
             VLAK_ERROR_OVERFLOW);
+}
+
+// Widths 1 .. MaxLength() (ops_test_util.h), 2 planes of 2 rows, every plane ending at an
+// inaccessible page: the 2x path (contiguous loads of s[i] and s[i + 1], interleaving stores), the
+// gather path (half pixel, odd ratios) and a downscale.
+TEST(GuardPages, Resize) {
+  ForEachTarget([] {
+    for (size_t w = 1; w <= MaxLength(); ++w) {
+      GuardedBytes src(2 * 2 * w), up(2 * 4 * 2 * w), odd(2 * 3 * (w + 2)), down(2 * 1 * ((w + 1) / 2));
+      ASSERT_EQ(vlak_resize_bilinear_u8(2, 2, w, src.u8(), 4, 2 * w, up.u8(), VLAK_RESIZE_ASYMMETRIC), VLAK_OK);
+      ASSERT_EQ(vlak_resize_bilinear_i8(2, 2, w, src.i8(), 4, 2 * w, up.i8(), VLAK_RESIZE_HALF_PIXEL), VLAK_OK);
+      ASSERT_EQ(vlak_resize_bilinear_i8(2, 2, w, src.i8(), 3, w + 2, odd.i8(), VLAK_RESIZE_ASYMMETRIC), VLAK_OK);
+      ASSERT_EQ(vlak_resize_bilinear_u8(2, 2, w, src.u8(), 1, (w + 1) / 2, down.u8(), VLAK_RESIZE_HALF_PIXEL), VLAK_OK);
+    }
+  });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): 3 planes of 16 x (c / 10) pixels to
+// 32 x (c / 5) (Terapines AI-Benchmark's 2x, contiguous-load path) and to 29 x (c / 7) with the
+// half-pixel mapping (the gather path); bytes compared as floats, the same on every target.
+VLAK_CONCURRENCY_JOBS(resize, in) {
+  const uint32_t seed = in.seed;
+  const size_t c = in.c;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  const size_t ih = 16, iw = c / 10;
+  auto pix = std::make_shared<std::vector<uint8_t>>(3 * ih * iw);
+  for (size_t i = 0; i < pix->size(); ++i) (*pix)[i] = static_cast<uint8_t>((i * 2654435761u + seed) >> 13);
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t oh = 2 * ih, ow = 2 * iw;
+                    std::vector<uint8_t> o(3 * oh * ow);
+                    const vlak_status st = vlak_resize_bilinear_u8(3, ih, iw, pix->data(), oh, ow, o.data(), 0);
+                    out.assign(o.begin(), o.end());
+                    return st;
+                  },
+                  true});
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t oh = 29, ow = c / 7;
+                    std::vector<int8_t> o(3 * oh * ow);
+                    const vlak_status st = vlak_resize_bilinear_i8(3, ih, iw, reinterpret_cast<const int8_t*>(pix->data()),
+                                                                   oh, ow, o.data(), VLAK_RESIZE_HALF_PIXEL);
+                    out.assign(o.begin(), o.end());
+                    return st;
+                  },
+                  true});
+  return jobs;
 }
 
 }  // namespace

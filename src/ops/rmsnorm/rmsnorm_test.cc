@@ -1,20 +1,28 @@
 // vlak_rmsnorm_f32 against the float64 reference (src/ops/rmsnorm/rmsnorm_reference.cc) on every
 // target this CPU (or qemu) runs.
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page), its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS) and CppApi
+// (its std::span overloads against the C calls).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/ops_test_util.h"
 #include "ops/rmsnorm/rmsnorm.h"
 #include "vlak/vlak.h"
+#include "vlak/vlak.hpp"
 
 namespace {
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
 using vlak_test::kSentinel;
+using vlak_test::MaxLength;
 using vlak_test::Normal;
+using vlak_test::SameBits;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -90,6 +98,45 @@ TEST(RmsNorm, BadArgumentsWriteNothing) {
   EXPECT_EQ(vlak_rmsnorm_f32(2, 8, x.data(), 8, nullptr, 0, x.data(), 16), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(vlak_rmsnorm_f32(3, 8, x.data(), SIZE_MAX / 2, nullptr, 0, y.data(), 8), VLAK_ERROR_OVERFLOW);
   for (float v : y) EXPECT_EQ(v, kSentinel);
+}
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, RmsNorm) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      GuardedFloats x(2 * n), y(2 * n), gamma(n);
+      ASSERT_EQ(vlak_rmsnorm_f32(2, n, x.data(), n, gamma.data(), 1e-6f, y.data(), n), VLAK_OK);
+      ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1])) << n;
+    }
+  });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): the result may depend on the target
+// (vlak.h), so it must equal the result alone on one of them.
+VLAK_CONCURRENCY_JOBS(rmsnorm, in) {
+  const size_t r = in.r, c = in.c;
+  const auto x = in.x, g = in.g;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c);
+                    return vlak_rmsnorm_f32(r, c, x->data(), c, g->data(), 1e-6f, out.data(), c);
+                  },
+                  false});
+  return jobs;
+}
+
+// vlak::RmsNorm (vlak.hpp): a shape check, and the same bits as the C call it wraps.
+TEST(CppApi, RmsNormMatchesTheCApiAndChecksShapes) {
+  const size_t rows = 3, cols = 40;
+  const auto x = Normal(rows * cols, 1.0f, 2.0f, 1);
+  const auto gamma = Normal(cols, 1.0f, 0.3f, 2);
+  std::vector<float> y(x.size()), yc(x.size());
+  ASSERT_EQ(vlak::RmsNorm(x, y, cols, gamma), VLAK_OK);
+  ASSERT_EQ(vlak_rmsnorm_f32(rows, cols, x.data(), cols, gamma.data(), 1e-6f, yc.data(), cols), VLAK_OK);
+  EXPECT_TRUE(SameBits(y.data(), yc.data(), y.size()));
+  EXPECT_EQ(vlak::RmsNorm(x, std::span<float>(y).first(10), cols), VLAK_ERROR_INVALID_ARGUMENT);
 }
 
 }  // namespace

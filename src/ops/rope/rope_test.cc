@@ -1,20 +1,28 @@
 // vlak_rope_f32 and vlak_rope_tables_f32 against the float64 reference
 // (src/ops/rope/rope_reference.cc) on every target this CPU (or qemu) runs.
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page), its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS) and CppApi
+// (its std::span overloads against the C calls).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/ops_test_util.h"
 #include "ops/rope/rope.h"
 #include "vlak/vlak.h"
+#include "vlak/vlak.hpp"
 
 namespace {
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
 using vlak_test::kSentinel;
+using vlak_test::MaxLength;
 using vlak_test::Normal;
+using vlak_test::SameBits;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -172,6 +180,57 @@ TEST(Rope, BadArgumentsWriteNothing) {
   EXPECT_EQ(vlak_rope_tables_f32(2, 16, 1e4, nullptr, s.data(), 8), VLAK_ERROR_NULL_POINTER);
   EXPECT_EQ(vlak_rope_tables_f32(2, 16, 1e4, c.data(), s.data(), 7), VLAK_ERROR_INVALID_ARGUMENT);
   for (float v : c) EXPECT_EQ(v, 1.0f);
+}
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, Rope) {
+  ForEachTarget([] {
+    for (size_t half = 1; half <= MaxLength(); ++half) {
+      GuardedFloats x(4 * half), y(4 * half), c(half), s(half);
+      for (unsigned flags : {VLAK_ROPE_HALVES, VLAK_ROPE_INTERLEAVED}) {
+        ASSERT_EQ(vlak_rope_f32(1, 2, 2 * half, x.data(), c.data(), s.data(), half, y.data(), flags), VLAK_OK);
+      }
+      ASSERT_EQ(vlak_rope_tables_f32(1, 2 * half, 10000.0, c.data(), s.data(), half), VLAK_OK);
+    }
+  });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): the tables and the rotation, the
+// same bits on every target.
+VLAK_CONCURRENCY_JOBS(rope, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  const auto x = in.x;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    const size_t positions = r, rows = 2, d = 2 * (c / 4);
+                    std::vector<float> cs(positions * d / 2), sn(positions * d / 2);
+                    vlak_rope_tables_f32(positions, d, 10000.0, cs.data(), sn.data(), d / 2);
+                    out.resize(positions * rows * d);
+                    return vlak_rope_f32(positions, rows, d, x->data(), cs.data(), sn.data(), d / 2, out.data(),
+                                         (seed & 2) ? VLAK_ROPE_INTERLEAVED : VLAK_ROPE_HALVES);
+                  },
+                  true});
+  return jobs;
+}
+
+// vlak::Rope (vlak.hpp): shape checks, and the same bits as the C call it wraps.
+TEST(CppApi, RopeMatchesTheCApiAndChecksShapes) {
+  const size_t positions = 5, heads = 2, d = 24;
+  std::vector<float> cos(positions * d / 2), sin(positions * d / 2);
+  ASSERT_EQ(vlak_rope_tables_f32(positions, d, 10000.0, cos.data(), sin.data(), d / 2), VLAK_OK);
+  const auto x = Normal(positions * heads * d, 0.0f, 1.0f, 4);
+  std::vector<float> y(x.size()), yc(x.size());
+  ASSERT_EQ(vlak::Rope(x, cos, sin, y, positions, heads, d, VLAK_ROPE_INTERLEAVED), VLAK_OK);
+  ASSERT_EQ(vlak_rope_f32(positions, heads, d, x.data(), cos.data(), sin.data(), d / 2, yc.data(),
+                          VLAK_ROPE_INTERLEAVED),
+            VLAK_OK);
+  EXPECT_TRUE(SameBits(y.data(), yc.data(), y.size()));
+  EXPECT_EQ(vlak::Rope(x, std::span<const float>(cos).first(d), sin, y, positions, heads, d),
+            VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak::Rope(x, cos, sin, y, positions, heads + 1, d), VLAK_ERROR_INVALID_ARGUMENT);
 }
 
 }  // namespace

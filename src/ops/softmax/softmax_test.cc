@@ -1,4 +1,6 @@
 // vlak_softmax_f32 against the float64 reference on every target this CPU (or qemu) runs.
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/ops_test_util.h"
 #include "ops/softmax/softmax.h"
 #include "vlak/vlak.h"
@@ -18,6 +21,8 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
+using vlak_test::MaxLength;
 
 enum class Dist { kUniform100, kNormal5, kHugeRange };
 const char* DistName(Dist d) {
@@ -323,6 +328,35 @@ TEST(Softmax, ThreadsGiveIdenticalResults) {
     EXPECT_EQ(y1, y2);
     EXPECT_EQ(vlak_set_num_threads(-1), VLAK_ERROR_INVALID_ARGUMENT);
   });
+}
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, Softmax) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      GuardedFloats x(2 * n), y(2 * n);
+      ASSERT_EQ(vlak_softmax_f32(2, n, x.data(), n, y.data(), n, 0), VLAK_OK);
+      ASSERT_EQ(vlak_softmax_f32(1, n, x.data(), n, y.data(), n, VLAK_SOFTMAX_LOG), VLAK_OK);
+      ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1])) << n;
+    }
+  });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): the result may depend on the target
+// (vlak.h), so it must equal the result alone on one of them.
+VLAK_CONCURRENCY_JOBS(softmax, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  const auto x = in.x;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.resize(r * c);
+                    return vlak_softmax_f32(r, c, x->data(), c, out.data(), c, (seed & 1) ? VLAK_SOFTMAX_LOG : 0);
+                  },
+                  false});
+  return jobs;
 }
 
 }  // namespace

@@ -7,15 +7,19 @@
 //              the exact value of the same expression, as vlak.h defines it.
 //   Float64    p = exp(s (x - max)) / sum in double: VLAK_SOFTMAX_I8_LUT must keep
 //              |(y - zp) - min(256 p, 255)| < 1.
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/ops_test_util.h"
 #include "ops/softmax_i8/softmax_i8_tflite_port.h"
 #include "ops/softmax_i8/softmax_i8.h"
@@ -25,6 +29,8 @@
 namespace {
 
 using vlak_test::ForEachTarget;
+using vlak_test::GuardedFloats;
+using vlak_test::MaxLength;
 
 namespace tfl = vlak_test::tfl;
 using tfl::Float64;
@@ -323,4 +329,56 @@ TEST(SoftmaxI8, ExpTableMonotoneOverScales) {
   std::printf("[ info     ] exp table non-increasing for %d of %d scales\n", monotone, total);
   EXPECT_EQ(monotone, total);
 }
+
+// Every length 1 .. MaxLength() (ops_test_util.h) with the inputs and outputs ending at an
+// inaccessible page: a read or write past the last element faults.
+TEST(GuardPages, SoftmaxI8) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= MaxLength(); ++n) {
+      // 2n bytes ending at the page: the floats' storage, addressed from its end.
+      GuardedFloats xs((2 * n + 3) / 4), ys((2 * n + 3) / 4);
+      auto* x = reinterpret_cast<int8_t*>(xs.data() + (2 * n + 3) / 4) - 2 * n;
+      auto* y = reinterpret_cast<int8_t*>(ys.data() + (2 * n + 3) / 4) - 2 * n;
+      for (unsigned flags : {VLAK_SOFTMAX_I8_TFLITE, VLAK_SOFTMAX_I8_LUT}) {
+        ASSERT_EQ(vlak_softmax_i8(2, n, x, n, 0.1f, y, n, flags), VLAK_OK);
+        ASSERT_EQ(vlak_softmax_u8(2, n, reinterpret_cast<const uint8_t*>(x), n, 0.1f, reinterpret_cast<uint8_t*>(y),
+                                  n, flags),
+                  VLAK_OK);
+      }
+    }
+  });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): int8 and uint8, a different
+// input_scale per worker (each thread keeps its own exp tables); outputs widened to float.
+VLAK_CONCURRENCY_JOBS(softmax_i8, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  const auto x = in.x;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  auto q = std::make_shared<std::vector<int8_t>>(r * c);
+  for (size_t i = 0; i < r * c; ++i) (*q)[i] = static_cast<int8_t>(std::lround(std::fmax(-128.0f, std::fmin(127.0f, 30.0f * (*x)[i]))));
+  jobs.push_back({[=](std::vector<float>& out) {
+                    std::vector<int8_t> y(r * c);
+                    const vlak_status st = vlak_softmax_i8(r, c, q->data(), c, 0.02f + 0.01f * static_cast<float>(seed % 5),
+                                                           y.data(), c, (seed & 8) ? VLAK_SOFTMAX_I8_LUT : 0);
+                    out.assign(y.begin(), y.end());
+                    return st;
+                  },
+                  (seed & 8) == 0});  // TFLITE: the same bits on every target; LUT: per target
+  jobs.push_back({[=](std::vector<float>& out) {
+                    // The same bytes read as uint8 (zero point 0): a different row maximum and range.
+                    std::vector<uint8_t> y(r * c);
+                    const vlak_status st =
+                        vlak_softmax_u8(r, c, reinterpret_cast<const uint8_t*>(q->data()), c,
+                                        0.03f + 0.01f * static_cast<float>(seed % 3), y.data(), c,
+                                        (seed & 2) ? VLAK_SOFTMAX_I8_LUT : 0);
+                    out.assign(y.begin(), y.end());
+                    return st;
+                  },
+                  (seed & 2) == 0});
+  return jobs;
+}
+
 }  // namespace

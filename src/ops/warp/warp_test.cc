@@ -1,16 +1,21 @@
 // vlak_warp_i8 against an oracle written here from vlak.h's definition, and against
 // Terapines AI-Benchmark's own int8-index arithmetic where the two must agree (width 128), on every target.
+// Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
+// inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "ops/concurrency_jobs.h"
 #include "ops/warp/warp.h"
 #include "ops/ops_test_util.h"
 #include "vlak/vlak.hpp"
 
 namespace {
 
+using vlak_test::GuardedInts;
 using vlak_test::ScopedThreads;
 
 // Every target with its generic kernel, then the avx2 target with its gather-free kernel for rows
@@ -238,6 +243,41 @@ TEST(Warp, BadArgumentsWriteNothing) {
   EXPECT_EQ(vlak::Warp(src, offsets, std::span<int8_t>(dst.data(), 11), 3, 2, 2), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(vlak::Warp(src, std::span<const int16_t>(offsets.data(), 3), dst, 3, 2, 2), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(dst, std::vector<int8_t>(12, 77));
+}
+
+// Every length 1 .. 3 * lanes + 1, lanes of the widest int8 group (LMUL 8), with the inputs and
+// outputs ending at an inaccessible page: a read or write past the last element faults. Each
+// target's generic kernel (vlak_test::ForEachTarget, not this file's with the avx2 window kernel).
+TEST(GuardPages, Warp) {
+  vlak_test::ForEachTarget([] {
+    const size_t max = 3 * vlak_target_lanes(vlak_active_target(), 3, sizeof(int8_t)) + 1;
+    for (size_t n = 1; n <= max; ++n) {
+      GuardedInts<int8_t> src(2 * n), dst(2 * n);
+      GuardedInts<int16_t> offsets(n);
+      ASSERT_EQ(vlak_warp_i8(2, 1, n, src.data(), offsets.data(), dst.data()), VLAK_OK);
+    }
+  });
+}
+
+// Its jobs for the concurrency test (tests/ops/concurrency_test.cc: 8 threads against the result
+// computed alone while the thread count or the target changes): bytes widened to the float outputs,
+// the same on every target.
+VLAK_CONCURRENCY_JOBS(warp, in) {
+  const uint32_t seed = in.seed;
+  const size_t r = in.r, c = in.c;
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  auto pixels = std::make_shared<std::vector<int8_t>>(3 * r * c);
+  auto offsets = std::make_shared<std::vector<int16_t>>(r * c);
+  for (size_t i = 0; i < pixels->size(); ++i) (*pixels)[i] = static_cast<int8_t>((i * 2654435761u + seed) >> 13);
+  for (size_t i = 0; i < offsets->size(); ++i) (*offsets)[i] = static_cast<int16_t>((i * 40503u + seed) % 8192) - 4096;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    std::vector<int8_t> bytes(3 * r * c);
+                    const vlak_status st = vlak_warp_i8(3, r, c, pixels->data(), offsets->data(), bytes.data());
+                    out.assign(bytes.begin(), bytes.end());
+                    return st;
+                  },
+                  true});
+  return jobs;
 }
 
 }  // namespace
