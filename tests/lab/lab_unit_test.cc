@@ -702,7 +702,7 @@ TEST(LabReport, HeadlineImplementation) {
 TEST(LabSummary, RatiosAgainstTheFastestPeer) {
   const auto rec = [](const char* shape, int threads, const char* impl, const char* kind, double median) {
     Record r;
-    r.op = "rmsnorm";
+    r.op = "norm";
     r.shape = shape;
     r.threads = threads;
     r.impl = impl;
