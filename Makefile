@@ -18,7 +18,8 @@ build: bootstrap
 	@cmake --build --preset host -j $(JOBS)
 
 # Only what the main job runs: the CLI, its lab and the Python module (vlak_bench_deps).
-bench: bootstrap
+bench:
+	@./scripts/bootstrap bench
 	@cmake --preset host >/dev/null
 	@cmake --build --preset host -j $(JOBS) --target vlak_bench_deps
 	@./scripts/bench
