@@ -247,9 +247,9 @@ TEST(Warp, BadArgumentsWriteNothing) {
 
 // Every length 1 .. 3 * lanes + 1, lanes of the widest int8 group (LMUL 8), with the inputs and
 // outputs ending at an inaccessible page: a read or write past the last element faults. Each
-// target's generic kernel (vlak_test::ForEachTarget, not this file's with the avx2 window kernel).
+// target's generic kernel and, where the CPU has them, the avx2 window kernel (this file's ForEachTarget).
 TEST(GuardPages, Warp) {
-  vlak_test::ForEachTarget([] {
+  ForEachTarget([] {
     const size_t max = 3 * vlak_target_lanes(vlak_active_target(), 3, sizeof(int8_t)) + 1;
     for (size_t n = 1; n <= max; ++n) {
       GuardedInts<int8_t> src(2 * n), dst(2 * n);
