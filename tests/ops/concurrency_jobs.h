@@ -28,9 +28,9 @@ namespace vlak_test {
 // float) and returns the status.
 struct ConcurrencyJob {
   std::function<vlak_status(std::vector<float>& out)> run;
-  // Whether vlak.h promises the same bits on every target (else the result may depend on it).
-  // Documents the job; the test checks neither way: while the target changes, every job's result
-  // must equal its result alone on one of the targets.
+  // Whether vlak.h promises the same bits on every target (else the result may depend on it):
+  // checked on the results alone; while the target changes, every job's result must equal its
+  // result alone on one of the targets either way.
   bool same_on_every_target;
 };
 
