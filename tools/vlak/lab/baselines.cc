@@ -30,15 +30,26 @@ extern "C" __attribute__((target("avx2,fma"))) __m256 Sleef_expf8_u10(__m256);
 
 namespace vlak::lab {
 
+namespace {
+
+// Why a library this build lacks is not built: the cross sysroot has no riscv64 build of any of
+// them; on the host, its packages were missing at configure time.
+[[maybe_unused]] std::string NotBuilt(const char* packages) {
+#if defined(__riscv)
+  (void)packages;
+  return "not built (no riscv64 build of it in the cross sysroot)";
+#else
+  return std::string("not built (install ") + packages + ", reconfigure)";
+#endif
+}
+
+}  // namespace
+
 std::string XnnpackMissing() {
 #if defined(VLAK_LAB_HAVE_XNNPACK)
   return "";
 #else
-#if defined(__riscv)
-  return "not built (no riscv64 build of it in the cross sysroot)";
-#else
-  return "not built (install libxnnpack-dev libpthreadpool-dev, reconfigure)";
-#endif
+  return NotBuilt("libxnnpack-dev libpthreadpool-dev");
 #endif
 }
 
@@ -78,11 +89,7 @@ std::string OnednnMissing() {
 #if defined(VLAK_LAB_HAVE_ONEDNN)
   return "";
 #else
-#if defined(__riscv)
-  return "not built (no riscv64 build of it in the cross sysroot)";
-#else
-  return "not built (install libdnnl-dev, reconfigure)";
-#endif
+  return NotBuilt("libdnnl-dev");
 #endif
 }
 
@@ -90,11 +97,7 @@ std::string SleefMissing() {
 #if defined(VLAK_LAB_HAVE_SLEEF)
   return "";
 #else
-#if defined(__riscv)
-  return "not built (no riscv64 build of it in the cross sysroot)";
-#else
-  return "not built (install libsleef-dev, reconfigure)";
-#endif
+  return NotBuilt("libsleef-dev");
 #endif
 }
 
@@ -140,28 +143,22 @@ std::string CrefCompilerVersion(const std::string& compiler) {
 std::string OpencvMissing() {
 #if defined(VLAK_LAB_HAVE_OPENCV)
   return "";
-#elif defined(__riscv)
-  return "not built (no riscv64 build of it in the cross sysroot)";
 #else
-  return "not built (install libopencv-imgproc-dev, reconfigure)";
+  return NotBuilt("libopencv-imgproc-dev");
 #endif
 }
 
 std::string OpencvVersion() {
-#if defined(VLAK_LAB_HAVE_OPENCV) && defined(VLAK_LAB_OPENCV_VERSION)
-  return VLAK_LAB_OPENCV_VERSION;
-#elif defined(VLAK_LAB_HAVE_OPENCV)
-  return "linked";
+#if defined(VLAK_LAB_OPENCV_VERSION)
+  return VLAK_LAB_OPENCV_VERSION;  // lab.cmake: its Debian package's version, or "linked"
 #else
   return "";
 #endif
 }
 
 std::string XnnpackVersion() {
-#if defined(VLAK_LAB_HAVE_XNNPACK) && defined(VLAK_LAB_XNNPACK_VERSION)
-  return VLAK_LAB_XNNPACK_VERSION;
-#elif defined(VLAK_LAB_HAVE_XNNPACK)
-  return "linked";
+#if defined(VLAK_LAB_XNNPACK_VERSION)
+  return VLAK_LAB_XNNPACK_VERSION;  // lab.cmake: its Debian package's version, or "linked"
 #else
   return "";
 #endif

@@ -138,7 +138,8 @@ endif()
 #                  [DEBIAN_PACKAGE <package>]): the header's directory goes to <PREFIX>_INCLUDE_DIR,
 # each library to <LIB>_LIBRARY (its name in capitals). With all of them found, vlak_lab compiles
 # with VLAK_LAB_HAVE_<NAME>=1 and the header's directory, links the libraries and, given the Debian
-# package, names its version in VLAK_LAB_<NAME>_VERSION. Sets VLAK_LAB_HAVE_<NAME> for the caller.
+# package, defines VLAK_LAB_<NAME>_VERSION: "Debian <version>", or "linked" where dpkg does not know
+# it. Sets VLAK_LAB_HAVE_<NAME> for the caller.
 function(vlak_lab_library name prefix)
   cmake_parse_arguments(PARSE_ARGV 2 _arg "" "HEADER;DEBIAN_PACKAGE" "PATH_SUFFIXES;LIBRARIES")
   find_path(${prefix}_INCLUDE_DIR ${_arg_HEADER} PATH_SUFFIXES ${_arg_PATH_SUFFIXES})
@@ -163,8 +164,11 @@ function(vlak_lab_library name prefix)
     if(_arg_DEBIAN_PACKAGE)
       execute_process(COMMAND dpkg-query -W -f=\${Version} ${_arg_DEBIAN_PACKAGE} OUTPUT_VARIABLE _v ERROR_QUIET)
       if(_v)
-        target_compile_definitions(vlak_lab PRIVATE "VLAK_LAB_${name}_VERSION=\"Debian ${_v}\"")
+        set(_v "Debian ${_v}")
+      else()
+        set(_v "linked")
       endif()
+      target_compile_definitions(vlak_lab PRIVATE "VLAK_LAB_${name}_VERSION=\"${_v}\"")
     endif()
   else()
     set(VLAK_LAB_HAVE_${name} FALSE PARENT_SCOPE)
