@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace vlak::lab {
@@ -424,63 +425,69 @@ std::string CsvNum(double v) {
   return buf;
 }
 
+// Time columns only for a timed result, accuracy columns only for one that ran.
+bool CsvTimed(const Record& r) { return r.mode == "time" && r.Ok(); }
+
+// The columns in order: the header's name and the record's cell.
+const struct {
+  const char* name;
+  std::string (*cell)(const Record& r);
+} kCsvColumns[] = {
+    {"suite", [](const Record& r) { return CsvField(r.suite); }},
+    {"op", [](const Record& r) { return CsvField(r.op); }},
+    {"shape", [](const Record& r) { return CsvField(r.shape); }},
+    {"elements", [](const Record& r) { return std::to_string(r.elements); }},
+    {"threads", [](const Record& r) { return std::to_string(r.threads); }},
+    {"impl", [](const Record& r) { return CsvField(r.impl); }},
+    {"kind", [](const Record& r) { return CsvField(r.kind); }},
+    {"target", [](const Record& r) { return CsvField(r.target); }},
+    {"status", [](const Record& r) { return CsvField(r.status); }},
+    {"detail", [](const Record& r) { return CsvField(r.detail); }},
+    {"mode", [](const Record& r) { return CsvField(r.mode); }},
+    {"median_s", [](const Record& r) { return CsvTimed(r) ? CsvNum(r.time.median) : ""; }},
+    {"q1_s", [](const Record& r) { return CsvTimed(r) ? CsvNum(r.time.q1) : ""; }},
+    {"q3_s", [](const Record& r) { return CsvTimed(r) ? CsvNum(r.time.q3) : ""; }},
+    {"min_s", [](const Record& r) { return CsvTimed(r) ? CsvNum(r.time.min) : ""; }},
+    {"max_s", [](const Record& r) { return CsvTimed(r) ? CsvNum(r.time.max) : ""; }},
+    {"samples", [](const Record& r) { return CsvTimed(r) ? std::to_string(r.time.n) : ""; }},
+    {"runs", [](const Record& r) { return CsvTimed(r) ? std::to_string(r.runs) : ""; }},
+    {"gbps", [](const Record& r) { return CsvNum(r.gbps); }},
+    {"elements_per_s", [](const Record& r) { return CsvNum(r.elements_per_s); }},
+    {"norm_unit", [](const Record& r) { return CsvNum(r.norm_unit); }},
+    {"baseline", [](const Record& r) { return CsvField(r.baseline); }},
+    {"speedup", [](const Record& r) { return CsvNum(r.speedup); }},
+    {"max_rel", [](const Record& r) { return r.Ok() ? CsvNum(r.acc.max_rel) : ""; }},
+    {"max_abs", [](const Record& r) { return r.Ok() ? CsvNum(r.acc.max_abs) : ""; }},
+    {"snr_db", [](const Record& r) { return r.Ok() ? CsvNum(r.acc.snr_db) : ""; }},
+    {"bound", [](const Record& r) { return CsvField(r.bound); }},
+    {"bound_ok",
+     [](const Record& r) {
+       return std::string(r.acc.bound_ok < 0 ? "" : r.acc.bound_ok ? "true" : "false");
+     }},
+    {"instructions", [](const Record& r) { return CsvNum(r.instructions); }},
+    {"instr_per_element", [](const Record& r) { return CsvNum(r.instr_per_element); }},
+    {"vlen", [](const Record& r) { return r.vlen ? std::to_string(r.vlen) : ""; }},
+    {"lmul", [](const Record& r) { return r.lmul ? std::to_string(r.lmul) : ""; }},
+    {"vtype", [](const Record& r) { return CsvField(r.vtype); }},
+    {"gflops", [](const Record& r) { return CsvNum(r.gflops); }},
+    {"bound_kind", [](const Record& r) { return CsvField(r.bound_kind); }},
+    {"copy_gbps", [](const Record& r) { return CsvNum(r.copy_gbps); }},
+    {"peak_gflops", [](const Record& r) { return CsvNum(r.peak_gflops); }},
+    {"peak_target", [](const Record& r) { return CsvField(r.peak_target); }},
+    {"pct_of_bound", [](const Record& r) { return CsvNum(r.pct_of_bound); }},
+};
+
 }  // namespace
 
 std::string CsvHeader() {
-  return "suite,op,shape,elements,threads,impl,kind,target,status,detail,mode,median_s,q1_s,q3_s,min_s,max_s,"
-         "samples,runs,gbps,elements_per_s,norm_unit,baseline,speedup,max_rel,max_abs,snr_db,bound,bound_ok,"
-         "instructions,instr_per_element,vlen,lmul,vtype,gflops,bound_kind,copy_gbps,peak_gflops,peak_target,"
-         "pct_of_bound\n";
+  std::string s;
+  for (size_t i = 0; i < std::size(kCsvColumns); ++i) s += (i ? "," : "") + std::string(kCsvColumns[i].name);
+  return s + "\n";
 }
 
 std::string CsvRow(const Record& r) {
   std::string s;
-  bool first = true;
-  const auto add = [&](const std::string& f) {
-    s += (first ? "" : ",") + f;
-    first = false;
-  };
-  add(CsvField(r.suite));
-  add(CsvField(r.op));
-  add(CsvField(r.shape));
-  add(std::to_string(r.elements));
-  add(std::to_string(r.threads));
-  add(CsvField(r.impl));
-  add(CsvField(r.kind));
-  add(CsvField(r.target));
-  add(CsvField(r.status));
-  add(CsvField(r.detail));
-  add(CsvField(r.mode));
-  const bool t = r.mode == "time" && r.Ok();
-  add(t ? CsvNum(r.time.median) : "");
-  add(t ? CsvNum(r.time.q1) : "");
-  add(t ? CsvNum(r.time.q3) : "");
-  add(t ? CsvNum(r.time.min) : "");
-  add(t ? CsvNum(r.time.max) : "");
-  add(t ? std::to_string(r.time.n) : "");
-  add(t ? std::to_string(r.runs) : "");
-  add(CsvNum(r.gbps));
-  add(CsvNum(r.elements_per_s));
-  add(CsvNum(r.norm_unit));
-  add(CsvField(r.baseline));
-  add(CsvNum(r.speedup));
-  const bool a = r.Ok();
-  add(a ? CsvNum(r.acc.max_rel) : "");
-  add(a ? CsvNum(r.acc.max_abs) : "");
-  add(a ? CsvNum(r.acc.snr_db) : "");
-  add(CsvField(r.bound));
-  add(r.acc.bound_ok < 0 ? "" : r.acc.bound_ok ? "true" : "false");
-  add(CsvNum(r.instructions));
-  add(CsvNum(r.instr_per_element));
-  add(r.vlen ? std::to_string(r.vlen) : "");
-  add(r.lmul ? std::to_string(r.lmul) : "");
-  add(CsvField(r.vtype));
-  add(CsvNum(r.gflops));
-  add(CsvField(r.bound_kind));
-  add(CsvNum(r.copy_gbps));
-  add(CsvNum(r.peak_gflops));
-  add(CsvField(r.peak_target));
-  add(CsvNum(r.pct_of_bound));
+  for (size_t i = 0; i < std::size(kCsvColumns); ++i) s += (i ? "," : "") + kCsvColumns[i].cell(r);
   return s + "\n";
 }
 
