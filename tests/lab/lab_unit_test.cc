@@ -612,6 +612,92 @@ TEST(LabJson, ResultsRoundTripExactly) {
   EXPECT_NE(err.find("newer"), std::string::npos) << err;
 }
 
+TEST(LabJson, MembersInFileOrder) {
+  // The file format member by member (compact): which members, in which order, which are left out
+  // or null. A change here is a change of kResultsFormat.
+  Record t;
+  t.suite = "unit";
+  t.op = "matmul";
+  t.shape = "2x3x4";
+  t.dims = {2, 3, 4};
+  t.elements = 6;
+  t.threads = 2;
+  t.impl = t.kind = "vlak";
+  t.description = "d";
+  t.target = "avx2";
+  t.mode = "time";
+  t.bytes_per_run = 80;
+  t.bytes_formula = "f";
+  t.flops_per_run = 48;
+  t.time.n = 3;
+  t.time.median = 0.5;
+  t.time.q1 = 0.25;
+  t.time.q3 = 0.75;
+  t.time.min = 0.125;
+  t.time.max = INFINITY;
+  t.runs = 7;
+  t.gbps = 1.5;
+  t.elements_per_s = 12;
+  t.gflops = 96;
+  t.bound_kind = "compute";
+  t.peak_gflops = 192;
+  t.peak_target = "avx2";
+  t.pct_of_bound = 50;
+  t.baseline = "openblas";
+  t.speedup = 2;
+  t.ratios["openblas"] = 2;
+  t.ratios["eigen"] = std::nan("");
+  t.acc.max_rel = 1e-6;
+  t.acc.max_abs = -INFINITY;
+  t.acc.snr_db = INFINITY;
+  t.acc.bound_ok = 1;
+  t.bound = "rel<=1e-5";
+  Record ic = t;
+  ic.mode = "icount";
+  ic.flops_per_run = 0;
+  ic.bound_kind.clear();
+  ic.status = "not built";
+  ic.detail = "note";
+  ic.instructions = 1000;
+  ic.instr_per_element = 166.5;
+  ic.vlen = 256;
+  ic.vtype = "e32m8";
+  ic.lmul = 8;
+  ic.acc.bound_ok = -1;
+  Record mem = t;
+  mem.op = "exp";
+  mem.flops_per_run = 0;
+  mem.bound_kind = "memory";
+  mem.copy_gbps = 3;
+  mem.pct_of_bound = std::nan("");
+  mem.acc.bound_ok = 0;
+  EXPECT_EQ(ToJson(t).dump(),
+      R"({"suite":"unit","op":"matmul","shape":"2x3x4","dims":[2,3,4],"elements":6,"threads":2,)"
+      R"("impl":"vlak","kind":"vlak","description":"d","status":"ok","target":"avx2","mode":"time",)"
+      R"("bytes_per_run":80.0,"bytes_formula":"f","flops_per_run":48.0,"time":{"median":0.5,"q1":0.25,)"
+      R"("q3":0.75,"min":0.125,"max":null,"samples":3,"unit":"seconds per run","runs":7},"gbps":1.5,)"
+      R"("elements_per_s":12.0,"norm_unit":null,"gflops":96.0,"roofline":{"kind":"compute",)"
+      R"("peak_gflops":192.0,"peak_target":"avx2","pct_of_bound":50.0},"baseline":"openblas",)"
+      R"("speedup":2.0,"ratios":{"eigen":null,"openblas":2.0},"accuracy":{"max_rel":1e-06,)"
+      R"("max_abs":"-inf","snr_db":"inf","nonfinite":0,"bound":"rel<=1e-5","bound_ok":true},"lmul":0})");
+  EXPECT_EQ(ToJson(ic).dump(),
+      R"({"suite":"unit","op":"matmul","shape":"2x3x4","dims":[2,3,4],"elements":6,"threads":2,)"
+      R"("impl":"vlak","kind":"vlak","description":"d","status":"not built","detail":"note",)"
+      R"("target":"avx2","mode":"icount","bytes_per_run":80.0,"bytes_formula":"f","baseline":"openblas",)"
+      R"("speedup":2.0,"ratios":{"eigen":null,"openblas":2.0},"accuracy":{"max_rel":null,"max_abs":null,)"
+      R"("snr_db":null,"nonfinite":0,"bound":"rel<=1e-5","bound_ok":null},"icount":{"instructions":1000.0,)"
+      R"("per_element":166.5,"vlen":256,"vtype":"e32m8"},"lmul":8})");
+  EXPECT_EQ(ToJson(mem).dump(),
+      R"({"suite":"unit","op":"exp","shape":"2x3x4","dims":[2,3,4],"elements":6,"threads":2,"impl":"vlak",)"
+      R"("kind":"vlak","description":"d","status":"ok","target":"avx2","mode":"time","bytes_per_run":80.0,)"
+      R"("bytes_formula":"f","time":{"median":0.5,"q1":0.25,"q3":0.75,"min":0.125,"max":null,"samples":3,)"
+      R"("unit":"seconds per run","runs":7},"gbps":1.5,"elements_per_s":12.0,"norm_unit":null,)"
+      R"("roofline":{"kind":"memory","copy_gbps":3.0,"pct_of_bound":null},"baseline":"openblas",)"
+      R"("speedup":2.0,"ratios":{"eigen":null,"openblas":2.0},"accuracy":{"max_rel":1e-06,)"
+      R"("max_abs":"-inf","snr_db":"inf","nonfinite":0,"bound":"rel<=1e-5","bound_ok":false},"lmul":0})");
+  for (const Record& r : {t, ic, mem}) EXPECT_EQ(ToJson(RecordFromJson(ToJson(r))), ToJson(r));
+}
+
 TEST(LabJson, VersionOneFilesStillRead) {
   // tests/lab/fixture_results.json is a version 1 file (hand-written JSON, no roofline).
   Results res;

@@ -30,15 +30,26 @@ extern "C" __attribute__((target("avx2,fma"))) __m256 Sleef_expf8_u10(__m256);
 
 namespace vlak::lab {
 
+namespace {
+
+// Why a library this build lacks is not built: the cross sysroot has no riscv64 build of any of
+// them; on the host, its packages were missing at configure time.
+[[maybe_unused]] std::string NotBuilt(const char* packages) {
+#if defined(__riscv)
+  (void)packages;
+  return "not built (no riscv64 build of it in the cross sysroot)";
+#else
+  return std::string("not built (install ") + packages + ", reconfigure)";
+#endif
+}
+
+}  // namespace
+
 std::string XnnpackMissing() {
 #if defined(VLAK_LAB_HAVE_XNNPACK)
   return "";
 #else
-#if defined(__riscv)
-  return "not built (no riscv64 build of it in the cross sysroot)";
-#else
-  return "not built (install libxnnpack-dev libpthreadpool-dev, reconfigure)";
-#endif
+  return NotBuilt("libxnnpack-dev libpthreadpool-dev");
 #endif
 }
 
@@ -78,11 +89,7 @@ std::string OnednnMissing() {
 #if defined(VLAK_LAB_HAVE_ONEDNN)
   return "";
 #else
-#if defined(__riscv)
-  return "not built (no riscv64 build of it in the cross sysroot)";
-#else
-  return "not built (install libdnnl-dev, reconfigure)";
-#endif
+  return NotBuilt("libdnnl-dev");
 #endif
 }
 
@@ -90,11 +97,7 @@ std::string SleefMissing() {
 #if defined(VLAK_LAB_HAVE_SLEEF)
   return "";
 #else
-#if defined(__riscv)
-  return "not built (no riscv64 build of it in the cross sysroot)";
-#else
-  return "not built (install libsleef-dev, reconfigure)";
-#endif
+  return NotBuilt("libsleef-dev");
 #endif
 }
 
@@ -140,28 +143,22 @@ std::string CrefCompilerVersion(const std::string& compiler) {
 std::string OpencvMissing() {
 #if defined(VLAK_LAB_HAVE_OPENCV)
   return "";
-#elif defined(__riscv)
-  return "not built (no riscv64 build of it in the cross sysroot)";
 #else
-  return "not built (install libopencv-imgproc-dev, reconfigure)";
+  return NotBuilt("libopencv-imgproc-dev");
 #endif
 }
 
 std::string OpencvVersion() {
-#if defined(VLAK_LAB_HAVE_OPENCV) && defined(VLAK_LAB_OPENCV_VERSION)
-  return VLAK_LAB_OPENCV_VERSION;
-#elif defined(VLAK_LAB_HAVE_OPENCV)
-  return "linked";
+#if defined(VLAK_LAB_OPENCV_VERSION)
+  return VLAK_LAB_OPENCV_VERSION;  // lab.cmake: its Debian package's version, or "linked"
 #else
   return "";
 #endif
 }
 
 std::string XnnpackVersion() {
-#if defined(VLAK_LAB_HAVE_XNNPACK) && defined(VLAK_LAB_XNNPACK_VERSION)
-  return VLAK_LAB_XNNPACK_VERSION;
-#elif defined(VLAK_LAB_HAVE_XNNPACK)
-  return "linked";
+#if defined(VLAK_LAB_XNNPACK_VERSION)
+  return VLAK_LAB_XNNPACK_VERSION;  // lab.cmake: its Debian package's version, or "linked"
 #else
   return "";
 #endif
@@ -310,15 +307,26 @@ dnnl::memory Mem(const OnednnRun& r, const dnnl::memory::desc& md, const float* 
   return dnnl::memory(md, r.eng, const_cast<float*>(p));
 }
 
-Prepared Finish(std::shared_ptr<OnednnRun> r, int threads) {
-  Prepared pr;
-  pr.select = [threads] { SetOmpThreads(threads); };
-  pr.run = [r] {
-    r->prim.execute(r->s, r->args);
-    r->s.wait();
-    return true;
-  };
-  return pr;
+// The thread count set first (see OnednnPrepared), then build(r) makes the primitive and its
+// arguments; the Prepared runs it on `threads` threads. A oneDNN exception leaves run empty and
+// *err saying why.
+Prepared OnednnPrepare(int threads, std::string* err, const std::function<void(OnednnRun& r)>& build) {
+  try {
+    SetOmpThreads(threads);
+    auto r = std::make_shared<OnednnRun>();
+    build(*r);
+    Prepared pr;
+    pr.select = [threads] { SetOmpThreads(threads); };
+    pr.run = [r] {
+      r->prim.execute(r->s, r->args);
+      r->s.wait();
+      return true;
+    };
+    return pr;
+  } catch (const std::exception& e) {
+    *err = std::string("oneDNN: ") + e.what();
+    return Prepared{};
+  }
 }
 
 const dnnl::normalization_flags kScaleShift = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
@@ -329,25 +337,19 @@ const dnnl::normalization_flags kScaleShift = dnnl::normalization_flags::use_sca
 Prepared OnednnLayernormForward(size_t rows, size_t cols, const float* x, const float* gamma, const float* beta,
                                 float eps, float* y, int threads, std::string* err) {
 #if defined(VLAK_LAB_HAVE_ONEDNN)
-  try {
-    SetOmpThreads(threads);  // before the primitive: see OnednnPrepared
-    auto r = std::make_shared<OnednnRun>();
+  return OnednnPrepare(threads, err, [&](OnednnRun& r) {
     const auto md = Md({static_cast<long>(rows), static_cast<long>(cols)});
     const auto cmd = Md({static_cast<long>(cols)});
     const dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md, eps, kScaleShift);
-    const dnnl::layer_normalization_forward::primitive_desc pd(desc, r->eng);
-    r->prim = dnnl::layer_normalization_forward(pd);
-    r->args = {{DNNL_ARG_SRC, Mem(*r, md, x)}, {DNNL_ARG_DST, Mem(*r, md, y)},
-               {DNNL_ARG_SCALE, Mem(*r, cmd, gamma)}, {DNNL_ARG_SHIFT, Mem(*r, cmd, beta)}};
-    return Finish(r, threads);
-  } catch (const std::exception& e) {
-    *err = std::string("oneDNN: ") + e.what();
-    return Prepared{[] {}, nullptr, ""};
-  }
+    const dnnl::layer_normalization_forward::primitive_desc pd(desc, r.eng);
+    r.prim = dnnl::layer_normalization_forward(pd);
+    r.args = {{DNNL_ARG_SRC, Mem(r, md, x)}, {DNNL_ARG_DST, Mem(r, md, y)},
+              {DNNL_ARG_SCALE, Mem(r, cmd, gamma)}, {DNNL_ARG_SHIFT, Mem(r, cmd, beta)}};
+  });
 #else
   (void)rows, (void)cols, (void)x, (void)gamma, (void)beta, (void)eps, (void)y, (void)threads;
   *err = OnednnMissing();
-  return Prepared{[] {}, nullptr, ""};
+  return Prepared{};
 #endif
 }
 
@@ -355,62 +357,50 @@ Prepared OnednnLayernormBackward(size_t rows, size_t cols, const float* dy, cons
                                  const float* mean, const float* rstd, float eps, float* dx, float* dgamma,
                                  float* dbeta, int threads, std::string* err) {
 #if defined(VLAK_LAB_HAVE_ONEDNN)
-  try {
-    SetOmpThreads(threads);  // before the primitive: see OnednnPrepared
-    auto r = std::make_shared<OnednnRun>();
+  return OnednnPrepare(threads, err, [&](OnednnRun& r) {
     const auto md = Md({static_cast<long>(rows), static_cast<long>(cols)});
     const auto cmd = Md({static_cast<long>(cols)});
     const auto smd = Md({static_cast<long>(rows)});
     const dnnl::layer_normalization_forward::desc fdesc(dnnl::prop_kind::forward_training, md, eps, kScaleShift);
-    const dnnl::layer_normalization_forward::primitive_desc fpd(fdesc, r->eng);
+    const dnnl::layer_normalization_forward::primitive_desc fpd(fdesc, r.eng);
     const dnnl::layer_normalization_backward::desc desc(dnnl::prop_kind::backward, md, md, eps, kScaleShift);
-    const dnnl::layer_normalization_backward::primitive_desc pd(desc, r->eng, fpd);
-    r->prim = dnnl::layer_normalization_backward(pd);
+    const dnnl::layer_normalization_backward::primitive_desc pd(desc, r.eng, fpd);
+    r.prim = dnnl::layer_normalization_backward(pd);
     // oneDNN wants the variance (rows) and, with use_shift, a shift it does not use (cols, zero).
-    r->owned.assign(rows + cols, 0.0f);
+    r.owned.assign(rows + cols, 0.0f);
     for (size_t i = 0; i < rows; ++i) {
       const double rs = rstd[i];
-      r->owned[i] = static_cast<float>(1.0 / (rs * rs) - static_cast<double>(eps));
+      r.owned[i] = static_cast<float>(1.0 / (rs * rs) - static_cast<double>(eps));
     }
-    r->args = {{DNNL_ARG_SRC, Mem(*r, md, x)},          {DNNL_ARG_DIFF_DST, Mem(*r, md, dy)},
-               {DNNL_ARG_MEAN, Mem(*r, smd, mean)},     {DNNL_ARG_VARIANCE, Mem(*r, smd, r->owned.data())},
-               {DNNL_ARG_SCALE, Mem(*r, cmd, gamma)},   {DNNL_ARG_SHIFT, Mem(*r, cmd, r->owned.data() + rows)},
-               {DNNL_ARG_DIFF_SRC, Mem(*r, md, dx)},
-               {DNNL_ARG_DIFF_SCALE, Mem(*r, cmd, dgamma)}, {DNNL_ARG_DIFF_SHIFT, Mem(*r, cmd, dbeta)}};
-    return Finish(r, threads);
-  } catch (const std::exception& e) {
-    *err = std::string("oneDNN: ") + e.what();
-    return Prepared{[] {}, nullptr, ""};
-  }
+    r.args = {{DNNL_ARG_SRC, Mem(r, md, x)},          {DNNL_ARG_DIFF_DST, Mem(r, md, dy)},
+              {DNNL_ARG_MEAN, Mem(r, smd, mean)},     {DNNL_ARG_VARIANCE, Mem(r, smd, r.owned.data())},
+              {DNNL_ARG_SCALE, Mem(r, cmd, gamma)},   {DNNL_ARG_SHIFT, Mem(r, cmd, r.owned.data() + rows)},
+              {DNNL_ARG_DIFF_SRC, Mem(r, md, dx)},
+              {DNNL_ARG_DIFF_SCALE, Mem(r, cmd, dgamma)}, {DNNL_ARG_DIFF_SHIFT, Mem(r, cmd, dbeta)}};
+  });
 #else
   (void)rows, (void)cols, (void)dy, (void)x, (void)gamma, (void)mean, (void)rstd, (void)eps, (void)dx, (void)dgamma,
       (void)dbeta, (void)threads;
   *err = OnednnMissing();
-  return Prepared{[] {}, nullptr, ""};
+  return Prepared{};
 #endif
 }
 
 Prepared OnednnMatmul(size_t m, size_t n, size_t k, const float* a, const float* b, float* c, int threads,
                       std::string* err) {
 #if defined(VLAK_LAB_HAVE_ONEDNN)
-  try {
-    SetOmpThreads(threads);  // before the primitive: see OnednnPrepared
-    auto r = std::make_shared<OnednnRun>();
+  return OnednnPrepare(threads, err, [&](OnednnRun& r) {
     const auto amd = Md({static_cast<long>(m), static_cast<long>(k)});
     const auto bmd = Md({static_cast<long>(k), static_cast<long>(n)});
     const auto cmd = Md({static_cast<long>(m), static_cast<long>(n)});
     const dnnl::matmul::desc desc(amd, bmd, cmd);
-    r->prim = dnnl::matmul(dnnl::matmul::primitive_desc(desc, r->eng));
-    r->args = {{DNNL_ARG_SRC, Mem(*r, amd, a)}, {DNNL_ARG_WEIGHTS, Mem(*r, bmd, b)}, {DNNL_ARG_DST, Mem(*r, cmd, c)}};
-    return Finish(r, threads);
-  } catch (const std::exception& e) {
-    *err = std::string("oneDNN: ") + e.what();
-    return Prepared{[] {}, nullptr, ""};
-  }
+    r.prim = dnnl::matmul(dnnl::matmul::primitive_desc(desc, r.eng));
+    r.args = {{DNNL_ARG_SRC, Mem(r, amd, a)}, {DNNL_ARG_WEIGHTS, Mem(r, bmd, b)}, {DNNL_ARG_DST, Mem(r, cmd, c)}};
+  });
 #else
   (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)threads;
   *err = OnednnMissing();
-  return Prepared{[] {}, nullptr, ""};
+  return Prepared{};
 #endif
 }
 
@@ -419,10 +409,8 @@ Prepared OnednnMatmul(size_t m, size_t n, size_t k, const float* a, const float*
 std::string OpenblasMissing() {
 #if defined(VLAK_LAB_HAVE_OPENBLAS)
   return "";
-#elif defined(__riscv)
-  return "not built (no riscv64 build of it in the cross sysroot)";
 #else
-  return "not built (install libopenblas-dev, reconfigure)";
+  return NotBuilt("libopenblas-dev");
 #endif
 }
 

@@ -132,57 +132,61 @@ else()
 endif()
 
 # ---- library baselines (optional: a missing one is reported as not built) ----------------------
-# Not find_package(dnnl): Debian's dnnl-config.cmake demands OpenCL, which the CPU API never uses.
-find_path(XNNPACK_INCLUDE_DIR xnnpack.h)
-find_library(XNNPACK_LIBRARY XNNPACK)
-find_library(PTHREADPOOL_LIBRARY pthreadpool)
-if(XNNPACK_INCLUDE_DIR AND XNNPACK_LIBRARY AND PTHREADPOOL_LIBRARY)
-  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_XNNPACK=1)
-  target_include_directories(vlak_lab SYSTEM PRIVATE ${XNNPACK_INCLUDE_DIR})
-  target_link_libraries(vlak_lab PUBLIC ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY})
-  execute_process(COMMAND dpkg-query -W -f=\${Version} libxnnpack-dev OUTPUT_VARIABLE _xv ERROR_QUIET)
-  if(_xv)
-    target_compile_definitions(vlak_lab PRIVATE "VLAK_LAB_XNNPACK_VERSION=\"Debian ${_xv}\"")
+# Found by their files, not by CMake packages (Debian's dnnl-config.cmake demands OpenCL, which the
+# CPU API never uses; OpenCV imgproc ships neither a package nor a .pc).
+# vlak_lab_library(<NAME> <PREFIX> HEADER <file> [PATH_SUFFIXES <dir>...] LIBRARIES <lib>...
+#                  [DEBIAN_PACKAGE <package>]): the header's directory goes to <PREFIX>_INCLUDE_DIR,
+# each library to <LIB>_LIBRARY (its name in capitals). With all of them found, vlak_lab compiles
+# with VLAK_LAB_HAVE_<NAME>=1 and the header's directory, links the libraries and, given the Debian
+# package, defines VLAK_LAB_<NAME>_VERSION: "Debian <version>", or "linked" where dpkg does not know
+# it. Sets VLAK_LAB_HAVE_<NAME> for the caller.
+function(vlak_lab_library name prefix)
+  cmake_parse_arguments(PARSE_ARGV 2 _arg "" "HEADER;DEBIAN_PACKAGE" "PATH_SUFFIXES;LIBRARIES")
+  find_path(${prefix}_INCLUDE_DIR ${_arg_HEADER} PATH_SUFFIXES ${_arg_PATH_SUFFIXES})
+  set(_found TRUE)
+  if(NOT ${prefix}_INCLUDE_DIR)
+    set(_found FALSE)
   endif()
-endif()
-# OpenCV imgproc (libopencv-imgproc-dev: no CMake package needed, no .pc): cv::resize for resize,
-# cv::remap for warp.
-find_path(OPENCV_INCLUDE_DIR opencv2/imgproc.hpp PATH_SUFFIXES opencv4)
-find_library(OPENCV_IMGPROC_LIBRARY opencv_imgproc)
-find_library(OPENCV_CORE_LIBRARY opencv_core)
-if(OPENCV_INCLUDE_DIR AND OPENCV_IMGPROC_LIBRARY AND OPENCV_CORE_LIBRARY)
-  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_OPENCV=1)
-  target_include_directories(vlak_lab SYSTEM PRIVATE ${OPENCV_INCLUDE_DIR})
-  target_link_libraries(vlak_lab PUBLIC ${OPENCV_IMGPROC_LIBRARY} ${OPENCV_CORE_LIBRARY})
-  execute_process(COMMAND dpkg-query -W -f=\${Version} libopencv-imgproc-dev OUTPUT_VARIABLE _cvv ERROR_QUIET)
-  if(_cvv)
-    target_compile_definitions(vlak_lab PRIVATE "VLAK_LAB_OPENCV_VERSION=\"Debian ${_cvv}\"")
+  set(_libs "")
+  foreach(lib IN LISTS _arg_LIBRARIES)
+    string(TOUPPER ${lib} _var)
+    find_library(${_var}_LIBRARY ${lib})
+    if(NOT ${_var}_LIBRARY)
+      set(_found FALSE)
+    endif()
+    list(APPEND _libs ${${_var}_LIBRARY})
+  endforeach()
+  if(_found)
+    set(VLAK_LAB_HAVE_${name} TRUE PARENT_SCOPE)
+    target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_${name}=1)
+    target_include_directories(vlak_lab SYSTEM PRIVATE ${${prefix}_INCLUDE_DIR})
+    target_link_libraries(vlak_lab PUBLIC ${_libs})
+    if(_arg_DEBIAN_PACKAGE)
+      execute_process(COMMAND dpkg-query -W -f=\${Version} ${_arg_DEBIAN_PACKAGE} OUTPUT_VARIABLE _v ERROR_QUIET)
+      if(_v)
+        set(_v "Debian ${_v}")
+      else()
+        set(_v "linked")
+      endif()
+      target_compile_definitions(vlak_lab PRIVATE "VLAK_LAB_${name}_VERSION=\"${_v}\"")
+    endif()
+  else()
+    set(VLAK_LAB_HAVE_${name} FALSE PARENT_SCOPE)
   endif()
-else()
+endfunction()
+
+vlak_lab_library(XNNPACK XNNPACK HEADER xnnpack.h LIBRARIES XNNPACK pthreadpool DEBIAN_PACKAGE libxnnpack-dev)
+# OpenCV imgproc (libopencv-imgproc-dev): cv::resize for resize, cv::remap for warp.
+vlak_lab_library(OPENCV OPENCV HEADER opencv2/imgproc.hpp PATH_SUFFIXES opencv4 LIBRARIES opencv_imgproc opencv_core
+                 DEBIAN_PACKAGE libopencv-imgproc-dev)
+if(NOT VLAK_LAB_HAVE_OPENCV)
   message(STATUS "vlak lab: OpenCV imgproc not found: opencv rows will show as not built (install libopencv-imgproc-dev)")
 endif()
-find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
-find_library(DNNL_LIBRARY dnnl)
-if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
-  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_ONEDNN=1)
-  target_include_directories(vlak_lab SYSTEM PRIVATE ${DNNL_INCLUDE_DIR})
-  target_link_libraries(vlak_lab PUBLIC ${DNNL_LIBRARY})
-endif()
-find_path(SLEEF_INCLUDE_DIR sleef.h)
-find_library(SLEEF_LIBRARY sleef)
-if(SLEEF_INCLUDE_DIR AND SLEEF_LIBRARY)
-  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_SLEEF=1)
-  target_include_directories(vlak_lab SYSTEM PRIVATE ${SLEEF_INCLUDE_DIR})
-  target_link_libraries(vlak_lab PUBLIC ${SLEEF_LIBRARY})
-endif()
+vlak_lab_library(ONEDNN DNNL HEADER oneapi/dnnl/dnnl.hpp LIBRARIES dnnl)
+vlak_lab_library(SLEEF SLEEF HEADER sleef.h LIBRARIES sleef)
 # OpenBLAS: the pthread flavour Debian installs by default (cblas.h in a flavour directory).
-find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas openblas-openmp)
-find_library(OPENBLAS_LIBRARY openblas)
-if(OPENBLAS_INCLUDE_DIR AND OPENBLAS_LIBRARY)
-  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_OPENBLAS=1)
-  target_include_directories(vlak_lab SYSTEM PRIVATE ${OPENBLAS_INCLUDE_DIR})
-  target_link_libraries(vlak_lab PUBLIC ${OPENBLAS_LIBRARY})
-endif()
+vlak_lab_library(OPENBLAS OPENBLAS HEADER cblas.h PATH_SUFFIXES openblas-pthread openblas openblas-openmp
+                 LIBRARIES openblas)
 # Eigen: header-only, built as its users build it: g++ -O3 -march=native -fopenmp (its GEMM threads
 # only through OpenMP, and the lab's OpenMP is libgomp, which clang cannot target), into one object
 # with a C interface (eigen_kernels.cc). Without g++ or libgomp the eigen row is not built rather

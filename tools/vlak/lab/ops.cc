@@ -218,48 +218,61 @@ int DefaultVlakTarget() {
   return t;
 }
 
-Accuracy ElementwiseAccuracy(const std::vector<double>& ref, const float* y, double rel_floor) {
+namespace {
+
+// Error statistics of outputs against their float64 reference, element by element: max abs, max
+// rel where |ref| >= a floor, the outputs that are not finite, and the sums behind the SNR.
+struct ErrorStats {
   Accuracy a;
   double sig = 0, noise = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    const double r = ref[i], v = y[i];
-    if (!std::isfinite(r)) continue;  // special values are the tests' business, not the lab's
+
+  // Adds output v against reference r; returns |v - r|, or NaN where v is not finite (which makes
+  // max rel, max abs and the noise infinite).
+  double Add(double r, double v, double rel_floor) {
     if (!std::isfinite(v)) {
       ++a.nonfinite;
       a.max_rel = a.max_abs = INFINITY;
       noise = INFINITY;
-      continue;
+      return NAN;
     }
     const double d = std::fabs(v - r);
     a.max_abs = std::fmax(a.max_abs, d);
     if (std::fabs(r) >= rel_floor) a.max_rel = std::fmax(a.max_rel, d / std::fabs(r));
     sig += r * r;
     noise += d * d;
+    return d;
   }
-  a.snr_db = noise == 0 ? INFINITY : 10.0 * std::log10(sig / noise);
-  return a;
+
+  // The accuracy, with its SNR (infinite for an exact result).
+  Accuracy Done() {
+    a.snr_db = noise == 0 ? INFINITY : 10.0 * std::log10(sig / noise);
+    return a;
+  }
+};
+
+}  // namespace
+
+Accuracy ElementwiseAccuracy(const std::vector<double>& ref, const float* y, double rel_floor) {
+  ErrorStats e;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (std::isfinite(ref[i])) e.Add(ref[i], y[i], rel_floor);  // special values are the tests' business, not the lab's
+  }
+  return e.Done();
 }
 
 Accuracy Int8Accuracy(const Problem& p, const Outputs& out, double bound) {
-  Accuracy a;
   const std::vector<double>& ref = p.ref[0];
   const int8_t* y = out[0].Data<int8_t>();
-  double sig = 0, noise = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    const double d = std::fabs(y[i] - ref[i]);
-    a.max_abs = std::fmax(a.max_abs, d);
-    sig += ref[i] * ref[i];
-    noise += d * d;
-  }
+  ErrorStats e;
+  for (size_t i = 0; i < ref.size(); ++i) e.Add(ref[i], y[i], INFINITY);  // max rel: from max abs, below
+  Accuracy a = e.Done();
   a.max_rel = a.max_abs / 128.0;
-  a.snr_db = noise == 0 ? INFINITY : 10.0 * std::log10(sig / noise);
   if (!std::isnan(bound)) a.bound_ok = a.max_abs <= bound ? 1 : 0;
   return a;
 }
 
 Accuracy OutputsAccuracy(const Problem& p, const Outputs& out, double bound, double rel_floor_frac) {
-  Accuracy a;
-  double sig = 0, noise = 0;
+  ErrorStats e;
   bool scaled = false, ok = true;
   double max_scaled = 0;
   for (size_t o = 0; o < p.outputs.size() && o < out.size(); ++o) {
@@ -272,21 +285,13 @@ Accuracy OutputsAccuracy(const Problem& p, const Outputs& out, double bound, dou
     const std::vector<float>& sc = p.scale[o];
     if (!sc.empty()) scaled = true;
     for (size_t i = 0; i < ref.size(); ++i) {
-      const double r = ref[i], v = y[i];
-      if (!std::isfinite(r)) continue;  // special values are the tests' business
-      if (!std::isfinite(v)) {
-        ++a.nonfinite;
-        a.max_rel = a.max_abs = INFINITY;
-        noise = INFINITY;
+      if (!std::isfinite(ref[i])) continue;  // special values are the tests' business
+      const double d = e.Add(ref[i], y[i], floor);
+      if (std::isnan(d)) {  // an output that is not finite
         ok = false;
         max_scaled = INFINITY;
         continue;
       }
-      const double d = std::fabs(v - r);
-      a.max_abs = std::fmax(a.max_abs, d);
-      if (std::fabs(r) >= floor) a.max_rel = std::fmax(a.max_rel, d / std::fabs(r));
-      sig += r * r;
-      noise += d * d;
       if (!sc.empty()) {
         const double s = sc[i];
         // A zero scale allows no error at all (e.g. a rope output whose inputs are all zero).
@@ -296,7 +301,7 @@ Accuracy OutputsAccuracy(const Problem& p, const Outputs& out, double bound, dou
       }
     }
   }
-  a.snr_db = noise == 0 ? INFINITY : 10.0 * std::log10(sig / noise);
+  Accuracy a = e.Done();
   if (scaled) a.max_scaled = max_scaled;
   if (!std::isnan(bound)) a.bound_ok = ok && a.nonfinite == 0 ? 1 : 0;
   return a;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace vlak::lab {
@@ -11,35 +12,6 @@ namespace {
 const Json& NullJson() {
   static const Json null;
   return null;
-}
-
-Json Num(double v) { return std::isfinite(v) ? Json(v) : Json(); }  // JSON has no NaN/inf: null
-
-Json NumInf(double v) {  // infinities as strings, so the SNR of an exact result survives
-  if (std::isinf(v)) return Json(v > 0 ? "inf" : "-inf");
-  return Num(v);
-}
-
-Json SummaryJson(const Summary& s) {
-  Json j = Json::object();
-  j["median"] = Num(s.median);
-  j["q1"] = Num(s.q1);
-  j["q3"] = Num(s.q3);
-  j["min"] = Num(s.min);
-  j["max"] = Num(s.max);
-  j["samples"] = s.n;
-  return j;
-}
-
-Summary SummaryFromJson(const Json& j) {
-  Summary s;
-  s.median = JNum(j, "median");
-  s.q1 = JNum(j, "q1");
-  s.q3 = JNum(j, "q3");
-  s.min = JNum(j, "min");
-  s.max = JNum(j, "max");
-  s.n = static_cast<size_t>(JNum(j, "samples", 0));
-  return s;
 }
 
 }  // namespace
@@ -104,159 +76,243 @@ bool ParseJson(const std::string& text, Json* out, std::string* err) {
   return false;
 }
 
-Json ToJson(const Record& r) {
-  Json j = Json::object();
-  j["suite"] = r.suite;
-  j["op"] = r.op;
-  j["shape"] = r.shape;
-  j["dims"] = r.dims;
-  j["elements"] = r.elements;
-  j["threads"] = r.threads;
-  j["impl"] = r.impl;
-  j["kind"] = r.kind;
-  j["description"] = r.description;
-  j["status"] = r.status;
-  if (!r.detail.empty()) j["detail"] = r.detail;
-  j["target"] = r.target;
-  j["mode"] = r.mode;
-  j["bytes_per_run"] = Num(r.bytes_per_run);
-  j["bytes_formula"] = r.bytes_formula;
-  if (r.flops_per_run > 0) j["flops_per_run"] = Num(r.flops_per_run);
-  if (r.mode == "time") {
-    Json t = SummaryJson(r.time);
-    t["unit"] = "seconds per run";
-    t["runs"] = r.runs;
-    j["time"] = t;
-    j["gbps"] = Num(r.gbps);
-    j["elements_per_s"] = Num(r.elements_per_s);
-    j["norm_unit"] = Num(r.norm_unit);
-    if (r.flops_per_run > 0) j["gflops"] = Num(r.gflops);
+// ---- the file's members ----------------------------------------------------------------------
+//
+// VisitResults, VisitMachine and VisitRecord name every member of a results file once, in the
+// order the file has them. JsonWriter walks them over a const Results and builds the JSON;
+// JsonReader walks them over a Results and fills it, loosely (JNum, JStr). A member is one of:
+//   Str      a string; missing: ""
+//   Num      a number, null when not finite (JSON has no NaN or inf); missing: the fallback
+//   Inf      the same, but infinities as "inf" / "-inf" (the SNR of an exact result), and null
+//            when `known` is false
+//   Int, Count  an integer (int, size_t); missing: the fallback, 0
+//   Dims     an array of integers
+//   Map      an object of strings or of numbers
+//   Tri      true, false or null for 1, 0, -1 (a bound verdict)
+//   Text     a constant the writer writes and the reader skips
+//   Settings a JSON object kept as it is
+//   List     an array of objects, each visited
+//   Object   an object always written; a file without it reads as an empty one (fallbacks)
+//   Optional an object written when `present`, read only where the file has it: without it, the
+//            fields keep the Record's defaults
+// A member written under a condition stands behind `if (v.When(condition))`: the writer tests the
+// condition, the reader reads the member regardless (absent, it gives the fallback, which for
+// these members is the Record's default).
+namespace {
+
+Json NumJson(double v) { return std::isfinite(v) ? Json(v) : Json(); }
+Json MapValueJson(double v) { return NumJson(v); }
+Json MapValueJson(const std::string& v) { return v; }
+void MapValueFromJson(const Json& j, double* v) { *v = j.is_number() ? j.get<double>() : NAN; }
+void MapValueFromJson(const Json& j, std::string* v) { *v = j.is_string() ? j.get<std::string>() : std::string(); }
+
+struct JsonWriter {
+  Json out = Json::object();
+
+  static bool When(bool condition) { return condition; }
+  void Str(const char* key, const std::string& s) { out[key] = s; }
+  void Num(const char* key, double v, double /*fallback*/ = NAN) { out[key] = NumJson(v); }
+  void Inf(const char* key, double v, bool known) {
+    out[key] = !known ? Json() : std::isinf(v) ? Json(v > 0 ? "inf" : "-inf") : NumJson(v);
   }
-  if (!r.bound_kind.empty()) {
-    Json rl = Json::object();
-    rl["kind"] = r.bound_kind;
-    if (r.bound_kind == "memory") {
-      rl["copy_gbps"] = Num(r.copy_gbps);
-    } else {
-      rl["peak_gflops"] = Num(r.peak_gflops);
-      rl["peak_target"] = r.peak_target;
+  void Int(const char* key, int v, int /*fallback*/ = 0) { out[key] = v; }
+  void Count(const char* key, size_t v) { out[key] = v; }
+  void Dims(const char* key, const std::vector<size_t>& v) { out[key] = v; }
+  template <class T>
+  void Map(const char* key, const std::map<std::string, T>& m) {
+    Json o = Json::object();
+    for (const auto& [k, v] : m) o[k] = MapValueJson(v);
+    out[key] = std::move(o);
+  }
+  void Tri(const char* key, int v) { out[key] = v < 0 ? Json() : Json(v == 1); }
+  void Text(const char* key, const char* text) { out[key] = text; }
+  void Settings(const char* key, const Json& v) { out[key] = v.is_object() ? v : Json::object(); }
+  template <class T, class Visit>
+  void List(const char* key, const std::vector<T>& items, Visit visit) {
+    Json a = Json::array();
+    for (const T& item : items) {
+      JsonWriter w;
+      visit(w, item);
+      a.push_back(std::move(w.out));
     }
-    rl["pct_of_bound"] = Num(r.pct_of_bound);
-    j["roofline"] = rl;
+    out[key] = std::move(a);
   }
-  j["baseline"] = r.baseline;
-  j["speedup"] = Num(r.speedup);
-  Json ratios = Json::object();
-  for (const auto& [k, v] : r.ratios) ratios[k] = Num(v);
-  j["ratios"] = ratios;
-  Json a = Json::object();
-  // No output, no accuracy: a missing implementation has nulls, not zeros.
-  a["max_rel"] = r.Ok() ? NumInf(r.acc.max_rel) : Json();
-  a["max_abs"] = r.Ok() ? NumInf(r.acc.max_abs) : Json();
-  a["snr_db"] = r.Ok() ? NumInf(r.acc.snr_db) : Json();
-  a["nonfinite"] = r.acc.nonfinite;
-  a["bound"] = r.bound;
-  a["bound_ok"] = r.acc.bound_ok < 0 ? Json() : Json(r.acc.bound_ok == 1);
-  j["accuracy"] = a;
-  if (r.mode == "icount") {
-    Json ic = Json::object();
-    ic["instructions"] = Num(r.instructions);
-    ic["per_element"] = Num(r.instr_per_element);
-    ic["vlen"] = r.vlen;
-    ic["vtype"] = r.vtype;
-    j["icount"] = ic;
+  template <class Visit>
+  void Object(const char* key, Visit visit) {
+    JsonWriter w;
+    visit(w);
+    out[key] = std::move(w.out);
   }
-  j["lmul"] = r.lmul;
-  return j;
+  template <class Visit>
+  void Optional(const char* key, bool present, Visit visit) {
+    if (present) Object(key, visit);
+  }
+};
+
+struct JsonReader {
+  const Json& in;
+
+  static bool When(bool) { return true; }
+  void Str(const char* key, std::string& s) const { s = JStr(in, key); }
+  void Num(const char* key, double& v, double fallback = NAN) const { v = JNum(in, key, fallback); }
+  void Inf(const char* key, double& v, bool /*known*/) const { v = JNum(in, key); }
+  void Int(const char* key, int& v, int fallback = 0) const { v = static_cast<int>(JNum(in, key, fallback)); }
+  void Count(const char* key, size_t& v) const { v = static_cast<size_t>(JNum(in, key, 0)); }
+  void Dims(const char* key, std::vector<size_t>& v) const {
+    for (const auto& d : JGet(in, key)) {
+      if (d.is_number()) v.push_back(d.get<size_t>());
+    }
+  }
+  template <class T>
+  void Map(const char* key, std::map<std::string, T>& m) const {
+    const Json& o = JGet(in, key);
+    if (!o.is_object()) return;
+    for (const auto& [k, v] : o.items()) MapValueFromJson(v, &m[k]);
+  }
+  void Tri(const char* key, int& v) const {
+    const Json& b = JGet(in, key);
+    v = b.is_boolean() ? (b.get<bool>() ? 1 : 0) : -1;
+  }
+  void Text(const char*, const char*) const {}
+  void Settings(const char* key, Json& v) const {
+    if (const Json& o = JGet(in, key); o.is_object()) v = o;
+  }
+  template <class T, class Visit>
+  void List(const char* key, std::vector<T>& items, Visit visit) const {
+    for (const auto& o : JGet(in, key)) {
+      if (!o.is_object()) continue;
+      JsonReader r{o};
+      visit(r, items.emplace_back());
+    }
+  }
+  template <class Visit>
+  void Object(const char* key, Visit visit) const {
+    JsonReader r{JGet(in, key)};
+    visit(r);
+  }
+  template <class Visit>
+  void Optional(const char* key, bool /*present*/, Visit visit) const {
+    if (JGet(in, key).is_object()) Object(key, visit);
+  }
+};
+
+// The Visit functions take the struct non-const for the reader, const for the writer.
+template <class V, class S>
+void VisitSummary(V& v, S& s) {
+  v.Num("median", s.median);
+  v.Num("q1", s.q1);
+  v.Num("q3", s.q3);
+  v.Num("min", s.min);
+  v.Num("max", s.max);
+  v.Count("samples", s.n);
+}
+
+template <class V, class R>
+void VisitRecord(V& v, R& r) {
+  v.Str("suite", r.suite);
+  v.Str("op", r.op);
+  v.Str("shape", r.shape);
+  v.Dims("dims", r.dims);
+  v.Count("elements", r.elements);
+  v.Int("threads", r.threads, 1);
+  v.Str("impl", r.impl);
+  v.Str("kind", r.kind);
+  v.Str("description", r.description);
+  v.Str("status", r.status);
+  if (v.When(!r.detail.empty())) v.Str("detail", r.detail);
+  v.Str("target", r.target);
+  v.Str("mode", r.mode);
+  v.Num("bytes_per_run", r.bytes_per_run, 0);
+  v.Str("bytes_formula", r.bytes_formula);
+  if (v.When(r.flops_per_run > 0)) v.Num("flops_per_run", r.flops_per_run, 0);
+  v.Optional("time", r.mode == "time", [&](auto& t) {
+    VisitSummary(t, r.time);
+    t.Text("unit", "seconds per run");
+    t.Count("runs", r.runs);
+  });
+  if (v.When(r.mode == "time")) {
+    v.Num("gbps", r.gbps);
+    v.Num("elements_per_s", r.elements_per_s);
+    v.Num("norm_unit", r.norm_unit);
+    if (v.When(r.flops_per_run > 0)) v.Num("gflops", r.gflops);
+  }
+  v.Optional("roofline", !r.bound_kind.empty(), [&](auto& rl) {
+    rl.Str("kind", r.bound_kind);
+    if (rl.When(r.bound_kind == "memory")) rl.Num("copy_gbps", r.copy_gbps);
+    if (rl.When(r.bound_kind != "memory")) {
+      rl.Num("peak_gflops", r.peak_gflops);
+      rl.Str("peak_target", r.peak_target);
+    }
+    rl.Num("pct_of_bound", r.pct_of_bound);
+  });
+  v.Str("baseline", r.baseline);
+  v.Num("speedup", r.speedup);
+  v.Map("ratios", r.ratios);
+  v.Object("accuracy", [&](auto& a) {
+    // No output, no accuracy: a missing implementation has nulls, not zeros.
+    a.Inf("max_rel", r.acc.max_rel, r.Ok());
+    a.Inf("max_abs", r.acc.max_abs, r.Ok());
+    a.Inf("snr_db", r.acc.snr_db, r.Ok());
+    a.Count("nonfinite", r.acc.nonfinite);
+    a.Str("bound", r.bound);
+    a.Tri("bound_ok", r.acc.bound_ok);
+  });
+  v.Optional("icount", r.mode == "icount", [&](auto& ic) {
+    ic.Num("instructions", r.instructions);
+    ic.Num("per_element", r.instr_per_element);
+    ic.Int("vlen", r.vlen);
+    ic.Str("vtype", r.vtype);
+  });
+  v.Int("lmul", r.lmul);
+}
+
+template <class V, class M>
+void VisitMachine(V& v, M& m) {
+  v.Str("cpu", m.cpu);
+  v.Str("arch", m.arch);
+  v.Str("isa", m.isa);
+  v.Int("cores", m.cores);
+  v.Int("vlen", m.vlen);
+  v.Str("vlak_version", m.vlak_version);
+  v.Str("vlak_target", m.vlak_target);
+  v.Str("compiler", m.compiler);
+  v.Map("compilers", m.compilers);
+  v.Map("libraries", m.libraries);
+  v.Str("commit", m.commit);
+  v.Str("date", m.date);
+  v.Str("host", m.host);
+  v.Str("omp_blocktime", m.omp_blocktime);
+  v.Str("load", m.load);
+}
+
+template <class V, class R>
+void VisitResults(V& v, R& res) {
+  v.Text("format", kResultsFormat);  // the reader checks it first (ResultsFromJson)
+  v.Str("suite", res.suite);
+  v.Object("machine", [&](auto& m) { VisitMachine(m, res.machine); });
+  v.Settings("settings", res.settings);
+  v.List("records", res.records, [](auto& rv, auto& r) { VisitRecord(rv, r); });
+}
+
+}  // namespace
+
+Json ToJson(const Record& r) {
+  JsonWriter w;
+  VisitRecord(w, r);
+  return std::move(w.out);
 }
 
 Record RecordFromJson(const Json& j) {
   Record r;
-  r.suite = JStr(j, "suite");
-  r.op = JStr(j, "op");
-  r.shape = JStr(j, "shape");
-  for (const auto& d : JGet(j, "dims")) {
-    if (d.is_number()) r.dims.push_back(d.get<size_t>());
-  }
-  r.elements = static_cast<size_t>(JNum(j, "elements", 0));
-  r.threads = static_cast<int>(JNum(j, "threads", 1));
-  r.impl = JStr(j, "impl");
-  r.kind = JStr(j, "kind");
-  r.description = JStr(j, "description");
-  r.status = JStr(j, "status");
-  r.detail = JStr(j, "detail");
-  r.target = JStr(j, "target");
-  r.mode = JStr(j, "mode");
-  r.bytes_per_run = JNum(j, "bytes_per_run", 0);
-  r.bytes_formula = JStr(j, "bytes_formula");
-  r.flops_per_run = JNum(j, "flops_per_run", 0);
-  if (const Json& t = JGet(j, "time"); t.is_object()) {
-    r.time = SummaryFromJson(t);
-    r.runs = static_cast<size_t>(JNum(t, "runs", 0));
-  }
-  r.gbps = JNum(j, "gbps");
-  r.elements_per_s = JNum(j, "elements_per_s");
-  r.norm_unit = JNum(j, "norm_unit");
-  r.gflops = JNum(j, "gflops");
-  if (const Json& rl = JGet(j, "roofline"); rl.is_object()) {
-    r.bound_kind = JStr(rl, "kind");
-    r.copy_gbps = JNum(rl, "copy_gbps");
-    r.peak_gflops = JNum(rl, "peak_gflops");
-    r.peak_target = JStr(rl, "peak_target");
-    r.pct_of_bound = JNum(rl, "pct_of_bound");
-  }
-  r.baseline = JStr(j, "baseline");
-  r.speedup = JNum(j, "speedup");
-  if (const Json& ratios = JGet(j, "ratios"); ratios.is_object()) {
-    for (const auto& [k, v] : ratios.items()) r.ratios[k] = v.is_number() ? v.get<double>() : NAN;
-  }
-  const Json& a = JGet(j, "accuracy");
-  r.acc.max_rel = JNum(a, "max_rel");
-  r.acc.max_abs = JNum(a, "max_abs");
-  r.acc.snr_db = JNum(a, "snr_db");
-  r.acc.nonfinite = static_cast<size_t>(JNum(a, "nonfinite", 0));
-  r.bound = JStr(a, "bound");
-  const Json& ok = JGet(a, "bound_ok");
-  r.acc.bound_ok = ok.is_boolean() ? (ok.get<bool>() ? 1 : 0) : -1;
-  if (const Json& ic = JGet(j, "icount"); ic.is_object()) {
-    r.instructions = JNum(ic, "instructions");
-    r.instr_per_element = JNum(ic, "per_element");
-    r.vlen = static_cast<int>(JNum(ic, "vlen", 0));
-    r.vtype = JStr(ic, "vtype");
-  }
-  r.lmul = static_cast<int>(JNum(j, "lmul", 0));
+  JsonReader reader{j};
+  VisitRecord(reader, r);
   return r;
 }
 
 Json ToJson(const Results& res) {
-  Json j = Json::object();
-  j["format"] = kResultsFormat;
-  j["suite"] = res.suite;
-  const Machine& m = res.machine;
-  Json mj = Json::object();
-  mj["cpu"] = m.cpu;
-  mj["arch"] = m.arch;
-  mj["isa"] = m.isa;
-  mj["cores"] = m.cores;
-  mj["vlen"] = m.vlen;
-  mj["vlak_version"] = m.vlak_version;
-  mj["vlak_target"] = m.vlak_target;
-  mj["compiler"] = m.compiler;
-  mj["compilers"] = Json::object();
-  for (const auto& [k, v] : m.compilers) mj["compilers"][k] = v;
-  mj["libraries"] = Json::object();
-  for (const auto& [k, v] : m.libraries) mj["libraries"][k] = v;
-  mj["commit"] = m.commit;
-  mj["date"] = m.date;
-  mj["host"] = m.host;
-  mj["omp_blocktime"] = m.omp_blocktime;
-  mj["load"] = m.load;
-  j["machine"] = mj;
-  j["settings"] = res.settings.is_object() ? res.settings : Json::object();
-  Json recs = Json::array();
-  for (const auto& r : res.records) recs.push_back(ToJson(r));
-  j["records"] = recs;
-  return j;
+  JsonWriter w;
+  VisitResults(w, res);
+  return std::move(w.out);
 }
 
 bool ResultsFromJson(const Json& j, Results* out, std::string* err) {
@@ -268,32 +324,8 @@ bool ResultsFromJson(const Json& j, Results* out, std::string* err) {
     return false;
   }
   *out = Results();
-  out->suite = JStr(j, "suite");
-  const Json& mj = JGet(j, "machine");
-  Machine& m = out->machine;
-  m.cpu = JStr(mj, "cpu");
-  m.arch = JStr(mj, "arch");
-  m.isa = JStr(mj, "isa");
-  m.cores = static_cast<int>(JNum(mj, "cores", 0));
-  m.vlen = static_cast<int>(JNum(mj, "vlen", 0));
-  m.vlak_version = JStr(mj, "vlak_version");
-  m.vlak_target = JStr(mj, "vlak_target");
-  m.compiler = JStr(mj, "compiler");
-  for (const char* key : {"compilers", "libraries"}) {
-    const Json& o = JGet(mj, key);
-    if (!o.is_object()) continue;
-    auto& dst = std::string(key) == "compilers" ? m.compilers : m.libraries;
-    for (const auto& [k, v] : o.items()) dst[k] = v.is_string() ? v.get<std::string>() : std::string();
-  }
-  m.commit = JStr(mj, "commit");
-  m.date = JStr(mj, "date");
-  m.host = JStr(mj, "host");
-  m.omp_blocktime = JStr(mj, "omp_blocktime");
-  m.load = JStr(mj, "load");
-  if (const Json& st = JGet(j, "settings"); st.is_object()) out->settings = st;
-  for (const auto& r : JGet(j, "records")) {
-    if (r.is_object()) out->records.push_back(RecordFromJson(r));
-  }
+  JsonReader reader{j};
+  VisitResults(reader, *out);
   return true;
 }
 
@@ -393,63 +425,69 @@ std::string CsvNum(double v) {
   return buf;
 }
 
+// Time columns only for a timed result, accuracy columns only for one that ran.
+bool CsvTimed(const Record& r) { return r.mode == "time" && r.Ok(); }
+
+// The columns in order: the header's name and the record's cell.
+const struct {
+  const char* name;
+  std::string (*cell)(const Record& r);
+} kCsvColumns[] = {
+    {"suite", [](const Record& r) { return CsvField(r.suite); }},
+    {"op", [](const Record& r) { return CsvField(r.op); }},
+    {"shape", [](const Record& r) { return CsvField(r.shape); }},
+    {"elements", [](const Record& r) { return std::to_string(r.elements); }},
+    {"threads", [](const Record& r) { return std::to_string(r.threads); }},
+    {"impl", [](const Record& r) { return CsvField(r.impl); }},
+    {"kind", [](const Record& r) { return CsvField(r.kind); }},
+    {"target", [](const Record& r) { return CsvField(r.target); }},
+    {"status", [](const Record& r) { return CsvField(r.status); }},
+    {"detail", [](const Record& r) { return CsvField(r.detail); }},
+    {"mode", [](const Record& r) { return CsvField(r.mode); }},
+    {"median_s", [](const Record& r) { return CsvTimed(r) ? CsvNum(r.time.median) : ""; }},
+    {"q1_s", [](const Record& r) { return CsvTimed(r) ? CsvNum(r.time.q1) : ""; }},
+    {"q3_s", [](const Record& r) { return CsvTimed(r) ? CsvNum(r.time.q3) : ""; }},
+    {"min_s", [](const Record& r) { return CsvTimed(r) ? CsvNum(r.time.min) : ""; }},
+    {"max_s", [](const Record& r) { return CsvTimed(r) ? CsvNum(r.time.max) : ""; }},
+    {"samples", [](const Record& r) { return CsvTimed(r) ? std::to_string(r.time.n) : ""; }},
+    {"runs", [](const Record& r) { return CsvTimed(r) ? std::to_string(r.runs) : ""; }},
+    {"gbps", [](const Record& r) { return CsvNum(r.gbps); }},
+    {"elements_per_s", [](const Record& r) { return CsvNum(r.elements_per_s); }},
+    {"norm_unit", [](const Record& r) { return CsvNum(r.norm_unit); }},
+    {"baseline", [](const Record& r) { return CsvField(r.baseline); }},
+    {"speedup", [](const Record& r) { return CsvNum(r.speedup); }},
+    {"max_rel", [](const Record& r) { return r.Ok() ? CsvNum(r.acc.max_rel) : ""; }},
+    {"max_abs", [](const Record& r) { return r.Ok() ? CsvNum(r.acc.max_abs) : ""; }},
+    {"snr_db", [](const Record& r) { return r.Ok() ? CsvNum(r.acc.snr_db) : ""; }},
+    {"bound", [](const Record& r) { return CsvField(r.bound); }},
+    {"bound_ok",
+     [](const Record& r) {
+       return std::string(r.acc.bound_ok < 0 ? "" : r.acc.bound_ok ? "true" : "false");
+     }},
+    {"instructions", [](const Record& r) { return CsvNum(r.instructions); }},
+    {"instr_per_element", [](const Record& r) { return CsvNum(r.instr_per_element); }},
+    {"vlen", [](const Record& r) { return r.vlen ? std::to_string(r.vlen) : ""; }},
+    {"lmul", [](const Record& r) { return r.lmul ? std::to_string(r.lmul) : ""; }},
+    {"vtype", [](const Record& r) { return CsvField(r.vtype); }},
+    {"gflops", [](const Record& r) { return CsvNum(r.gflops); }},
+    {"bound_kind", [](const Record& r) { return CsvField(r.bound_kind); }},
+    {"copy_gbps", [](const Record& r) { return CsvNum(r.copy_gbps); }},
+    {"peak_gflops", [](const Record& r) { return CsvNum(r.peak_gflops); }},
+    {"peak_target", [](const Record& r) { return CsvField(r.peak_target); }},
+    {"pct_of_bound", [](const Record& r) { return CsvNum(r.pct_of_bound); }},
+};
+
 }  // namespace
 
 std::string CsvHeader() {
-  return "suite,op,shape,elements,threads,impl,kind,target,status,detail,mode,median_s,q1_s,q3_s,min_s,max_s,"
-         "samples,runs,gbps,elements_per_s,norm_unit,baseline,speedup,max_rel,max_abs,snr_db,bound,bound_ok,"
-         "instructions,instr_per_element,vlen,lmul,vtype,gflops,bound_kind,copy_gbps,peak_gflops,peak_target,"
-         "pct_of_bound\n";
+  std::string s;
+  for (size_t i = 0; i < std::size(kCsvColumns); ++i) s += (i ? "," : "") + std::string(kCsvColumns[i].name);
+  return s + "\n";
 }
 
 std::string CsvRow(const Record& r) {
   std::string s;
-  bool first = true;
-  const auto add = [&](const std::string& f) {
-    s += (first ? "" : ",") + f;
-    first = false;
-  };
-  add(CsvField(r.suite));
-  add(CsvField(r.op));
-  add(CsvField(r.shape));
-  add(std::to_string(r.elements));
-  add(std::to_string(r.threads));
-  add(CsvField(r.impl));
-  add(CsvField(r.kind));
-  add(CsvField(r.target));
-  add(CsvField(r.status));
-  add(CsvField(r.detail));
-  add(CsvField(r.mode));
-  const bool t = r.mode == "time" && r.Ok();
-  add(t ? CsvNum(r.time.median) : "");
-  add(t ? CsvNum(r.time.q1) : "");
-  add(t ? CsvNum(r.time.q3) : "");
-  add(t ? CsvNum(r.time.min) : "");
-  add(t ? CsvNum(r.time.max) : "");
-  add(t ? std::to_string(r.time.n) : "");
-  add(t ? std::to_string(r.runs) : "");
-  add(CsvNum(r.gbps));
-  add(CsvNum(r.elements_per_s));
-  add(CsvNum(r.norm_unit));
-  add(CsvField(r.baseline));
-  add(CsvNum(r.speedup));
-  const bool a = r.Ok();
-  add(a ? CsvNum(r.acc.max_rel) : "");
-  add(a ? CsvNum(r.acc.max_abs) : "");
-  add(a ? CsvNum(r.acc.snr_db) : "");
-  add(CsvField(r.bound));
-  add(r.acc.bound_ok < 0 ? "" : r.acc.bound_ok ? "true" : "false");
-  add(CsvNum(r.instructions));
-  add(CsvNum(r.instr_per_element));
-  add(r.vlen ? std::to_string(r.vlen) : "");
-  add(r.lmul ? std::to_string(r.lmul) : "");
-  add(CsvField(r.vtype));
-  add(CsvNum(r.gflops));
-  add(CsvField(r.bound_kind));
-  add(CsvNum(r.copy_gbps));
-  add(CsvNum(r.peak_gflops));
-  add(CsvField(r.peak_target));
-  add(CsvNum(r.pct_of_bound));
+  for (size_t i = 0; i < std::size(kCsvColumns); ++i) s += (i ? "," : "") + kCsvColumns[i].cell(r);
   return s + "\n";
 }
 

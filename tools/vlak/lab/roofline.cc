@@ -82,6 +82,26 @@ size_t CalibrateIters(const std::function<double(size_t)>& run) {
   }
 }
 
+// The best of 12 runs of thread_ops on `threads` threads at once, in billions of operations per
+// second: thread_ops(i) runs thread i's loop and returns the operations it did. A peak is what the
+// machine can do, so the fastest run is the measure.
+double BestRate(int threads, const std::function<double(size_t thread)>& thread_ops) {
+  double best = std::nan("");
+  for (int run = 0; run < 12; ++run) {
+    SetOmpThreads(threads);
+    std::vector<double> ops(static_cast<size_t>(threads), 0.0);
+    const double t0 = Now();
+    ParallelBlocks(threads, static_cast<size_t>(threads), [&](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) ops[i] = thread_ops(i);
+    });
+    const double dt = Now() - t0;
+    double total = 0;
+    for (double o : ops) total += o;
+    best = std::isnan(best) ? total / dt / 1e9 : std::max(best, total / dt / 1e9);
+  }
+  return best;
+}
+
 }  // namespace
 
 double MeasureCopyGbps(double bytes, int threads, double seconds) {
@@ -125,19 +145,12 @@ double MeasurePeakGflops(int target, int threads) {
       double f;
       return fn(n, 1.0f, &f);
     });
-    for (int run = 0; run < 12; ++run) {
-      SetOmpThreads(threads);
-      std::vector<double> flops(static_cast<size_t>(threads), 0.0);
-      volatile double sink = 0;
-      const double t0 = Now();
-      ParallelBlocks(threads, static_cast<size_t>(threads), [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) sink = sink + fn(iters, 1.0f + static_cast<float>(i), &flops[i]);
-      });
-      const double dt = Now() - t0;
-      double total = 0;
-      for (double f : flops) total += f;
-      best = std::isnan(best) ? total / dt / 1e9 : std::max(best, total / dt / 1e9);
-    }
+    volatile double sink = 0;
+    best = BestRate(threads, [&](size_t i) {
+      double flops = 0;
+      sink = sink + fn(iters, 1.0f + static_cast<float>(i), &flops);
+      return flops;
+    });
   }
   cache[key] = best;
   return best;
@@ -151,17 +164,11 @@ double MeasurePeakGmacsI8(int target, int threads) {
   const I8MacKernel k = I8MacPeakKernel(target);
   if (k.run != nullptr && TargetMissing(target).empty()) {
     const size_t iters = CalibrateIters([&](size_t n) { return static_cast<double>(k.run(n, 0)); });
-    for (int run = 0; run < 12; ++run) {
-      SetOmpThreads(threads);
-      volatile double sink = 0;
-      const double t0 = Now();
-      ParallelBlocks(threads, static_cast<size_t>(threads), [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) sink = sink + k.run(iters, static_cast<int>(i));
-      });
-      const double dt = Now() - t0;
-      const double gmacs = k.macs_per_iter * static_cast<double>(iters) * threads / dt / 1e9;
-      best = std::isnan(best) ? gmacs : std::max(best, gmacs);
-    }
+    volatile double sink = 0;
+    best = BestRate(threads, [&](size_t i) {
+      sink = sink + k.run(iters, static_cast<int>(i));
+      return k.macs_per_iter * static_cast<double>(iters);
+    });
   }
   cache[key] = best;
   return best;
