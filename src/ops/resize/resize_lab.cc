@@ -147,16 +147,6 @@ ImplDef CrefImplResize(const std::string& cc) {
   return d;
 }
 
-std::string OpencvMissing() {
-#if defined(VLAK_LAB_HAVE_OPENCV)
-  return "";
-#elif defined(__riscv)
-  return "not built (no riscv64 build of it in the cross sysroot)";
-#else
-  return "not built (install libopencv-imgproc-dev, reconfigure)";
-#endif
-}
-
 ImplDef OpencvImpl() {
   ImplDef d = PlainImpl("opencv", "library",
                         "OpenCV cv::resize INTER_LINEAR (half-pixel, 11-bit weights), one CV_8UC1 Mat per plane, "
