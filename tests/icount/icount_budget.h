@@ -128,6 +128,28 @@ inline void CheckBudget(const std::string& name, unsigned long long count) {
   if (budget != 0) EXPECT_LE(count, budget) << name << " at VLEN " << vlen << " is over its instruction budget";
 }
 
+// Retired instructions of call(), a vlak call that returns a vlak_status, after one warm-up call
+// (work done once, such as a thread's tables or a packing buffer, is not counted); both calls must
+// return VLAK_OK. It asserts, so the caller wraps it: ASSERT_NO_FATAL_FAILURE(CountAfterWarmUp(...)).
+template <typename Call>
+void CountAfterWarmUp(Call call, unsigned long long& count) {
+  ASSERT_EQ(call(), VLAK_OK);  // warm-up
+  // Volatile: the status is stored, not also held in a register across the end marker, so the code
+  // counted around the call is its arguments and one store.
+  volatile vlak_status st = VLAK_OK;
+  count = Count([&] { st = call(); });
+  ASSERT_EQ(st, VLAK_OK);
+}
+
+// CountAfterWarmUp's count, printed per element and checked against the case's budget.
+template <typename Call>
+void MeasurePerElement(const std::string& name, size_t elements, Call call) {
+  unsigned long long count = 0;
+  ASSERT_NO_FATAL_FAILURE(CountAfterWarmUp(call, count));
+  std::printf("[ icount   ] %-26s %.3f instructions/element\n", name.c_str(), static_cast<double>(count) / elements);
+  CheckBudget(name, count);
+}
+
 // Uniform [lo, hi) from the top 24 bits of mt19937: the same floats with every standard library.
 inline std::vector<float> Uniform(unsigned seed, float lo, float hi) {
   std::mt19937 rng(seed);

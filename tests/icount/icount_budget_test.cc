@@ -1,6 +1,6 @@
 // Instruction budgets on RISC-V (icount_budget.h) of exp, of the SFPI kernels, and of the
-// operators measured together on the same data (TransformerOps, ImageOps); each operator's budgets
-// are in its src/ops/<op>/<op>_icount.cc.
+// operators measured together on the same data (ImageOps); each operator's budgets are in its
+// src/ops/<op>/<op>_icount.cc.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -76,55 +76,6 @@ INSTANTIATE_TEST_SUITE_P(Variants, IcountBudgetExp, testing::Range(static_cast<i
                          [](const testing::TestParamInfo<int>& info) {
                            return std::string(vlak_exp_variant_name(static_cast<vlak_exp_variant>(info.param)));
                          });
-
-// The transformer operators at 32768 elements (layernorm 16 x 2048: AI-Benchmark sweeps 256..2048 rows
-// of 512..8192), gamma/beta given, one thread; their budgets are in src/ops/<op>/<op>_icount.cc.
-// AI-Benchmark's plain C (<op>_ref.c of layernorm, rmsnorm, rope) auto-vectorised by clang-19
-// -O3 -march=rv64gcv retires per element at VLEN 128 / 256 / 512: layernorm 3.02 / 1.52 /
-// 0.77, backward 4.90 / 2.46 / 1.24, rmsnorm 1.89 / 0.95 / 0.49, rope 1.46 / 0.81 / 0.48;
-// these budgets are 1.75-2.10x fewer.
-TEST_F(IcountBudget, TransformerOps) {
-  constexpr size_t kRows = 16, kCols = 2048, kElems = kRows * kCols;
-  std::vector<float> x(kElems), dy(kElems), y(kElems), dx(kElems), gamma(kCols), beta(kCols);
-  std::vector<float> mean(kRows), rstd(kRows), dgamma(kCols), dbeta(kCols);
-  std::mt19937 rng(8);
-  for (float& v : x) v = static_cast<float>(rng() >> 8) * 0x1p-24f * 4 - 2;
-  for (float& v : dy) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
-  for (size_t i = 0; i < kCols; ++i) {
-    gamma[i] = 1.0f + static_cast<float>(i % 7) * 0.01f;
-    beta[i] = static_cast<float>(i % 5) * 0.1f;
-  }
-  const auto layernorm = [&] {
-    return vlak_layernorm_f32(kRows, kCols, x.data(), kCols, gamma.data(), beta.data(), 1e-5f, y.data(), kCols,
-                              mean.data(), rstd.data());
-  };
-  const auto backward = [&] {
-    return vlak_layernorm_backward_f32(kRows, kCols, dy.data(), x.data(), kCols, gamma.data(), mean.data(),
-                                       rstd.data(), dx.data(), dgamma.data(), dbeta.data());
-  };
-  const auto rmsnorm = [&] {
-    return vlak_rmsnorm_f32(kRows, kCols, x.data(), kCols, gamma.data(), 1e-6f, y.data(), kCols);
-  };
-  constexpr size_t kPositions = 16, kHeads = 16, kDim = 128;
-  static_assert(kPositions * kHeads * kDim == kElems);
-  std::vector<float> cos(kPositions * kDim / 2), sin(kPositions * kDim / 2);
-  ASSERT_EQ(vlak_rope_tables_f32(kPositions, kDim, 10000.0, cos.data(), sin.data(), kDim / 2), VLAK_OK);
-  const auto rope = [&] {
-    return vlak_rope_f32(kPositions, kHeads, kDim, x.data(), cos.data(), sin.data(), kDim / 2, y.data(), 0);
-  };
-  const auto measure = [&](const char* name, auto call) {
-    ASSERT_EQ(call(), VLAK_OK);  // warm-up
-    vlak_status st = VLAK_OK;
-    const unsigned long long count = Count([&] { st = call(); });
-    ASSERT_EQ(st, VLAK_OK);
-    std::printf("[ icount   ] %-26s %.3f instructions/element\n", name, static_cast<double>(count) / kElems);
-    CheckBudget(name, count);
-  };
-  measure("layernorm_f32/16x2048", layernorm);
-  measure("layernorm_bwd_f32/16x2048", backward);
-  measure("rmsnorm_f32/16x2048", rmsnorm);
-  measure("rope_f32/16x16x128", rope);
-}
 
 // SFPI kernels: one tile each (inputs in the kernels' usual ranges), one thread.
 TEST_F(IcountBudget, SfpiKernelsPerTile) {
