@@ -69,7 +69,8 @@ def write(seeds_file, seeds):
 
 
 def rows_target(extra_fn, max_cols=2100):
-    """softmax / layernorm / rmsnorm: threads, rows, cols, x_stride, in_place[, y_stride], extra."""
+    """The row operators' header: threads, rows, cols, x_stride, in_place[, y_stride], then
+    extra_fn(i, cols, rows)'s bytes; one seed per length of LENGTHS up to max_cols, and invalid shapes."""
     seeds = []
     for i, n in enumerate(LENGTHS):
         if n > max_cols:

@@ -50,7 +50,7 @@ inline BudgetTables& RegisteredTables() {
 }
 
 // Registers a file's tables at static initialisation, so that CheckBudget finds a case by its name
-// from any test of the binary (the ones across operators in icount_budget_test.cc too):
+// from any test of the binary:
 //   const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 inline bool RegisterBudgets(std::span<const Budget> budgets, std::span<const Budget> goals = {}) {
   RegisteredTables().budgets.push_back(budgets);
@@ -126,6 +126,46 @@ inline void CheckBudget(const std::string& name, unsigned long long count) {
   std::fflush(stdout);
   testing::Test::RecordProperty("instructions", std::to_string(count));
   if (budget != 0) EXPECT_LE(count, budget) << name << " at VLEN " << vlen << " is over its instruction budget";
+}
+
+// Retired instructions of call(), a vlak call that returns a vlak_status, after one warm-up call
+// (work done once, such as a thread's tables or a packing buffer, is not counted); both calls must
+// return VLAK_OK. It asserts, so the caller wraps it: ASSERT_NO_FATAL_FAILURE(CountAfterWarmUp(...)).
+template <typename Call>
+void CountAfterWarmUp(Call call, unsigned long long& count) {
+  ASSERT_EQ(call(), VLAK_OK);  // warm-up
+  // Volatile: the status is stored, not also held in a register across the end marker, so the code
+  // counted around the call is its arguments and one store.
+  volatile vlak_status st = VLAK_OK;
+  count = Count([&] { st = call(); });
+  ASSERT_EQ(st, VLAK_OK);
+}
+
+// CountAfterWarmUp's count, printed per element and checked against the case's budget.
+template <typename Call>
+void MeasurePerElement(const std::string& name, size_t elements, Call call) {
+  unsigned long long count = 0;
+  ASSERT_NO_FATAL_FAILURE(CountAfterWarmUp(call, count));
+  std::printf("[ icount   ] %-26s %.3f instructions/element\n", name.c_str(), static_cast<double>(count) / elements);
+  CheckBudget(name, count);
+}
+
+// A vlak count beside its plain C peer's on the same counter, printed per output with how many
+// times fewer, and checked against the case's budget. The goal (at least goal times fewer) is
+// asserted where enforce_goal, else only printed when it is not met.
+inline void ReportAgainstPlainC(const std::string& name, unsigned long long vlak, unsigned long long plain,
+                                double outputs, double goal, bool enforce_goal) {
+  const double ratio = static_cast<double>(plain) / static_cast<double>(vlak);
+  std::printf("[ icount   ] %-26s VLEN %4d: vlak %llu (%.3f per output), plain C clang -O3 %llu (%.3f per output): "
+              "%.2fx fewer\n",
+              name.c_str(), Vlen(), vlak, static_cast<double>(vlak) / outputs, plain,
+              static_cast<double>(plain) / outputs, ratio);
+  CheckBudget(name, vlak);
+  if (enforce_goal) {
+    EXPECT_GE(ratio, goal) << name << ": goal >= " << goal << "x fewer than plain C";
+  } else if (ratio < goal) {
+    std::printf("[ icount   ] %-26s goal >= %gx fewer than plain C: not met\n", name.c_str(), goal);
+  }
 }
 
 // Uniform [lo, hi) from the top 24 bits of mt19937: the same floats with every standard library.

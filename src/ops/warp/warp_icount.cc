@@ -1,10 +1,26 @@
-// warp_i8's RVV instruction budget (tests/icount/icount_budget.h: how the count is taken). Measured
-// by ImageOps (tests/icount/icount_budget_test.cc) with correlation, beside AI-Benchmark's plain C.
+// warp_i8's RVV instruction budget, beside AI-Benchmark's plain C (tests/icount/icount_budget.h: how
+// the count is taken).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
 #include "icount/icount_budget.h"
+#include "vlak/vlak.h"
+
+// src/ops/warp/warp_ref.c, built by clang -O3 -march=rv64gcv -fopenmp-simd (AI-Benchmark's loops in
+// plain C, auto-vectorised).
+extern "C" void vlak_ref_clang_warp_i8(const int8_t* src, const int16_t* offsets, int8_t* dst, size_t row0, size_t rows,
+                                       size_t height, size_t width);
 
 namespace {
 
 using vlak_icount::Budget;
+using vlak_icount::Count;
+using vlak_icount::CountAfterWarmUp;
+using vlak_icount::IcountBudget;
+using vlak_icount::ReportAgainstPlainC;
 
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
@@ -13,5 +29,33 @@ constexpr Budget kBudgets[] = {
     {"warp_i8/3x8x1024",             13954,  7834,  4954},
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
+
+// One thread, against AI-Benchmark's loops in plain C (src/ops/warp/warp_ref.c) auto-vectorised by
+// clang-19 -O3 -march=rv64gcv on the same counter, after checking both give the same bytes. Goal: >= 2x
+// fewer instructions.
+//   3 x 8 x 1024 (CHANNELSxHEIGHTxWIDTH, 24,576 outputs; AI-Benchmark runs 1024 x 1024 x 3 rows
+//   of the same kind); offsets n in -16..16, any low byte.
+TEST_F(IcountBudget, Warp) {
+  constexpr size_t kC = 3, kH = 8, kW = 1024, kPixels = kC * kH * kW;
+  std::mt19937 rng(9);
+  std::vector<int8_t> src(kPixels), dst(kPixels), dst_ref(kPixels);
+  std::vector<int16_t> offsets(kH * kW);
+  for (int8_t& v : src) v = static_cast<int8_t>(rng() >> 24);
+  for (int16_t& v : offsets) v = static_cast<int16_t>(static_cast<int>(rng() % (33 * 256)) - 16 * 256);
+  unsigned long long vlak = 0;
+  ASSERT_NO_FATAL_FAILURE(
+      CountAfterWarmUp([&] { return vlak_warp_i8(kC, kH, kW, src.data(), offsets.data(), dst.data()); }, vlak));
+  const auto plain_call = [&] {
+    vlak_ref_clang_warp_i8(src.data(), offsets.data(), dst_ref.data(), 0, kC * kH, kH, kW);
+  };
+  plain_call();
+  const unsigned long long plain = Count(plain_call);
+  ASSERT_EQ(dst, dst_ref);
+  // Warp misses the 2x goal at VLEN 512 (2.17x / 2.01x / 1.76x at VLEN 128 / 256 / 512: clang's byte
+  // gathers with full-width indices are a strong peer; vlak gathers 32-bit taps from a widened copy
+  // of the row, and at VLEN 512 a 1024-column row is only 8 strips, so the copy and the row's fixed
+  // costs weigh), so its ratio is printed, not asserted; its budget still holds.
+  ReportAgainstPlainC("warp_i8/3x8x1024", vlak, plain, kPixels, 2.0, /*enforce_goal=*/false);
+}
 
 }  // namespace
