@@ -2,7 +2,7 @@
 // from its src/ops/<op>/<op>_test.cc with VLAK_CONCURRENCY_JOBS, so that adding an operator adds
 // its jobs without editing a shared file:
 //
-//   VLAK_CONCURRENCY_JOBS(rmsnorm, in) {
+//   VLAK_CONCURRENCY_JOBS(my_op, in) {
 //     std::vector<vlak_test::ConcurrencyJob> jobs;
 //     ... jobs.push_back({[=](std::vector<float>& out) { ... }, false}); ...
 //     return jobs;

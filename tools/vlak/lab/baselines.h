@@ -18,8 +18,8 @@
 
 // The plain C kernels (<op>_ref.c beside each operator), each compiled by gcc and by clang with its
 // own symbol prefix (lab.cmake). An operator's lab file declares the ones it calls, at file scope:
-//   VLAK_LAB_CREF(rmsnorm_f32, void(const float* x, const float* gamma, float* y, size_t rows, size_t cols, float eps))
-// which gives vlak::lab::Cref_rmsnorm_f32("gcc" or "clang"): that compiler's function, or null when
+//   VLAK_LAB_CREF(scale_f32, void(const float* x, float* y, size_t n, float s))
+// which gives vlak::lab::Cref_scale_f32("gcc" or "clang"): that compiler's function, or null when
 // its objects are not in this build (CrefImpl then reports the row as not built).
 #if defined(VLAK_LAB_HAVE_CREF_GCC)
 #define VLAK_LAB_CREF_GCC_(fn, T) extern "C" T vlak_ref_gcc_##fn;

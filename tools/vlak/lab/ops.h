@@ -202,7 +202,7 @@ ImplDef VlakImpl(const std::string& name, int target, const std::string& what, d
 std::vector<ImplDef> VlakTargetImpls(const std::string& what, double bound, std::function<std::string()> missing,
                                      VlakRun run);
 
-// Row-wise operators (layernorm, its backward, rmsnorm): shape ROWSxCOLS, swept over cols.
+// Row-wise operators (the norms and their backward, int8 softmax): shape ROWSxCOLS, swept over cols.
 void SetRowsColsShape(OpDef* op);
 inline size_t RowsOf(const Problem& p) { return p.shape.dims[0]; }
 inline size_t ColsOf(const Problem& p) { return p.shape.dims[1]; }
