@@ -57,8 +57,8 @@ inline void calculate_softplus() {
         vFloat x = dst_reg[0];
         vFloat z = -sfpi::abs(x);
         vFloat t = exp_nonpositive(z);
-        // Below ln(FLT_MIN) e^z is denormal: 0, as the SFPU flushes denormals.
-        v_if (z < -87.33f) { t = 0.0f; }
+        // Below ln(FLT_MIN) = -87.336544... e^z is denormal: 0, as the SFPU flushes denormals.
+        v_if (z < -87.33654f) { t = 0.0f; }
         v_endif;
         vFloat y = log1p_unit(t);
         v_if (x > 0.0f) { y = y + x; }
