@@ -45,6 +45,11 @@
 #define sfpi_inline inline __attribute__((always_inline))
 #endif
 
+namespace vlak::VLAK_NS::sfpi {
+// The vector target this copy of the language is compiled for: "scalar", "avx2", "avx512", "rvv".
+inline constexpr const char* kTargetName = ::vlak::TargetName(VLAK_TARGET_ID);
+}  // namespace vlak::VLAK_NS::sfpi
+
 namespace vlak::VLAK_NS::sfpi::impl {
 // init / body arguments of VLAK_SFPI_KERNEL: a function (or captureless lambda) called with no
 // arguments, or nullptr for "no init".
