@@ -103,6 +103,9 @@ struct Comparison {
   size_t first_index = 0;
   uint32_t first_reference_bits = 0, first_bits = 0;
   uint32_t errors = 0;             // the reference's Error bits
+  bool errors_differ = false;      // some target reported other Error bits:
+  vlak_target errors_target = VLAK_TARGET_SCALAR;  // the first such target and its bits
+  uint32_t target_errors = 0;
 
   // One line: "same bits on scalar, avx2 (avx512: not supported by this CPU)" or where they differ.
   void Print(FILE* out, const char* label) const {
@@ -111,10 +114,14 @@ struct Comparison {
     for (size_t i = 0; i < num_skipped; ++i) {
       std::fprintf(out, " (%s: not supported by this CPU)", vlak_target_name(skipped[i]));
     }
-    if (!same) {
+    if (mismatches > 0) {
       std::fprintf(out, "; %zu values differ, first at %zu on %s: 0x%08x, reference 0x%08x", mismatches,
                    first_index, vlak_target_name(first_target), static_cast<unsigned>(first_bits),
                    static_cast<unsigned>(first_reference_bits));
+    }
+    if (errors_differ) {
+      std::fprintf(out, "; Error bits 0x%x on %s, reference 0x%x", static_cast<unsigned>(target_errors),
+                   vlak_target_name(errors_target), static_cast<unsigned>(errors));
     }
     std::fprintf(out, "\n");
   }
@@ -141,21 +148,24 @@ inline Comparison CompareTargets(const UserKernel& k, const float* tiles, size_t
       c.errors = err;
       continue;
     }
-    if (err != c.errors) c.same = false;
+    if (err != c.errors && !c.errors_differ) {
+      c.errors_differ = true;
+      c.errors_target = t;
+      c.target_errors = err;
+    }
     for (size_t j = 0; j < n; ++j) {
       uint32_t a, b;
       std::memcpy(&a, &ref[j], 4);
       std::memcpy(&b, &out[j], 4);
       if (a == b) continue;
-      if (c.same || c.mismatches == 0) {
+      if (c.mismatches++ == 0) {
         c.first_target = t;
         c.first_index = j;
         c.first_reference_bits = a;
         c.first_bits = b;
       }
-      c.same = false;
-      ++c.mismatches;
     }
+    c.same = c.mismatches == 0 && !c.errors_differ;
   }
   return c;
 }
