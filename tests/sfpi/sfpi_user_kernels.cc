@@ -3,8 +3,6 @@
 // CompareTargets notices.
 #include <vlak/sfpi/sfpi.h>
 
-#include <cstring>
-
 VLAK_SFPI_BEGIN
 
 using namespace sfpi;

@@ -5,7 +5,6 @@
 #include <vlak/sfpi/sfpi_dispatch.h>
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 VLAK_SFPI_DECLARE(twice)
