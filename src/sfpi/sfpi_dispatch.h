@@ -191,7 +191,7 @@ inline Comparison CompareTargets(const UserKernel& k, const float* tiles, size_t
 
 #define VLAK_SFPI_DETAIL_DECL(ns, name) \
   namespace ns {                        \
-  uint32_t vlak_sfpi_run_##name(float* tiles, size_t begin, size_t end, uint32_t seed); \
+  std::uint32_t vlak_sfpi_run_##name(float* tiles, std::size_t begin, std::size_t end, std::uint32_t seed); \
   }
 #define VLAK_SFPI_DETAIL_ENTRY(T, ns, name) {T, &ns::vlak_sfpi_run_##name},
 #if defined(VLAK_SFPI_HAVE_SCALAR)

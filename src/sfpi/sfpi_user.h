@@ -81,7 +81,7 @@ using namespace ::vlak::VLAK_NS::sfpi;
 // A template-id with commas goes in parentheses: (calculate_my_op<false, 8>). Defines
 // vlak_sfpi_run_<name>, the tile runner of this target that VLAK_SFPI_DECLARE refers to.
 #define VLAK_SFPI_KERNEL(name, init, body)                                                             \
-  uint32_t vlak_sfpi_run_##name(float* tiles, size_t begin, size_t end, uint32_t seed) {                \
+  std::uint32_t vlak_sfpi_run_##name(float* tiles, std::size_t begin, std::size_t end, std::uint32_t seed) { \
     return ::vlak::VLAK_NS::sfpi::RunTiles(+[] { ::vlak::VLAK_NS::sfpi::impl::Invoke(body); }, tiles,  \
                                            begin, end,                                                \
                                            +[] { ::vlak::VLAK_NS::sfpi::impl::Invoke(init); }, seed);  \
