@@ -1,14 +1,16 @@
 // SFPI on the CPU: the language (vFloat, vInt, vUInt, dst_reg, constants, v_if ...) for one
-// vector target. Include it from a source compiled once per target (VLAK_KERNEL_SOURCES, or a
-// per-target test); everything lands in vlak::VLAK_NS::sfpi, so the copies for scalar, AVX2,
-// AVX-512 and RVV coexist in one binary. A kernel is written as on the hardware:
+// vector target. Installed as <vlak/sfpi/sfpi.h> (docs/sfpi.md). Everything lands in
+// vlak::VLAK_NS::sfpi (VLAK_NS = n_scalar, n_avx2, n_avx512, n_rvv), so the copies of one kernel
+// for scalar, AVX2, AVX-512 and RVV coexist in one binary. A kernel is written as on the hardware:
 //
-//   #include "sfpi/sfpi.h"
+//   #include "sfpi/sfpi.h"      // vlak's own kernels (src/sfpi/kernels, compiled per target)
 //   namespace vlak::VLAK_NS::sfpi_kernels {
 //   using namespace ::vlak::VLAK_NS::sfpi;
 //   void my_kernel() { for (int i = 0; i < 8; ++i) { vFloat x = dst_reg[0]; ...; dst_reg++; } }
 //   }
 //   ... RunTile(my_kernel, tile);   // tile: 32 x 32 floats, row-major
+//
+// Kernels outside vlak use the tt-llk spellings and registration of sfpi_user.h (included below).
 //
 // Machine model (Tenstorrent's SFPI documentation): 32 lanes of 32 bits. Every vector write
 // (dst_reg or a local that already holds a value) is masked by the lane flags that v_if & co. maintain; a local's
@@ -26,11 +28,34 @@
 // -0.0 != 0.0f. Integer compares test a - b (wrapping) the same way.
 #pragma once
 
+// The target. Per-target builds (vlak's, vlak_add_sfpi_kernels) define VLAK_SIMD_<TARGET>; a
+// program with one target defines VLAK_SFPI_SCALAR, or VLAK_SFPI_NATIVE for the best target the
+// compiler's ISA flags enable (-march=native, or -mavx2 -mfma -mf16c).
+#if defined(VLAK_SFPI_SCALAR) || defined(VLAK_SFPI_NATIVE)
+#define VLAK_SFPI_SINGLE_TARGET 1
+#if defined(VLAK_SIMD_SCALAR) || defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_RVV)
+#error "VLAK_SFPI_SCALAR / VLAK_SFPI_NATIVE choose the target: leave VLAK_SIMD_* undefined"
+#elif defined(VLAK_SFPI_SCALAR)
+#define VLAK_SIMD_SCALAR 1
+#elif defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__) && \
+    defined(__FMA__) && defined(__F16C__)
+#define VLAK_SIMD_AVX512 1
+#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define VLAK_SIMD_AVX2 1
+#elif defined(__riscv_vector)
+#define VLAK_SIMD_RVV 1
+#else
+#define VLAK_SIMD_SCALAR 1
+#endif
+#elif !defined(VLAK_SIMD_SCALAR) && !defined(VLAK_SIMD_AVX2) && !defined(VLAK_SIMD_AVX512) && !defined(VLAK_SIMD_RVV)
+#error "vlak/sfpi/sfpi.h: define VLAK_SFPI_SCALAR or VLAK_SFPI_NATIVE (one target), or compile with vlak_add_sfpi_kernels (every target; docs/sfpi.md)"
+#endif
+
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
-#include "sfpi/sfpi_lanes.h"
+#include "sfpi_lanes.h"
 #include "vlak/sfpi.h"
 
 namespace vlak::VLAK_NS::sfpi {
@@ -546,5 +571,6 @@ class CC {
 #define v_and(x) vlak_sfpi_cc.Cond(x)
 #define v_endblock }
 
-#include "sfpi/sfpi_lib.h"
-#include "sfpi/sfpi_run.h"
+#include "sfpi_lib.h"
+#include "sfpi_run.h"
+#include "sfpi_user.h"

@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "simd/simd.h"
+#include "../simd/simd.h"
 
 namespace vlak::VLAK_NS::sfpi_lanes {
 

@@ -6,9 +6,13 @@
 // dst_reg++), and stores Dst back. Each call has its own SFPU state (thread-safe; the state lives
 // on the caller's stack), every lane enabled, the condition stack empty, the programmable constants
 // zero and the PRNG seeded with `seed`. Returns the ::vlak::sfpi::Error bits seen (0: none).
+// RunTiles does the same for a range of tiles, tile t seeded with seed + t, so that the bits do not
+// depend on how a caller splits the tiles over threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace vlak::VLAK_NS::sfpi {
 
@@ -91,6 +95,15 @@ inline uint32_t RunTile(void (*kernel)(), float* tile, void (*init)() = nullptr,
     for (int l = 0; l < kLanes; ++l) std::memcpy(tile + map.index[s * kLanes + l], &ctx.dst[s].u[l], 4);
   }
   return ctx.error;
+}
+
+// Tiles [begin, end) of the row-major 32 x 32 tiles at `tiles`, in place: RunTile on each, tile t
+// with PRNG seed seed + t. Returns the Error bits or'ed over the tiles.
+inline uint32_t RunTiles(void (*kernel)(), float* tiles, size_t begin, size_t end, void (*init)() = nullptr,
+                         uint32_t seed = 1) {
+  uint32_t err = 0;
+  for (size_t t = begin; t < end; ++t) err |= RunTile(kernel, tiles + t * 1024, init, seed + static_cast<uint32_t>(t));
+  return err;
 }
 
 }  // namespace vlak::VLAK_NS::sfpi

@@ -17,7 +17,7 @@
 #include <cstring>
 #include <limits>
 
-#include "simd/tags.h"
+#include "tags.h"
 
 namespace vlak::VLAK_NS {
 using namespace ::vlak::simd;
@@ -26,7 +26,7 @@ inline constexpr size_t kRegisterBytes = 32;
 inline constexpr size_t kAlignment = 64;
 
 }  // namespace vlak::VLAK_NS
-#include "simd/fixed_lanes.h"
+#include "fixed_lanes.h"
 namespace vlak::VLAK_NS {
 
 namespace detail {
@@ -1451,4 +1451,4 @@ VFromD<DTo> DemoteTo(DTo dto, DFrom dfrom, const VFromD<DFrom>& v) {
 
 }  // namespace vlak::VLAK_NS
 
-#include "simd/fixed_generic.h"
+#include "fixed_generic.h"

@@ -18,7 +18,7 @@
 #include <limits>
 #include <utility>
 
-#include "simd/tags.h"
+#include "tags.h"
 
 // Everything is force-inlined: a group is up to 8 zmm registers (512 bytes), and an out-of-line
 // call would pass and return it through memory.
@@ -31,7 +31,7 @@ inline constexpr size_t kRegisterBytes = 64;
 inline constexpr size_t kAlignment = 64;
 
 }  // namespace vlak::VLAK_NS
-#include "simd/fixed_lanes.h"
+#include "fixed_lanes.h"
 namespace vlak::VLAK_NS {
 
 namespace detail {
@@ -1362,6 +1362,6 @@ VLAK_AVX512_API VFromD<DTo> TruncateTo(DTo, DFrom, const VFromD<DFrom>& v) {
 
 #undef VLAK_AVX512_LAMBDA
 #define VLAK_FIXED_API VLAK_AVX512_API
-#include "simd/fixed_generic.h"
+#include "fixed_generic.h"
 #undef VLAK_AVX512_API
 

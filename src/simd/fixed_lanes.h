@@ -3,7 +3,7 @@
 // values (rvv.h).
 #pragma once
 
-#include "simd/tags.h"
+#include "tags.h"
 
 namespace vlak::VLAK_NS {
 

@@ -25,7 +25,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "simd/tags.h"
+#include "tags.h"
 
 namespace vlak::VLAK_NS {
 using namespace ::vlak::simd;

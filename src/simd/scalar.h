@@ -12,7 +12,7 @@
 #include <cstring>
 #include <limits>
 
-#include "simd/tags.h"
+#include "tags.h"
 
 namespace vlak::VLAK_NS {
 using namespace ::vlak::simd;
@@ -20,7 +20,7 @@ using namespace ::vlak::simd;
 inline constexpr size_t kRegisterBytes = 16;  // MaxLanes/Lanes: fixed_lanes.h
 
 }  // namespace vlak::VLAK_NS
-#include "simd/fixed_lanes.h"
+#include "fixed_lanes.h"
 namespace vlak::VLAK_NS {
 
 template <typename T, int kPow2>
@@ -720,4 +720,4 @@ VFromD<DTo> TruncateTo(DTo, DFrom, const VFromD<DFrom>& v) {
 
 }  // namespace vlak::VLAK_NS
 
-#include "simd/fixed_generic.h"
+#include "fixed_generic.h"

@@ -8,22 +8,22 @@
 #if defined(VLAK_SIMD_SCALAR)
 #define VLAK_NS n_scalar
 #define VLAK_TARGET_ID ::vlak::Target::kScalar
-#include "simd/scalar.h"
+#include "scalar.h"
 #elif defined(VLAK_SIMD_AVX2)
 #define VLAK_NS n_avx2
 #define VLAK_TARGET_ID ::vlak::Target::kAvx2
-#include "simd/avx2.h"
+#include "avx2.h"
 #elif defined(VLAK_SIMD_AVX512)
 #define VLAK_NS n_avx512
 #define VLAK_TARGET_ID ::vlak::Target::kAvx512
-#include "simd/avx512.h"
+#include "avx512.h"
 #elif defined(VLAK_SIMD_RVV)
 #define VLAK_NS n_rvv
 #define VLAK_TARGET_ID ::vlak::Target::kRvv
-#include "simd/rvv.h"
+#include "rvv.h"
 #else
 #error "compile with one of VLAK_SIMD_SCALAR, _AVX2, _AVX512, _RVV"
 #endif
 
-#include "simd/targets.h"
-#include "simd/strip.h"
+#include "targets.h"
+#include "strip.h"

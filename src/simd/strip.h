@@ -17,7 +17,7 @@
 
 #include <cstddef>
 
-#include "simd/targets.h"
+#include "targets.h"
 
 namespace vlak::VLAK_NS {
 

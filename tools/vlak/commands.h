@@ -11,5 +11,6 @@ int CmdGenGolden(int argc, char** argv);
 int CmdBench(int argc, char** argv);
 int CmdReport(int argc, char** argv);
 int CmdNpu(int argc, char** argv);
+int CmdSfpi(int argc, char** argv);
 
 }  // namespace vlak::cli

@@ -20,6 +20,7 @@ constexpr Command kCommands[] = {
     {"bench", vlak::cli::CmdBench, "the lab: a suite of operators x shapes x implementations x threads"},
     {"report", vlak::cli::CmdReport, "Markdown + SVG charts from `vlak bench --json` results"},
     {"npu", vlak::cli::CmdNpu, "the chisel-npu tutorial's LUT NPU model: run/trace programs, softmax error tables"},
+    {"sfpi", vlak::cli::CmdSfpi, "Tenstorrent SFPI kernels on the CPU: list, run KERNEL --tiles N --arch wh|bh"},
 };
 
 void PrintUsage(FILE* out) {

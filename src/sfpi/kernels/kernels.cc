@@ -60,11 +60,7 @@ uint32_t SfpiRunTiles(size_t k, float* tiles, size_t begin, size_t end, uint32_t
   size_t count;
   const ::vlak::sfpi::KernelInfo* table = sfpi_kernels::Kernels(&count);
   if (k >= count) return ~0u;
-  uint32_t err = 0;
-  for (size_t t = begin; t < end; ++t) {
-    err |= sfpi::RunTile(table[k].body, tiles + t * 1024, table[k].init, seed + static_cast<uint32_t>(t));
-  }
-  return err;
+  return sfpi::RunTiles(table[k].body, tiles, begin, end, table[k].init, seed);
 }
 
 VLAK_KERNELS_DEFINED(VLAK_SFPI_KERNELS)
