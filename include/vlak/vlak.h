@@ -222,8 +222,9 @@ vlak_status vlak_activation_f32(size_t n, const float* x, float* y, vlak_activat
  * gate (y_stride == gate_stride) or up (y_stride == up_stride); other overlaps are not allowed.
  * act(gate) is vlak_activation_f32's value, then multiplied by up and rounded: |y - y64| <= 3 ULPs
  * of the float nearest y64 = act64(gate) * up, plus |up| * 2^-149 where act(gate) is below
- * FLT_MIN (measured at most 2.3 ULP). Rows and blocks of long rows run on threads; the results
- * are the same bits on every target and thread count.
+ * FLT_MIN (there an act(gate) that rounds to 0 times an infinite up is NaN, IEEE 0 * inf).
+ * Rows and blocks of long rows run on threads; the results are the same bits on every target
+ * and thread count.
  * Errors (nothing written): an unknown op, NULL pointer, a stride < cols, y equal to gate or up
  * with another stride, sizes whose extent overflows size_t, vlak_target_error(). rows == 0 or
  * cols == 0: VLAK_OK (pointers not checked). */
