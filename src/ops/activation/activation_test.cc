@@ -289,7 +289,7 @@ TEST(Glu, StridesOddWidthsInPlace) {
 // blocks and glu's rows and blocks of one long row alike.
 TEST(Activation, ThreadsGiveTheSameBits) {
 #if defined(__riscv)
-  const size_t n = 40000;
+  const size_t n = 20001;  // above the split floor (16K elements); qemu runs threads slowly
 #else
   const size_t n = 300001;
 #endif
@@ -302,7 +302,7 @@ TEST(Activation, ThreadsGiveTheSameBits) {
       ASSERT_EQ(vlak_glu_f32(n / 1000, 1000, x.data(), 1000, u.data(), 1000, glu_one.data(), 1000, op), VLAK_OK);
       ASSERT_EQ(vlak_glu_f32(1, n, x.data(), n, u.data(), n, row_one.data(), n, op), VLAK_OK);
     }
-    for (int threads : {2, 3, 8}) {
+    for (int threads : {2, 8}) {
       vlak_test::ScopedThreads t(threads);
       ASSERT_EQ(vlak_activation_f32(n, x.data(), many.data(), op), VLAK_OK);
       ASSERT_EQ(vlak_glu_f32(n / 1000, 1000, x.data(), 1000, u.data(), 1000, glu_many.data(), 1000, op), VLAK_OK);

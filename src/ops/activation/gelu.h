@@ -16,9 +16,11 @@
 //   2026-11-26): see vlak.h (bound 2 ULP).
 // Special values: NaN -> the same NaN; gelu(+inf) = +inf, gelu(-inf) = -0 (x Phi(x) < 0 for
 //   x < 0), gelu(-0) = -0; denormal results (x in (-14.2, -13.2)) rounded once.
-// Cost: 12 float ops and per half of the lanes 30 float64 ops with one float64 Div, 4 widenings
+// Cost: 12 float ops and per half of the lanes 49 float64 ops with one float64 Div, 4 widenings
 //   and 1 narrowing (AVX2: each float64 op is two instructions per 8 floats).
 #pragma once
+
+#include <initializer_list>
 
 #include "ops/activation/exp_dd.h"
 
@@ -43,27 +45,26 @@ VFromD<D> Gelu(D d, VFromD<D> x) {
   const auto z = Mul(dd, Mul(dd, A, A), -0.5);
   auto t = NegMulAdd(dd, N, 6.93147180369123816490e-01, z);
   t = NegMulAdd(dd, N, 1.90821492927058770002e-10, t);
-  auto e = MulAdd(dd, t, 1.0 / 40320, Set(dd, 1.0 / 5040));
-  e = MulAdd(dd, e, t, 1.0 / 720);
-  e = MulAdd(dd, e, t, 1.0 / 120);
-  e = MulAdd(dd, e, t, 1.0 / 24);
-  e = MulAdd(dd, e, t, 1.0 / 6);
-  e = MulAdd(dd, e, t, 0.5);
-  e = MulAdd(dd, e, t, 1.0);
-  e = MulAdd(dd, e, t, 1.0);
+  // Horner steps as a product and a sum with a scalar addend, not an FMA: in float64 the extra
+  // rounding (2^-53) is far below what the result keeps, and RVV then needs no splat of the 19
+  // coefficients (a float64 group is two registers at the float's LMUL 1: hoisted splats of the
+  // fused form filled the register file and spilled in the loop, scripts/rvv-spill-check). Zen 3
+  // runs the products and sums on separate pipes: the same throughput as the FMAs.
+  const auto horner = [&](auto v, double c) { return Add(dd, Mul(dd, v, t), c); };
+  auto e = Add(dd, Mul(dd, t, 1.0 / 40320), 1.0 / 5040);
+  for (double c : {1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0}) e = horner(e, c);
   // c0 P5(a) with c0 = 1 / sqrt(2 pi) folded in, and Q6(a).
   constexpr double kC0 = 0.39894228040143267794;
-  auto p = MulAdd(dd, A, kC0 * -0.00031633812246540321, Set(dd, kC0 * 0.0061987390230702748));
-  p = MulAdd(dd, p, A, kC0 * 0.080788674805817515);
-  p = MulAdd(dd, p, A, kC0 * 0.40438533962254047);
-  p = MulAdd(dd, p, A, kC0 * 1.0304782871309657);
-  p = MulAdd(dd, p, A, kC0 * 1.2533141412960618);
-  auto q = MulAdd(dd, A, -0.00031632727608623665, Set(dd, 0.0061980424311524895));
-  q = MulAdd(dd, q, A, 0.080491858900883853);
-  q = MulAdd(dd, q, A, 0.41026594934635596);
-  q = MulAdd(dd, q, A, 1.1152928143394258);
-  q = MulAdd(dd, q, A, 1.6200875123017551);
-  q = MulAdd(dd, q, A, 1.0);
+  const auto step = [&](auto v, double c) { return Add(dd, Mul(dd, v, A), c); };
+  auto p = Add(dd, Mul(dd, A, kC0 * -0.00031633812246540321), kC0 * 0.0061987390230702748);
+  for (double c : {kC0 * 0.080788674805817515, kC0 * 0.40438533962254047, kC0 * 1.0304782871309657,
+                   kC0 * 1.2533141412960618}) {
+    p = step(p, c);
+  }
+  auto q = Add(dd, Mul(dd, A, -0.00031632727608623665), 0.0061980424311524895);
+  for (double c : {0.080491858900883853, 0.41026594934635596, 1.1152928143394258, 1.6200875123017551, 1.0}) {
+    q = step(q, c);
+  }
   const auto scale = Mul(dd, PromoteTo(dd, d, s1), PromoteTo(dd, d, s2));
   const auto tail = Div(dd, Mul(dd, Mul(dd, Mul(dd, A, e), scale), p), q);  // a Q(a)
   const auto X = PromoteTo(dd, d, x);

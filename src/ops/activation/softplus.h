@@ -43,8 +43,11 @@ VFromD<D> Softplus(D d, VFromD<D> x) {
   const auto s = Div(d, f, Add(d, f, 2.0f));
   const auto z = Mul(d, s, s);
   const auto w = Mul(d, z, z);
-  const auto t1 = Mul(d, w, MulAdd(d, w, 0.24279078841f, Set(d, 0.40000972152f)));
-  const auto t2 = Mul(d, z, MulAdd(d, w, 0.28498786688f, Set(d, 0.66666662693f)));
+  // R's and the series' steps as a product and a sum with a scalar addend: they are corrections
+  // (|s (hfsq + R)| <= 0.06 log1p f), so the extra rounding is damped, and RVV keeps no splat
+  // (scripts/rvv-spill-check: glu's loop spilled with them).
+  const auto t1 = Mul(d, w, Add(d, Mul(d, w, 0.24279078841f), 0.40000972152f));
+  const auto t2 = Mul(d, z, Add(d, Mul(d, w, 0.28498786688f), 0.66666662693f));
   const auto corr = Mul(d, s, Add(d, hfsq, Add(d, t2, t1)));
   const auto lh = Add(d, a1, corr);
   auto ll = Add(d, Sub(d, a1, lh), corr);
@@ -53,14 +56,15 @@ VFromD<D> Softplus(D d, VFromD<D> x) {
   const auto g = Mul(d, fl, MulAdd(d, Add(d, s, s), Sub(d, s, 1.0f), Set(d, 1.0f)));
   ll = Add(d, ll, MulAdd(d, Mul(d, g, -0.5f), g, g));
   // + k ln2 (ln2 = 0.693145751953125 + 1.42860677e-6, exp_common.h's split).
-  const auto kh = IfThenElseZero(d, k1, Set(d, kLn2Hi));
-  const auto kl = IfThenElseZero(d, k1, Set(d, kLn2Lo));
+  const auto k = IfThenElseZero(d, k1, one);
+  const auto kh = Mul(d, k, kLn2Hi);
+  const auto kl = Mul(d, k, kLn2Lo);
   auto sh = Add(d, kh, lh);
   auto low = Add(d, Add(d, Add(d, Sub(d, kh, sh), lh), ll), kl);
   // e < 2^-10: log1p(e) = e - e^2/2 + e^3/3 (e^4/4 < 2^-32 e), on ea + eb directly: dl above is
   // ea + eb rounded, whose error would reach the result at full weight when f is 0 or tiny.
   const auto small = Lt(d, ea, 0.0009765625f);
-  const auto c = Mul(d, Mul(d, ea, ea), MulAdd(d, ea, 0.333333343f, Set(d, -0.5f)));
+  const auto c = Mul(d, Mul(d, ea, ea), Sub(d, Mul(d, ea, 0.333333343f), 0.5f));
   sh = IfThenElse(d, small, ea, sh);
   low = IfThenElse(d, small, Add(d, eb, c), low);
   // + max(x, 0).
