@@ -18,8 +18,9 @@ namespace {
 // LMUL per function. x86: two registers per value except gelu, whose float64 half already takes
 // two (4096 floats in L1, ns per element at LMUL 1 / 2, AVX2, 2-core AMD EPYC Zen 3 under load,
 // 2026-11-26: sigmoid 1.45 / 1.27, tanh 1.77 / 1.51, gelu 2.88 / 3.13, gelu_tanh 2.55 / 1.94,
-// silu 1.77 / 1.55, softplus 3.38 / 2.83). RVV: LMUL 1: each function keeps 15-25 values live
-// (scripts/rvv-spill-check finds no spill at LMUL 1). Scalar: 1.
+// silu 1.77 / 1.55, softplus 3.38 / 2.83). RVV: LMUL 1: at LMUL 2 every function but gelu spills
+// in its loop (scripts/rvv-spill-check: 1-4 registers, glu's 10-20; the exp's five hoisted
+// Horner splats take ten registers there); at LMUL 1 none does. Scalar: 1.
 template <int kOp>
 inline constexpr int kPow2 =
     (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) && kOp != VLAK_ACT_GELU ? 1
