@@ -1,5 +1,6 @@
 // activations f32: the lab's view of them, one operator per function, "activation-<fn>" over N
-// elements and "glu-<fn>" over ROWSxCOLS (gate, up -> y). One operator per function rather than one
+// elements and "glu-<fn>" over ROWSxCOLS (gate, up -> y); <fn> is the function's name with
+// hyphens (activation-gelu-tanh). One operator per function rather than one
 // operator with a function per implementation: each row then compares the same function across
 // implementations (its speedup column is like for like), and a suite lists the functions it wants.
 //   inputs: x (gate) uniform [-10, 10] (XNNPACK's tanh and gelu test range), up uniform [-2, 2].
@@ -72,10 +73,17 @@ ImplDef XnnpackSigmoid() {
   return d;
 }
 
+// The lab's operator names are lowercase words joined by hyphens: gelu_tanh is "gelu-tanh" there.
+std::string LabName(vlak_activation fn) {
+  std::string name = ActivationName(fn);
+  for (char& c : name) c = c == '_' ? '-' : c;
+  return name;
+}
+
 OpDef ActivationOp(vlak_activation fn) {
   const std::string fname = ActivationName(fn);
   OpDef op;
-  op.name = "activation-" + fname;
+  op.name = "activation-" + LabName(fn);
   op.shape_syntax = "N (elements, e.g. 4096, 16M)";
   op.size_label = "n";
   op.bytes_formula = "8 bytes/element (read x, write y)";
@@ -127,7 +135,7 @@ OpDef ActivationOp(vlak_activation fn) {
 OpDef GluOp(vlak_activation fn) {
   const std::string fname = ActivationName(fn);
   OpDef op;
-  op.name = "glu-" + fname;
+  op.name = "glu-" + LabName(fn);
   SetRowsColsShape(&op);
   op.bytes_formula = "12 bytes/element (read gate and up, write y)";
   op.bytes_per_run = [](const Shape& s) { return 12.0 * static_cast<double>(s.Elements()); };
