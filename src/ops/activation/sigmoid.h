@@ -8,13 +8,16 @@
 //   p sigmoid(v) = Y + (Ye + p (Xe + X g)), rounded once; for v < 0 that sum is made with s1
 //   only and the final multiply by s2 is exact or, for a denormal result, the one rounding.
 //   sigmoid skips the p products (p = 1).
-// Measured (every float, `vlak accuracy activations --exhaustive`, 2-core AMD EPYC Zen 3, AVX2,
-//   2026-11-26): see vlak.h (sigmoid <= 0.51 ULP, silu <= 0.51 ULP expected; bound 2 ULP).
+// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
+//   Zen 3, 2026-11-26; every target gives the same bits): sigmoid max 0.677 ULP (x = -27.35),
+//   silu max 0.710 ULP (x = -5.17); below FLT_MIN at most 0.775 / 0.828 x 2^-149. vlak.h's
+//   bound: 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, sigmoid(-0) = 0.5;
 //   silu(+inf) = +inf, silu(-inf) = -0, silu(-0) = -0 (p = -0 times 0.5); |v| > 120 takes e = 0:
 //   sigmoid 0 or 1, silu x or the zero of x's sign (silu(-120) = -9e-51 rounds to -0).
-// Cost: sigmoid 35 vector-layer ops (ExpDD 21, d 5, RecipDD 3 with one Div, N and the products
-//   6, scale and NaN 4); silu 44 (the p products and the |x| > 120 rule).
+// Cost: sigmoid 51 vector-layer ops (|v| and clamp 6, ExpDD 24, e and d 7, RecipDD 3 with one
+//   Div, N and the products 7, scale and NaN 4); silu 59 (the p products, the |x| > 120 rule and
+//   the sign).
 #pragma once
 
 #include "ops/activation/exp_dd.h"
