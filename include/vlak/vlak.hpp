@@ -36,6 +36,26 @@ inline vlak_status SoftmaxU8(std::span<const uint8_t> x, std::span<uint8_t> y, s
   return vlak_softmax_u8(x.size() / cols, cols, x.data(), cols, input_scale, y.data(), cols, flags);
 }
 
+// ---- activations ------------------------------------------------------------------------------
+// y = act(x) element by element: y.size() must equal x.size() (y may be x's memory).
+inline vlak_status Activation(std::span<const float> x, std::span<float> y, vlak_activation op) {
+  if (x.size() != y.size()) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_activation_f32(x.size(), x.data(), y.data(), op);
+}
+// In place: x = act(x).
+inline vlak_status Activation(std::span<float> x, vlak_activation op) {
+  return vlak_activation_f32(x.size(), x.data(), x.data(), op);
+}
+
+// y = act(gate) * up for gate, up and y viewed as dense rows of `cols` (cols > 0 divides the
+// size; the three sizes equal). y may be gate's or up's memory.
+inline vlak_status Glu(std::span<const float> gate, std::span<const float> up, std::span<float> y, size_t cols,
+                       vlak_activation op) {
+  if (gate.size() != up.size() || gate.size() != y.size()) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (cols == 0 || gate.size() % cols != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_glu_f32(gate.size() / cols, cols, gate.data(), cols, up.data(), cols, y.data(), cols, op);
+}
+
 // ---- transformer operators over dense rows (stride = cols). An empty optional span is NULL. ----
 namespace detail {
 // rows = size / cols when cols divides size (and cols > 0); false otherwise.

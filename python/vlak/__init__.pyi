@@ -50,6 +50,9 @@ def exp(
     variant: Literal["schraudolph", "bittrick_p3", "bittrick_p5", "cephes", "accurate", "precise"] = "accurate",
     out: Optional[F32] = None,
 ) -> F32: ...
+ActivationOp = Literal["sigmoid", "tanh", "gelu", "gelu_tanh", "silu", "softplus", 0, 1, 2, 3, 4, 5]
+def activation(x: F32, op: ActivationOp, out: Optional[F32] = None) -> F32: ...
+def glu(gate: F32, up: F32, op: ActivationOp, out: Optional[F32] = None) -> F32: ...
 @overload
 def layernorm(
     x: F32,

@@ -62,6 +62,7 @@ const Row kRows[] = {
     {"resize", "xnnpack", "3x256x256", 0},  // Debian's XNNPACK resizes u8 about 16x slower than OpenCV
     {"warp", "opencv", "1024x1024x3", 0},
     {"softmax-i8", "xnnpack", "512x4096", 1},
+    {"activation-sigmoid", "xnnpack", "4M", 0},
 };
 
 void PrintTo(const Row& r, std::ostream* os) { *os << r.op << " " << r.impl << " " << r.shape; }

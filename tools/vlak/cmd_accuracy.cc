@@ -1,5 +1,8 @@
 // `vlak accuracy exp`: each exp variant against float64 std::exp, over every float of its domain
 // (--exhaustive) or an evenly spaced sample of them, on all hardware threads.
+// `vlak accuracy activations`: each vlak_activation_f32 function against its float64 reference
+// (src/ops/activation/activation_reference.cc) over every finite float, in vlak.h's measure (ULPs of
+// the float nearest the reference; below FLT_MIN, units of 2^-149).
 //
 // ULP = |y - ref| / ulp(ref), ulp(ref) = the spacing of floats in the binade ref lies in
 // (2^-149 below 2^-126). A ref above FLT_MAX that rounds to +inf expects +inf (0 ULP if so,
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "ops/activation/activation.h"
 #include "vlak/vlak.h"
 
 namespace vlak::cli {
@@ -149,16 +153,183 @@ int Usage() {
                "usage: vlak accuracy sfpi [--arch wh|bh] [--exhaustive | --samples N] [--kernel NAME]\n"
                "       vlak accuracy exp [--variant NAME] [--target NAME] [--exhaustive | --samples N]"
                " [--range LO HI] [--threads N]\n"
+               "       vlak accuracy activations [--function NAME] [--target NAME] [--exhaustive | --samples N]"
+               " [--threads N]\n"
+               "  functions: sigmoid tanh gelu gelu_tanh silu softplus (default: all), over every finite float\n"
                "  variants: schraudolph bittrick_p3 bittrick_p5 cephes accurate precise (default: all)\n"
                "  default: 2^26 evenly spaced floats of each domain; --exhaustive: every one\n"
                "  domains: [-87.3, 88.7], every finite float for precise; --range LO HI (LO <= 0 <= HI)\n");
   return 2;
 }
 
+// ---- activations ------------------------------------------------------------------------------
+
+// XNNPACK's test tolerance for the same f32 function (test/vunary-microkernel-tester.cc, TestFP32:
+// |y - ref| <= max(abs, rel |ref|) on uniform inputs of a range), for comparison with vlak.h's
+// bound; "-" where its unary tests have no f32 form of the function.
+const char* XnnpackTolerance(int op) {
+  switch (op) {
+    case VLAK_ACT_SIGMOID: return "max(5e-6, 1e-5|y|) on [-125,125]";
+    case VLAK_ACT_TANH: return "5 eps |y| on [-10,10]";
+    case VLAK_ACT_GELU: return "max(10 eps, 5 eps|y|) on [-10,10]";
+    default: return "-";
+  }
+}
+
+// Finite floats indexed 0 .. 2 * 0x7F800000 - 1: +0 up to FLT_MAX, then -0 down to -FLT_MAX.
+constexpr uint64_t kFiniteFloats = uint64_t{2} * 0x7F800000u;
+float FiniteAt(uint64_t i) {
+  return i < 0x7F800000u ? FromBits(static_cast<uint32_t>(i)) : FromBits(static_cast<uint32_t>(0x80000000u + (i - 0x7F800000u)));
+}
+
+struct ActStats {
+  double max_ulp = 0;  // where |ref| >= FLT_MIN
+  float worst_x = 0;
+  double max_sub = 0;  // |y - ref| / 2^-149 where |ref| < FLT_MIN
+  float worst_sub_x = 0;
+  uint64_t over = 0;  // points beyond vlak.h's bound
+  uint64_t points = 0;
+  void Merge(const ActStats& o) {
+    if (o.max_ulp > max_ulp) { max_ulp = o.max_ulp; worst_x = o.worst_x; }
+    if (o.max_sub > max_sub) { max_sub = o.max_sub; worst_sub_x = o.worst_sub_x; }
+    over += o.over;
+    points += o.points;
+  }
+};
+
+bool MeasureActivation(vlak_activation op, uint64_t stride, uint64_t begin, uint64_t end, ActStats& st) {
+  constexpr size_t kBlock = 8192;
+  std::vector<float> x(kBlock), y(kBlock);
+  for (uint64_t i = begin; i < end; i += kBlock) {
+    const size_t m = static_cast<size_t>(std::min<uint64_t>(kBlock, end - i));
+    for (size_t j = 0; j < m; ++j) x[j] = FiniteAt(std::min(kFiniteFloats - 1, (i + j) * stride));
+    if (vlak_activation_f32(m, x.data(), y.data(), op) != VLAK_OK) return false;
+    for (size_t j = 0; j < m; ++j) {
+      const double ref = ActivationReferenceF64(op, x[j]);
+      const double e = ActivationUlps(y[j], ref);
+      if (std::fabs(ref) >= FLT_MIN) {
+        if (!(e <= st.max_ulp)) { st.max_ulp = e; st.worst_x = x[j]; }
+        st.over += e > 2.0;
+      } else {
+        if (!(e <= st.max_sub)) { st.max_sub = e; st.worst_sub_x = x[j]; }
+        st.over += e > 1.0;
+      }
+    }
+    st.points += m;
+  }
+  return true;
+}
+
+// vlak.h's limits at -inf, +inf, -0 and NaN, bit for bit: "ok" or the ones missed.
+std::string ActivationSpecials(vlak_activation op) {
+  const float in[] = {-kInf, kInf, -0.0f, std::numeric_limits<float>::quiet_NaN()};
+  float out[4];
+  if (vlak_activation_f32(4, in, out, op) != VLAK_OK) return "?";
+  std::string missed;
+  const char* names[] = {"-inf", "+inf", "-0", "NaN"};
+  for (int k = 0; k < 4; ++k) {
+    const float want = static_cast<float>(ActivationReferenceF64(op, in[k]));
+    if (Bits(out[k]) != Bits(want)) missed += std::string(missed.empty() ? "" : " ") + names[k];
+  }
+  return missed.empty() ? "ok" : "NO: " + missed;
+}
+
+int CmdAccuracyActivations(int argc, char** argv) {
+  std::vector<vlak_activation> ops;
+  uint64_t samples = uint64_t{1} << 26;
+  bool exhaustive = false;
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--function" && has_value) {
+      const char* name = argv[++i];
+      int found = -1;
+      for (int k = 0; k < kNumActivations; ++k) {
+        if (std::strcmp(name, ActivationName(k)) == 0) found = k;
+      }
+      if (found < 0) {
+        std::fprintf(stderr, "vlak accuracy: unknown function '%s'\n", name);
+        return Usage();
+      }
+      ops.push_back(static_cast<vlak_activation>(found));
+    } else if (a == "--target" && has_value) {
+      const char* name = argv[++i];
+      int found = -1;
+      for (int k = VLAK_TARGET_SCALAR; k <= VLAK_TARGET_RVV; ++k) {
+        if (std::strcmp(name, vlak_target_name(static_cast<vlak_target>(k))) == 0) found = k;
+      }
+      if (found < 0 || vlak_set_target(static_cast<vlak_target>(found)) != VLAK_OK) {
+        std::fprintf(stderr, "vlak accuracy: target '%s' is not available here\n", name);
+        return found < 0 ? 2 : 1;
+      }
+    } else if (a == "--exhaustive") {
+      exhaustive = true;
+    } else if (a == "--samples" && has_value) {
+      samples = std::strtoull(argv[++i], nullptr, 10);
+      if (samples == 0) return Usage();
+    } else if (a == "--threads" && has_value) {
+      threads = static_cast<unsigned>(std::max(1L, std::strtol(argv[++i], nullptr, 10)));
+    } else {
+      return Usage();
+    }
+  }
+  if (vlak_target_error() != VLAK_OK) {
+    std::fprintf(stderr, "vlak accuracy: VLAK_TARGET cannot be used here (%s)\n", vlak_status_string(vlak_target_error()));
+    return 1;
+  }
+  if (ops.empty()) {
+    for (int k = 0; k < kNumActivations; ++k) ops.push_back(static_cast<vlak_activation>(k));
+  }
+  // One kernel call per block: the library's own threads stay out of the measurement's.
+  vlak_set_num_threads(1);
+  const uint64_t stride = exhaustive || samples >= kFiniteFloats ? 1 : kFiniteFloats / samples;
+  const uint64_t points = (kFiniteFloats + stride - 1) / stride;
+  std::printf("activations f32 vs float64 reference on target %s, %s, %u thread%s\n",
+              vlak_target_name(vlak_active_target()),
+              exhaustive ? "exhaustive (every finite float)" : "sampled (evenly spaced finite floats)", threads,
+              threads == 1 ? "" : "s");
+  std::printf("vlak.h's bound: 2 ULP of the float nearest the reference where |ref| >= FLT_MIN, 2^-149 below\n");
+  std::printf("%-10s %11s %9s %-15s %12s %-15s %6s %-9s %s\n", "function", "points", "max ULP", "at x",
+              "<FLT_MIN", "at x", "over", "specials", "XNNPACK test tolerance");
+  int status = 0;
+  for (const vlak_activation op : ops) {
+    const uint64_t chunk = uint64_t{1} << 20;
+    std::atomic<uint64_t> next{0};
+    std::atomic<bool> failed{false};
+    std::vector<ActStats> per(threads);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        for (uint64_t b; (b = next.fetch_add(chunk)) < points;) {
+          if (!MeasureActivation(op, stride, b, std::min(points, b + chunk), per[t])) failed = true;
+        }
+      });
+    }
+    for (auto& th : pool) th.join();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (failed) {
+      std::fprintf(stderr, "vlak accuracy: vlak_activation_f32 failed\n");
+      return 1;
+    }
+    ActStats st;
+    for (const ActStats& s : per) st.Merge(s);
+    const std::string specials = ActivationSpecials(op);
+    if (st.over != 0 || specials != "ok") status = 1;
+    std::printf("%-10s %11llu %9.4f %-15.9g %8.3f/149 %-15.9g %6llu %-9s %s  (%.1f s)\n", ActivationName(op),
+                static_cast<unsigned long long>(st.points), st.max_ulp, st.worst_x, st.max_sub, st.worst_sub_x,
+                static_cast<unsigned long long>(st.over), specials.c_str(), XnnpackTolerance(op), secs);
+    std::fflush(stdout);
+  }
+  return status;
+}
+
 }  // namespace
 
 int CmdAccuracy(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "sfpi") == 0) return CmdAccuracySfpi(argc, argv);
+  if (argc >= 2 && std::strcmp(argv[1], "activations") == 0) return CmdAccuracyActivations(argc, argv);
   if (argc < 2 || std::strcmp(argv[1], "exp") != 0) return Usage();
   std::vector<vlak_exp_variant> variants;
   uint64_t samples = uint64_t{1} << 26;

@@ -1,0 +1,66 @@
+// activation_f32's and glu_f32's RVV instruction budgets (tests/icount/icount_budget.h: how the
+// count is taken), n = 2048 floats uniform on [-10, 10], beside the plain C of activation_ref.c
+// (the formulas in float64, within the same bound) built by clang -O3 for rv64gcv.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "icount/icount_budget.h"
+#include "vlak/vlak.h"
+
+extern "C" void vlak_ref_clang_activation_f32(const float* x, float* y, size_t n, int op);
+extern "C" void vlak_ref_clang_glu_f32(const float* gate, const float* up, float* y, size_t n, int op);
+
+namespace {
+
+using vlak_icount::Budget;
+using vlak_icount::CheckBudget;
+using vlak_icount::Count;
+using vlak_icount::IcountBudget;
+using vlak_icount::kN;
+using vlak_icount::Uniform;
+
+// The counts of the code as committed (budgets only go down). Per element at VLEN 128 (4 lanes at
+// LMUL 1): sigmoid 14.3, silu 18.1, tanh 17.3, gelu 20.1, gelu_tanh 23.1, softplus 26.8; the plain
+// C peer (float64, clang's own LMUL) retires 0.45-0.65 times as many (its sigmoid 7.4, gelu 12.8).
+constexpr Budget kBudgets[] = {
+    // case                        VLEN 128    256    512
+    {"activation_f32/sigmoid/2048",    29312, 14720,  7424},
+    {"activation_f32/tanh/2048",       35484, 17820,  8988},
+    {"activation_f32/gelu/2048",       41161, 20681, 10441},
+    {"activation_f32/gelu_tanh/2048",  47252, 23700, 11924},
+    {"activation_f32/silu/2048",       36996, 18564,  9348},
+    {"activation_f32/softplus/2048",   54946, 27554, 13858},
+    {"glu_f32/silu/2048",              38652, 19452,  9852},
+};
+const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
+
+const char* const kNames[] = {"sigmoid", "tanh", "gelu", "gelu_tanh", "silu", "softplus"};
+
+TEST_F(IcountBudget, Activations) {
+  const std::vector<float> x = Uniform(2026, -10.0f, 10.0f);
+  const std::vector<float> u = Uniform(2027, -2.0f, 2.0f);
+  std::vector<float> y(kN);
+  for (int op = 0; op < 6; ++op) {
+    const auto a = static_cast<vlak_activation>(op);
+    ASSERT_EQ(vlak_activation_f32(kN, x.data(), y.data(), a), VLAK_OK);  // warm-up
+    vlak_status st = VLAK_OK;
+    const unsigned long long count = Count([&] { st = vlak_activation_f32(kN, x.data(), y.data(), a); });
+    ASSERT_EQ(st, VLAK_OK);
+    const unsigned long long ref = Count([&] { vlak_ref_clang_activation_f32(x.data(), y.data(), kN, op); });
+    std::printf("[ icount   ] activation_f32/%s/2048: plain C (clang -O3) %llu instructions\n", kNames[op], ref);
+    CheckBudget(std::string("activation_f32/") + kNames[op] + "/2048", count);
+  }
+  ASSERT_EQ(vlak_glu_f32(1, kN, x.data(), kN, u.data(), kN, y.data(), kN, VLAK_ACT_SILU), VLAK_OK);
+  vlak_status st = VLAK_OK;
+  const unsigned long long count =
+      Count([&] { st = vlak_glu_f32(1, kN, x.data(), kN, u.data(), kN, y.data(), kN, VLAK_ACT_SILU); });
+  ASSERT_EQ(st, VLAK_OK);
+  const unsigned long long ref = Count([&] { vlak_ref_clang_glu_f32(x.data(), u.data(), y.data(), kN, 4); });
+  std::printf("[ icount   ] glu_f32/silu/2048: plain C (clang -O3) %llu instructions\n", ref);
+  CheckBudget("glu_f32/silu/2048", count);
+}
+
+}  // namespace

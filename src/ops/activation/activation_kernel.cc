@@ -1,0 +1,89 @@
+// Activation kernels, generic over the tag: compiled once per target. The functions themselves
+// are in the headers beside this file (sigmoid.h, tanh.h, gelu.h, gelu_tanh.h, softplus.h), one
+// algorithm for every target: each is a fixed sequence of IEEE operations with FMA (no
+// target-specific approximations), so the results are the same bits on every target.
+#include "ops/activation/activation_kernels.h"
+
+#include "ops/activation/gelu.h"
+#include "ops/activation/gelu_tanh.h"
+#include "ops/activation/sigmoid.h"
+#include "ops/activation/softplus.h"
+#include "ops/activation/tanh.h"
+#include "simd/simd.h"
+#include "vlak/vlak.h"
+
+namespace vlak::VLAK_NS {
+namespace {
+
+// LMUL per function. x86: two registers per value except gelu, whose float64 half already takes
+// two (4096 floats in L1, ns per element at LMUL 1 / 2, AVX2, 2-core AMD EPYC Zen 3 under load,
+// 2026-11-26: sigmoid 1.45 / 1.27, tanh 1.77 / 1.51, gelu 2.88 / 3.13, gelu_tanh 2.55 / 1.94,
+// silu 1.77 / 1.55, softplus 3.38 / 2.83). RVV: LMUL 1: at LMUL 2 every function but gelu spills
+// in its loop (scripts/rvv-spill-check: 1-4 registers, glu's 10-20; the exp's five hoisted
+// Horner splats take ten registers there); at LMUL 1 none does. Scalar: 1.
+template <int kOp>
+inline constexpr int kPow2 =
+    (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) && kOp != VLAK_ACT_GELU ? 1
+                                                                                                                      : 0;
+
+template <int kOp, class D>
+[[gnu::always_inline]] inline VFromD<D> Act(D d, VFromD<D> v) {
+  if constexpr (kOp == VLAK_ACT_SIGMOID) return act::Sigmoid(d, v);
+  else if constexpr (kOp == VLAK_ACT_TANH) return act::Tanh(d, v);
+  else if constexpr (kOp == VLAK_ACT_GELU) return act::Gelu(d, v);
+  else if constexpr (kOp == VLAK_ACT_GELU_TANH) return act::GeluTanh(d, v);
+  else if constexpr (kOp == VLAK_ACT_SILU) return act::Silu(d, v);
+  else return act::Softplus(d, v);
+}
+
+template <int kOp>
+[[gnu::noinline]] void Run(const float* x, float* y, size_t n) {
+  const Simd<float, kPow2<kOp>> d;
+  // Each strip is loaded before it is stored: x == y is fine.
+  ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, Act<kOp>(ds, LoadU(ds, x + i)), y + i); });
+}
+
+template <int kOp>
+[[gnu::noinline]] void Glu(size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up, size_t up_stride, float* y,
+         size_t y_stride) {
+  const Simd<float, kPow2<kOp>> d;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* g = gate + r * gate_stride;
+    const float* u = up + r * up_stride;
+    float* yr = y + r * y_stride;
+    // Both operands are loaded before the store: y may be gate or up.
+    ForEachStrip(d, cols, [&](auto ds, size_t i) {
+      const auto a = Act<kOp>(ds, LoadU(ds, g + i));
+      StoreU(ds, Mul(ds, a, LoadU(ds, u + i)), yr + i);
+    });
+  }
+}
+
+}  // namespace
+
+void ActivationF32(int op, const float* x, float* y, size_t n) {
+  switch (op) {
+    case VLAK_ACT_SIGMOID: return Run<VLAK_ACT_SIGMOID>(x, y, n);
+    case VLAK_ACT_TANH: return Run<VLAK_ACT_TANH>(x, y, n);
+    case VLAK_ACT_GELU: return Run<VLAK_ACT_GELU>(x, y, n);
+    case VLAK_ACT_GELU_TANH: return Run<VLAK_ACT_GELU_TANH>(x, y, n);
+    case VLAK_ACT_SILU: return Run<VLAK_ACT_SILU>(x, y, n);
+    case VLAK_ACT_SOFTPLUS: return Run<VLAK_ACT_SOFTPLUS>(x, y, n);
+  }
+}
+
+void GluF32(int op, size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up, size_t up_stride,
+            float* y, size_t y_stride) {
+  switch (op) {
+    case VLAK_ACT_SIGMOID: return Glu<VLAK_ACT_SIGMOID>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case VLAK_ACT_TANH: return Glu<VLAK_ACT_TANH>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case VLAK_ACT_GELU: return Glu<VLAK_ACT_GELU>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case VLAK_ACT_GELU_TANH: return Glu<VLAK_ACT_GELU_TANH>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case VLAK_ACT_SILU: return Glu<VLAK_ACT_SILU>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case VLAK_ACT_SOFTPLUS: return Glu<VLAK_ACT_SOFTPLUS>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+  }
+}
+
+VLAK_KERNELS_DEFINED(VLAK_ACTIVATION_KERNELS)
+
+}  // namespace vlak::VLAK_NS
