@@ -42,8 +42,12 @@
 //   RVV     6 x (4 * VLEN / 32) (LMUL 4: 24 + 4 registers; vfmacc.vf reads Q or P from an f
 //           register), BC = max(64, NR)
 //   scalar  4 x 4
-// BR = 8 MR rows per unit (48 on x86): the unit's Q rows (BR x D), the packed block (D x BC), S/P
-// (BR x BC) and O (BR x value_dim) are 12 + 16 + 12 + 24 KiB at D = value_dim = 64, BC = 64: L2.
+// BR = 16 MR rows per unit (96 on x86): the unit's Q rows (BR x D), the packed block (D x BC), S/P
+// (BR x BC) and O (BR x value_dim) are 24 + 16 + 24 + 24 KiB at D = value_dim = 64, BC = 64: L2.
+// The packing is paid once per unit and key block, so BR sets its share: 1x8x512x64 at one thread
+// (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, perf samples) spent 18 / 12 / 7 % packing with BR = 48 /
+// 96 / 192, and P V 33 / 37 / 40 %, S 26 / 28 / 30 %, the exps 11-13 %; 96 keeps more units for
+// threads (6 per head at S = 512) and S/P and O within 24 KiB each.
 // Cost per block of BC keys and BR rows: D x BC floats packed once (strided loads), BR x BC x D
 // FMAs for S, BR x BC exps (~16 ops per NR lanes), BR x BC x value_dim FMAs for P V.
 #include <cmath>
@@ -73,7 +77,7 @@ constexpr int kPow2 = 0;
 constexpr size_t kMR = 4;
 #endif
 using DF = Simd<float, kPow2>;
-constexpr size_t kBR = 8 * kMR;
+constexpr size_t kBR = 16 * kMR;
 constexpr size_t kMinBlockKeys = 64;
 // RVV: the exp's lean evaluation needs no splatted constants (exp_common.h).
 constexpr ExpEval kEval = VLAK_TARGET_ID == ::vlak::Target::kRvv ? ExpEval::kLean : ExpEval::kFused;
