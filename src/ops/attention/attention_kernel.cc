@@ -225,6 +225,50 @@ template <size_t kR>
   }
 }
 
+// PVTile for one row (a unit's tail row, or decode's single query): the same chain per element,
+// but up to four groups of value_dim at once, so that four independent accumulators hide the FMA
+// latency that one row's single chain per group would wait on (a 4-cycle FMA per key on Zen 3).
+[[gnu::noinline]] void PVRow(size_t dv, const float* p, size_t j0, size_t a, size_t e, const float* v, size_t vs,
+                             float* ob, float alpha) {
+  const DF d;
+  const size_t nr = Lanes(d);
+  if (a >= e) return;
+  for (size_t col = 0; col < dv; col += 4 * nr) {
+    const size_t w = dv - col < 4 * nr ? dv - col : 4 * nr;
+    const size_t groups = (w + nr - 1) / nr, last = w - (groups - 1) * nr;  // lanes of the last group
+    float* const o = ob + col;
+    const float* const vc = v + col;
+    auto c0 = Mul(d, LoadU(d, o), alpha), c1 = c0, c2 = c0, c3 = c0;
+    if (groups > 1) c1 = Mul(d, LoadU(d, o + nr), alpha);
+    if (groups > 2) c2 = Mul(d, LoadU(d, o + 2 * nr), alpha);
+    if (groups > 3) c3 = Mul(d, LoadU(d, o + 3 * nr), alpha);
+    if (groups == 4 && last == nr) {
+      for (size_t j = a; j < e; ++j) {
+        const float* vp = vc + (j - j0) * vs;
+        const float pj = p[j - j0];
+        c0 = MulAdd(d, LoadU(d, vp), pj, c0);
+        c1 = MulAdd(d, LoadU(d, vp + nr), pj, c1);
+        c2 = MulAdd(d, LoadU(d, vp + 2 * nr), pj, c2);
+        c3 = MulAdd(d, LoadU(d, vp + 3 * nr), pj, c3);
+      }
+    } else {
+      auto load = [&](const float* vp, size_t g) { return g + 1 < groups ? LoadU(d, vp) : LoadN(d, vp, last); };
+      for (size_t j = a; j < e; ++j) {
+        const float* vp = vc + (j - j0) * vs;
+        const float pj = p[j - j0];
+        c0 = MulAdd(d, load(vp, 0), pj, c0);
+        if (groups > 1) c1 = MulAdd(d, load(vp + nr, 1), pj, c1);
+        if (groups > 2) c2 = MulAdd(d, load(vp + 2 * nr, 2), pj, c2);
+        if (groups > 3) c3 = MulAdd(d, load(vp + 3 * nr, 3), pj, c3);
+      }
+    }
+    StoreU(d, c0, o);
+    if (groups > 1) StoreU(d, c1, o + nr);
+    if (groups > 2) StoreU(d, c2, o + 2 * nr);
+    if (groups > 3) StoreU(d, c3, o + 3 * nr);
+  }
+}
+
 // One row's block: s[0, n) (the keys [a, e) it sees) plus bias; returns the block's max (NaN
 // ignored: a NaN logit poisons the row through its exp instead). Out of line: the exp pass below
 // then keeps its registers to itself.
@@ -371,7 +415,7 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
           PVTile<kMR>(dv, dvp, sp + r * bc, bc, j0, a + r, e + r, vb, vs, ob + r * dvp, alpha + r);
           r += kMR;
         } else {
-          PVTile<1>(dv, dvp, sp + r * bc, bc, j0, a + r, e + r, vb, vs, ob + r * dvp, alpha + r);
+          if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vs, ob + r * dvp, alpha[r]);
           r += 1;
         }
       }
