@@ -321,11 +321,12 @@ typedef struct vlak_attention_params {
  * scale * sum_d |q_d k_jd|): |o - o64| <= (1e-5 + 2 D u M + 2 kv_len u) * sum_j p64_j |v_jd|, and
  * |lse - lse64| <= 1e-5 (1 + |lse64|) + 2 D u M, while the logits stay finite.
  * The result depends on the target (and VLEN), never on the thread count.
- * Special values: a NaN in q, in bias, or in k at a key the row sees makes the row NaN; so does a
- * NaN or inf in v at such a key (a key masked by a -inf bias has weight 0, and 0 * inf is NaN);
- * keys the row does not see (causal, window) are never read into it. A +inf logit gives NaN
- * (inf - inf). Threads over (batch, kv head, block of query rows); the query heads that share a kv
- * head run together (grouped-query and multi-query attention read each key block once).
+ * Special values: a NaN in q, in bias, or in k at a key the row sees makes the row NaN (o and
+ * lse); a NaN in v at such a key makes that element of o NaN, an inf gives inf or NaN (also at a
+ * key of weight 0, a -inf bias or an exp that underflows: 0 * inf is NaN); keys the row does not
+ * see (causal, window) are never read into it. A +inf logit gives NaN (inf - inf). Threads over
+ * (batch, kv head, block of query rows); the query heads that share a kv head run together
+ * (grouped-query and multi-query attention read each key block once).
  * Sizes: batch, q_heads or q_len 0: nothing to do, VLAK_OK (the arguments are still checked,
  * except the pointers). kv_len 0: every row sees no key (o = 0, lse = -inf; k and v may be NULL).
  * value_dim 0: o has no elements (lse is still written). head_dim 0 is an error.
@@ -335,8 +336,8 @@ typedef struct vlak_attention_params {
  * Errors (nothing written): NULL p, q, k, v or o (VLAK_ERROR_NULL_POINTER); kv_heads 0 or not
  * dividing q_heads, head_dim 0, unknown flags or both causal flags, window > 0 without a causal
  * flag, scale NaN or inf, o or lse overlapping (INVALID_ARGUMENT); an extent whose last element
- * lies beyond SIZE_MAX bytes (VLAK_ERROR_OVERFLOW, also when the per-thread scratch, about
- * (48 + head_dim) * 64 + 48 * value_dim floats, cannot be allocated). */
+ * lies beyond SIZE_MAX bytes (VLAK_ERROR_OVERFLOW, also when the scratch cannot be allocated: per
+ * thread at most (head_dim + 96) * BC + 96 * value_dim floats, BC = 64 keys, 128 on RVV at VLEN 1024). */
 vlak_status vlak_attention_f32(const vlak_attention_params* p, const float* q, const float* k, const float* v,
                                float* o);
 
