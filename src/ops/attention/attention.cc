@@ -81,6 +81,11 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
   if (q == nullptr || o == nullptr || (p.kv_len > 0 && (k == nullptr || v == nullptr))) {
     return VLAK_ERROR_NULL_POINTER;
   }
+  // Rows (q's strides may be 0, so its extent does not bound them).
+  size_t rows;
+  if (__builtin_mul_overflow(p.batch, p.q_heads, &rows) || __builtin_mul_overflow(rows, p.q_len, &rows)) {
+    return VLAK_ERROR_OVERFLOW;
+  }
   // Extents (elements from the base pointer to the last element + 1).
   const size_t q_dims[3] = {p.batch, p.q_heads, p.q_len};
   const size_t kv_dims[3] = {p.batch, p.kv_heads, p.kv_len};
@@ -113,7 +118,7 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
   const AttentionShape shape = Dispatch(kAttentionShape, target)(p.head_dim, p.value_dim);
   AttentionArgs g{p, q, k, v, o, p.q_heads / p.kv_heads, shape.br, 0};
   if (g.p.scale == 0.0f) g.p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.head_dim)));
-  const size_t group_rows = g.group * p.q_len;  // <= q_heads * q_len: q's extent did not overflow
+  const size_t group_rows = g.group * p.q_len;  // <= rows
   g.chunks = (group_rows + g.rows_per_unit - 1) / g.rows_per_unit;
   const size_t units = p.batch * p.kv_heads * g.chunks;
 

@@ -53,6 +53,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "math/exp_accurate.h"
@@ -88,6 +89,14 @@ size_t BlockKeys() {
   return nr >= kMinBlockKeys ? nr : (kMinBlockKeys + nr - 1) / nr * nr;
 }
 size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+// The unit's per-row bookkeeping loops are scalar: auto-vectorised, clang hoisted splats of the block
+// bounds out of the block loop and spilled them on RVV (rvv.spill_check).
+#if defined(__clang__)
+#define VLAK_AT_SCALAR_LOOP _Pragma("clang loop vectorize(disable) interleave(disable)")
+#else
+#define VLAK_AT_SCALAR_LOOP
+#endif
 
 #define VLAK_AT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 static_assert(kMR <= 6, "VLAK_AT_ROWS covers 6 rows");
@@ -140,10 +149,12 @@ template <size_t kR>
 }
 
 // The dot path (units of fewer than MR rows): s[j - j0] = scale * q . k_j for j in [a, e),
-// head_dim along the vector, four keys at a time.
+// head_dim along the vector, four keys at a time. RVV: half the group (LMUL 2), so that four
+// accumulators, q and four keys fit the 32 registers (at LMUL 4 they spilled).
+using DDot = Simd<float, (VLAK_TARGET_ID == ::vlak::Target::kRvv && kPow2 > 0 ? kPow2 - 1 : kPow2)>;
 [[gnu::noinline]] void SDot(size_t dh, const float* q, const float* k, size_t ks, size_t j0, size_t a, size_t e,
                             float scale, float* s) {
-  const DF d;
+  const DDot d;
   size_t j = a;
   for (; j + 4 <= e; j += 4) {
     const float* k0 = k + (j - j0) * ks;
@@ -179,6 +190,7 @@ template <size_t kR>
   const DF d;
   const size_t nr = Lanes(d);
   size_t ua = SIZE_MAX, ue = 0, ia = 0, ie = SIZE_MAX;
+  VLAK_AT_SCALAR_LOOP
   for (size_t i = 0; i < kR; ++i) {
     if (a[i] < e[i]) {
       ua = a[i] < ua ? a[i] : ua;
@@ -334,6 +346,7 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
   float m[kBR], alpha[kBR];
   double l[kBR];
   size_t ulo = SIZE_MAX, uhi = 0;
+  VLAK_AT_SCALAR_LOOP
   for (size_t r = 0; r < rows; ++r) {
     const size_t h = kvh * g.group + (f0 + r) / p.q_len, i = (f0 + r) % p.q_len;
     qrow[r] = g.q + b * p.q_strides[0] + h * p.q_strides[1] + i * p.q_strides[2];
@@ -348,8 +361,8 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     }
     m[r] = -kInf;
     l[r] = 0;
-    for (size_t c = 0; c < dvp; ++c) ob[r * dvp + c] = 0.0f;
   }
+  std::memset(ob, 0, rows * dvp * sizeof(float));
 
   // k and v may be null when no row sees a key (kv_len 0).
   const float* const kh = uhi > 0 ? g.k + b * p.k_strides[0] + kvh * p.k_strides[1] : nullptr;
@@ -359,6 +372,7 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
   for (size_t j0 = uhi > 0 ? ulo / bc * bc : 0; j0 < uhi; j0 += bc) {
     const size_t j1 = p.kv_len - j0 < bc ? p.kv_len : j0 + bc;
     const size_t ba = ulo > j0 ? ulo : j0, be = uhi < j1 ? uhi : j1;  // keys any row sees here
+    VLAK_AT_SCALAR_LOOP
     for (size_t r = 0; r < rows; ++r) {
       a[r] = lo[r] > j0 ? lo[r] : j0;
       e[r] = hi[r] < j1 ? hi[r] : j1;
@@ -370,6 +384,7 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       for (size_t r = 0; r < rows;) {
         const size_t tr = rows - r >= kMR ? kMR : 1;
         size_t ta = SIZE_MAX, te = 0;
+        VLAK_AT_SCALAR_LOOP
         for (size_t t = r; t < r + tr; ++t) {
           if (a[t] < e[t]) {
             ta = a[t] < ta ? a[t] : ta;
@@ -428,7 +443,7 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     float* const orow = g.o + b * p.o_strides[0] + h * p.o_strides[1] + i * p.o_strides[2];
     const double lr = l[r];
     if (lr == 0.0) {
-      for (size_t c = 0; c < dv; ++c) orow[c] = 0.0f;
+      std::memset(orow, 0, dv * sizeof(float));
     } else {
       ScaleStore(ob + r * dvp, dv, static_cast<float>(1.0 / lr), orow);
     }

@@ -407,6 +407,12 @@ TEST(Attention, BadArgumentsWriteNothing) {
   p = c.p;
   p.q_strides[2] = SIZE_MAX / 8;
   expect(p, VLAK_ERROR_OVERFLOW, "q extent", q, k, v, o);
+  p = c.p;  // broadcast queries (strides 0), no o elements, rows beyond size_t
+  p.q_strides[0] = p.q_strides[1] = p.q_strides[2] = p.k_strides[0] = p.v_strides[0] = 0;
+  p.value_dim = 0;
+  p.lse = nullptr;
+  p.batch = SIZE_MAX / 2;
+  expect(p, VLAK_ERROR_OVERFLOW, "rows", q, k, v, o);
   // Nothing to do: still VLAK_OK, nothing written.
   p = c.p;
   p.q_len = 0;
