@@ -156,9 +156,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<float> lse(le, kSentinel);
     p.lse = le > 0 ? lse.data() : nullptr;
     std::copy(q0.begin(), q0.end(), q.data());
-    float* const op = nulls == 4 ? nullptr : nulls == 5 ? q.data() : o.data();
-    const vlak_status st = vlak_attention_f32(&p, nulls == 1 ? nullptr : q.data(), nulls == 2 ? nullptr : k.data(),
-                                              nulls == 3 ? nullptr : v.data(), op);
+    // A tensor without elements (value_dim 0, kv_len 0 ...) still gets a pointer, not NULL: vlak.h
+    // asks for q, o (and k, v when kv_len > 0) whatever their extent.
+    static float none[1];
+    auto ptr = [](float* x) { return x != nullptr ? x : none; };
+    float* const op = nulls == 4 ? nullptr : nulls == 5 ? ptr(q.data()) : ptr(o.data());
+    const vlak_status st = vlak_attention_f32(&p, nulls == 1 ? nullptr : ptr(q.data()), nulls == 2 ? nullptr : ptr(k.data()),
+                                              nulls == 3 ? nullptr : ptr(v.data()), op);
     Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
     if (st != VLAK_OK || empty) {
       for (size_t i = 0; i < o.size(); ++i) Check(Bits(o[i]) == Bits(o0[i]), "o written on error", t, i, o[i], o0[i]);
@@ -206,7 +210,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::copy(o0.begin(), o0.end(), o3.data());
     std::vector<float> lse3(le, kSentinel);
     p.lse = le > 0 ? lse3.data() : nullptr;
-    Check(vlak::AttentionF32(&p, q.data(), k.data(), v.data(), o3.data(), 3) == VLAK_OK, "3 threads failed", t);
+    Check(vlak::AttentionF32(&p, ptr(q.data()), ptr(k.data()), ptr(v.data()), ptr(o3.data()), 3) == VLAK_OK,
+          "3 threads failed", t);
     for (size_t i = 0; i < o.size(); ++i) Check(SameValue(o[i], o3[i]), "3 threads differ from 1", t, i, o3[i], o[i]);
     for (size_t i = 0; i < le; ++i) Check(SameValue(lse[i], lse3[i]), "3 threads differ (lse)", t, i, lse3[i], lse[i]);
   }
