@@ -61,7 +61,7 @@ vlak_status AttentionF32(const vlak_attention_params* p, const float* q, const f
 // Float64 reference, written independently of the kernel (logits row by row, max, exp, sums):
 // o64 gets [batch][q_heads][q_len][value_dim] dense, lse64 (if not null) [batch][q_heads][q_len].
 // For the error bound: mag (if not null) gets each row's M = max over the keys it sees of
-// scale * sum_d |q_d k_jd|, and pabs (if not null) sum_j p64_j |v_jd| per element of o64.
+// |scale| * sum_d |q_d k_jd| + |bias_j| (-inf bias: 0), and pabs (if not null) sum_j p64_j |v_jd| per element of o64.
 // Assumes the arguments were accepted by vlak_attention_f32.
 void AttentionReferenceF64(const vlak_attention_params& p, const float* q, const float* k, const float* v, double* o64,
                            double* lse64, double* mag, double* pabs);

@@ -29,8 +29,9 @@
 // a unit runs on one thread: the bits never depend on the thread count or on which thread runs a
 // unit; they depend on the target (lanes, BC, the exp) and on VLEN.
 //
-// Error (u = 2^-24, D = head_dim, M = max over the row's keys of scale * sum |q_d k_jd|): each
-// logit is off by <= (D + 1) u M (a chain of D FMAs, then the scale); P = e^(s - m) is then off by
+// Error (u = 2^-24, D = head_dim, M = max over the row's keys of |scale| sum |q_d k_jd| + |bias_j|):
+// each logit is off by <= (D + 2) u M (a chain of D FMAs, the scale, the bias: a bias of 1e4 alone
+// rounds the logit by 6e-4, and every weight e^(s - m) with it); P = e^(s - m) is then off by
 // a relative (D + 1) u M + |s - m| u + 1.5 u, and |s - m| e^-(s - m) <= 1/e keeps the middle term
 // small in absolute terms. O's chain over kv_len keys (plus one rescale per block) adds kv_len u of
 // sum p |v|, l's float sums per block BC u. vlak.h's contract, (1e-5 + 2 D u M + 2 kv_len u) sum

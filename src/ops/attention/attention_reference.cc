@@ -33,8 +33,13 @@ void AttentionReferenceF64(const vlak_attention_params& p, const float* q, const
             dabs += std::fabs(static_cast<double>(qi[t]) * kj[t]);
           }
           s[j] = scale * dot;
-          if (p.bias != nullptr) s[j] += p.bias[b * p.bias_strides[0] + h * p.bias_strides[1] + i * p.bias_strides[2] + j];
-          big = std::fmax(big, std::fabs(scale) * dabs);
+          double babs = 0;
+          if (p.bias != nullptr) {
+            const double bj = p.bias[b * p.bias_strides[0] + h * p.bias_strides[1] + i * p.bias_strides[2] + j];
+            s[j] += bj;
+            if (bj != -kInf) babs = std::fabs(bj);
+          }
+          big = std::fmax(big, std::fabs(scale) * dabs + babs);
           if (std::isnan(s[j])) nan = true;
           if (s[j] > m) m = s[j];
         }

@@ -28,7 +28,9 @@ def reference(q, k, v, causal=False, window=0, bias=None, scale=None):
         if window:
             see &= j >= limit - window + 1
     if bias is not None:
-        logits = logits + np.broadcast_to(bias, logits.shape)
+        bb = np.broadcast_to(bias, logits.shape).astype(np.float64)
+        logits = logits + bb
+        mag = mag + np.where(np.isneginf(bb), 0, np.abs(bb))
     logits = np.where(see, logits, -np.inf)
     m = logits.max(axis=-1, keepdims=True)
     dead = ~np.isfinite(m)
