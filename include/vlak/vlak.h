@@ -319,10 +319,12 @@ typedef struct vlak_attention_params {
  * A row that sees no key, or whose logits are all -inf (bias), gives o = 0 and lse = -inf.
  * Accuracy against float64 (u = 2^-24, D = head_dim, M = the row's max over the keys it sees of
  * |scale| * sum_d |q_d k_jd| + |bias_j| (a -inf bias counts 0): a logit of that size carries its
- * rounding into every weight): |o - o64| <= (1e-5 + 2 D u M + 2 kv_len u) * sum_j p64_j |v_jd|
+ * rounding into every weight): |o - o64| <= (1e-5 + 2 (D + 2) u M + 2 kv_len u) * sum_j p64_j |v_jd|
  * + 2^-126 sum_j |v_jd| (the second term: weights below 2^-126 of the row's largest may be 0,
  * the exp's underflow; it matters only for |v| near 1e30), and |lse - lse64| <= 1e-5 (1 + |lse64|) +
- * 2 D u M, while the logits stay finite; sums over the keys the row sees.
+ * 2 (D + 2) u M; sums over the keys the row sees. (D + 2) u M bounds a logit's error (D FMAs, the
+ * scale, the bias); o's bound holds while that is at most 2^-10, and beyond (logits near 1e4 / u)
+ * o is still a convex combination of the row's v, within 1e-5 max_j |v_jd|.
  * The result depends on the target (and VLEN), never on the thread count.
  * Special values: a NaN in q, in bias, or in k at a key the row sees makes the row NaN (o and
  * lse); a NaN in v at such a key makes that element of o NaN, an inf gives inf or NaN (also at a

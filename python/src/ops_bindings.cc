@@ -557,8 +557,8 @@ causal: False, "bottom_right" (query i sees keys j <= i + S_kv - S: a KV-cache s
 up to the causal limit. bias: broadcastable to (B, H, S, S_kv), added to the scaled logits; -inf
 masks. return_lse=True also returns log(sum(exp(logits))) per row, (B, H, S).
 A row that sees no key gives o = 0 and lse = -inf. Returns new arrays.
-Accuracy (u = 2^-24, M = the row's max of |scale| * sum_d |q_d k_jd| + |bias_j|): |o - o64| <= (1e-5 + 2 D u M +
-2 S_kv u) * sum_j p64_j |v_jd| + 2^-126 sum_j |v_jd|; |lse - lse64| <= 1e-5 (1 + |lse64|) + 2 D u M.
+Accuracy (u = 2^-24, M = the row's max of |scale| * sum_d |q_d k_jd| + |bias_j|): |o - o64| <= (1e-5 + 2 (D + 2) u M +
+2 S_kv u) * sum_j p64_j |v_jd| + 2^-126 sum_j |v_jd|; |lse - lse64| <= 1e-5 (1 + |lse64|) + 2 (D + 2) u M.
 ValueError: shapes that do not match, H not a multiple of Hkv, window without causal.
 TypeError: not float32.)doc";
 

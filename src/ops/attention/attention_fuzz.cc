@@ -194,7 +194,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
               if (!std::isfinite(ref)) Check(!std::isfinite(y), "o finite where float64's is not", t, at + d, y, ref);
               continue;
             }
-            const double bound = (1e-5 + 2 * dh * u * mag[row] + 2 * static_cast<double>(p.kv_len) * u) *
+            if ((dh + 2) * u * mag[row] > 0x1.0p-10) {  // vlak.h: a convex combination of the row's v
+              double lo = INFINITY, hi = -INFINITY, vmax = 0;
+              for (size_t j = keys.lo; j < keys.hi; ++j) {
+                const double x = v[b * p.v_strides[0] + kvh * p.v_strides[1] + j * p.v_strides[2] + d];
+                lo = std::min(lo, x);
+                hi = std::max(hi, x);
+                vmax = std::max(vmax, std::fabs(x));
+              }
+              Check(y >= lo - 1e-5 * vmax - 0x1.0p-149 * ops && y <= hi + 1e-5 * vmax + 0x1.0p-149 * ops,
+                    "o outside the convex hull of v", t, at + d, y, ref);
+              continue;
+            }
+            const double bound = (1e-5 + 2 * (dh + 2) * u * mag[row] + 2 * static_cast<double>(p.kv_len) * u) *
                                      pabs[row * p.value_dim + d] +
                                  0x1.0p-126 * vabs[d];
             if (!Within(y, ref, bound, ops)) {  // the bound's parts, for the finding's report
@@ -213,7 +225,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
               if (std::isinf(ref) && !big) Check(lse[row] == static_cast<float>(ref), "lse not inf", t, row, lse[row], ref);
               continue;
             }
-            const double bound = 1e-5 * (1 + std::fabs(ref)) + 2 * dh * u * mag[row];
+            const double bound = 1e-5 * (1 + std::fabs(ref)) + 2 * (dh + 2) * u * mag[row];
             Check(Within(lse[row], ref, bound, ops), "lse outside vlak.h's bound", t, row, lse[row], ref);
           }
         }

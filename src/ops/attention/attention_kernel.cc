@@ -34,7 +34,7 @@
 // rounds the logit by 6e-4, and every weight e^(s - m) with it); P = e^(s - m) is then off by
 // a relative (D + 1) u M + |s - m| u + 1.5 u, and |s - m| e^-(s - m) <= 1/e keeps the middle term
 // small in absolute terms. O's chain over kv_len keys (plus one rescale per block) adds kv_len u of
-// sum p |v|, l's float sums per block BC u. vlak.h's contract, (1e-5 + 2 D u M + 2 kv_len u) sum
+// sum p |v|, l's float sums per block BC u. vlak.h's contract, (1e-5 + 2 (D + 2) u M + 2 kv_len u) sum
 // p64 |v|, holds all of that with room; measured: attention_test.cc prints the worst ratio. The exp
 // flushes e^x to 0 below x = -88, so weights under 2^-126 of the row's largest are lost: vlak.h's
 // 2^-126 sum |v| term, which only |v| near 1e30 makes visible (a fuzz finding: v ~ 1e18, weights

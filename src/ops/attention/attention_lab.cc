@@ -5,7 +5,7 @@
 //   inputs:  q, k, v uniform [-1, 1]; scale 1 / sqrt(D). output: o.
 //   flops:   2 (D + D) per (query, visible key) pair and head (the causal operator counts only the
 //            pairs a query sees); roofline against the FMA peak. bytes (GB/s only): q, k, v, o once.
-//   bound:   vlak.h's, |o - o64| <= (1e-5 + 2 D u M + 2 SKV u) sum_j p64_j |v_jd|, u = 2^-24 (the
+//   bound:   vlak.h's, |o - o64| <= (1e-5 + 2 (D + 2) u M + 2 SKV u) sum_j p64_j |v_jd|, u = 2^-24 (the
 //            scale column holds that over 1e-5); AttentionReferenceF64.
 //   impls:   vlak (and vlak@target); vlak-composed: per head vlak_matmul_f32 (Q K^T, TRANS_B), a scale
 //            (and mask) pass, vlak_softmax_f32, vlak_matmul_f32 (P V), the logits in memory: what a
@@ -77,7 +77,7 @@ void MakeProblem(Problem* pr, unsigned flags) {
   scale.resize(n);
   const double u = std::ldexp(1.0, -24);
   for (size_t i = 0; i < n; ++i) {
-    const double extra = 2 * static_cast<double>(x.d) * u * mag[i / x.d] + 2 * static_cast<double>(x.skv) * u;
+    const double extra = 2 * static_cast<double>(x.d + 2) * u * mag[i / x.d] + 2 * static_cast<double>(x.skv) * u;
     scale[i] = static_cast<float>((1 + extra / 1e-5) * pabs[i]);
   }
 }
@@ -133,7 +133,7 @@ OpDef MakeOp(const char* name, unsigned flags) {
   };
   op.make_problem = [flags](Problem* p) { MakeProblem(p, flags); };
   op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
-  op.bound_text = [](double) { return std::string("(1e-5+2DuM+2Su)sum p|v|"); };
+  op.bound_text = [](double) { return std::string("(1e-5+2(D+2)uM+2Su)sum p|v|"); };
   op.baselines = {"vlak-composed"};
   op.test_dims = {{1, 2, 5, 16}, {2, 2, 3, 70, 24}};
   for (auto& d : VlakTargetImpls("vlak_attention_f32", 1e-5, [] { return std::string(); },

@@ -131,7 +131,7 @@ void Verify(const Call& c) {
             ASSERT_TRUE(std::isnan(o[d])) << "b " << b << " h " << h << " i " << i << " d " << d;
             continue;
           }
-          const double bound = (1e-5 + 2 * dh * kU * mag[row] + 2 * kv * kU) * pabs[row * p.value_dim + d];
+          const double bound = (1e-5 + 2 * (dh + 2) * kU * mag[row] + 2 * kv * kU) * pabs[row * p.value_dim + d];
           const double err = std::fabs(o[d] - ref);
           ASSERT_LE(err, bound) << "b " << b << " h " << h << " i " << i << " d " << d << " o " << o[d] << " ref "
                                 << ref;
@@ -146,7 +146,7 @@ void Verify(const Call& c) {
           } else if (std::isinf(ref)) {
             ASSERT_EQ(got, static_cast<float>(ref)) << "lse row " << row;
           } else {
-            const double bound = 1e-5 * (1 + std::fabs(ref)) + 2 * dh * kU * mag[row];
+            const double bound = 1e-5 * (1 + std::fabs(ref)) + 2 * (dh + 2) * kU * mag[row];
             ASSERT_LE(std::fabs(got - ref), bound) << "lse row " << row << " " << got << " ref " << ref;
             g_worst_lse = std::max(g_worst_lse, std::fabs(got - ref) / bound);
           }

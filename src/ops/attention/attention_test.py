@@ -48,11 +48,11 @@ def check(q, k, v, **kw):
     o, lse = vlak.attention(q, k, v, return_lse=True, **kw)
     o64, lse64, m, pabs = reference(q, k, v, **kw)
     d, skv = q.shape[-1], k.shape[-2]
-    bound = (1e-5 + 2 * d * U * m[..., None] + 2 * skv * U) * pabs
+    bound = (1e-5 + 2 * (d + 2) * U * m[..., None] + 2 * skv * U) * pabs
     assert (np.abs(o - o64) <= bound).all(), np.max(np.abs(o - o64) - bound)
     fin = np.isfinite(lse64)
     assert (lse[~fin] == lse64[~fin]).all()
-    assert (np.abs(lse[fin] - lse64[fin]) <= 1e-5 * (1 + np.abs(lse64[fin])) + 2 * d * U * m[fin]).all()
+    assert (np.abs(lse[fin] - lse64[fin]) <= 1e-5 * (1 + np.abs(lse64[fin])) + 2 * (d + 2) * U * m[fin]).all()
     return o, lse
 
 
