@@ -194,6 +194,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
               if (!std::isfinite(ref)) Check(!std::isfinite(y), "o finite where float64's is not", t, at + d, y, ref);
               continue;
             }
+            if (lse64[row] == -INFINITY) {  // no key, or all -inf: o = 0
+              Check(y == 0.0f, "o not 0 in a row without keys", t, at + d, y, ref);
+              continue;
+            }
             if ((dh + 2) * u * mag[row] > 0x1.0p-10) {  // vlak.h: a convex combination of the row's v
               double lo = INFINITY, hi = -INFINITY, vmax = 0;
               for (size_t j = keys.lo; j < keys.hi; ++j) {
