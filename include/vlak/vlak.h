@@ -324,7 +324,9 @@ typedef struct vlak_attention_params {
  * the exp's underflow; it matters only for |v| near 1e30), and |lse - lse64| <= 1e-5 (1 + |lse64|) +
  * 2 (D + 2) u M; sums over the keys the row sees. (D + 2) u M bounds a logit's error (D FMAs, the
  * scale, the bias); o's bound holds while that is at most 2^-10, and beyond (logits near 1e4 / u)
- * o is still a convex combination of the row's v, within 1e-5 max_j |v_jd|.
+ * o is still a convex combination of the row's v, within 1e-5 max_j |v_jd|. All of this while the
+ * float intermediates stay finite: the unscaled sums sum_d |q_d k_jd|, the biases and sum_j |v_jd|
+ * below FLT_MAX / 4 (a logit that overflows to -inf masks its key).
  * The result depends on the target (and VLEN), never on the thread count.
  * Special values: a NaN in q, in bias, or in k at a key the row sees makes the row NaN (o and
  * lse); a NaN in v at such a key makes that element of o NaN, an inf gives inf or NaN (also at a
