@@ -87,6 +87,8 @@ void MakeProblem(Problem* pr, unsigned flags) {
 bool Composed(const Problem& pr, Outputs& out, int threads, unsigned flags, std::vector<float>& s) {
   const Dims x = DimsOf(pr.shape);
   const vlak_attention_params p = Params(x, flags);
+  // The target the library picks (a vlak@target row before this one leaves its target forced).
+  if (vlak_set_target(static_cast<vlak_target>(DefaultVlakTarget())) != VLAK_OK) return false;
   vlak_set_num_threads(threads);
   s.resize(x.sq * x.skv);
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(x.d)));
