@@ -333,6 +333,64 @@ vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_
 vlak_status vlak_matmul_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
                             float* c, size_t ldc, unsigned flags);
 
+/* ---- attention --------------------------------------------------------------------------- */
+
+/* Flags of vlak_attention_params. */
+#define VLAK_ATTENTION_CAUSAL 0x1u          /* query i sees keys j <= i + kv_len - q_len (bottom-right: a KV-cache step) */
+#define VLAK_ATTENTION_CAUSAL_TOP_LEFT 0x2u /* query i sees keys j <= i (PyTorch's is_causal when q_len != kv_len) */
+
+typedef struct vlak_attention_params {
+  size_t batch, q_heads, kv_heads; /* kv_heads divides q_heads: query head h reads kv head h / (q_heads / kv_heads) */
+  size_t q_len, kv_len, head_dim, value_dim;
+  /* Strides in elements; the last dimension is contiguous. Element (b, h, i, d) of q is
+   * q[b * q_strides[0] + h * q_strides[1] + i * q_strides[2] + d]; k and v likewise with kv heads,
+   * o with q heads and value_dim. BNSH, BSNH and a KV cache larger than kv_len are all strides. */
+  size_t q_strides[3], k_strides[3], v_strides[3], o_strides[3];
+  float scale;    /* logits = scale * (q . k); 0 means 1 / sqrt(head_dim) */
+  unsigned flags; /* VLAK_ATTENTION_* */
+  size_t window;  /* with a causal flag and window > 0, key j is also masked when j < i' - window + 1 (i' the query's causal limit) */
+  const float* bias; /* NULL, or added to the scaled logits: bias[b*bs[0] + h*bs[1] + i*bs[2] + j]; stride 0 broadcasts; -inf masks */
+  size_t bias_strides[3];
+  float* lse; /* NULL, or [batch][q_heads][q_len] dense: log of the row's sum of exp(logits), natural log; -inf for a fully masked row */
+} vlak_attention_params;
+
+/* Fused scaled-dot-product attention (FlashAttention's online softmax over blocks of keys; no
+ * logits matrix in memory):
+ *   logits[b,h,i,j] = scale * sum_d q[b,h,i,d] k[b,kv(h),j,d] (+ bias[b,h,i,j]) for the keys j the
+ *   row sees (the causal flag and window; every key without a flag), kv(h) = h / (q_heads / kv_heads);
+ *   o[b,h,i,:] = sum_j softmax_j(logits[b,h,i,:]) v[b,kv(h),j,:];  lse[b,h,i] = log sum_j exp(logits).
+ * A row that sees no key, or whose logits are all -inf (bias), gives o = 0 and lse = -inf.
+ * Accuracy against float64 (u = 2^-24, D = head_dim, M = the row's max over the keys it sees of
+ * |scale| * sum_d |q_d k_jd| + |bias_j| (a -inf bias counts 0): a logit of that size carries its
+ * rounding into every weight): |o - o64| <= (1e-5 + 2 (D + 2) u M + 2 kv_len u) * sum_j p64_j |v_jd|
+ * + 2^-126 sum_j |v_jd| (the second term: weights below 2^-126 of the row's largest may be 0,
+ * the exp's underflow; it matters only for |v| near 1e30), and |lse - lse64| <= 1e-5 (1 + |lse64|) +
+ * 2 (D + 2) u M; sums over the keys the row sees. (D + 2) u M bounds a logit's error (D FMAs, the
+ * scale, the bias); o's bound holds while that is at most 2^-10, and beyond (logits near 1e4 / u)
+ * o is still a convex combination of the row's v, within 1e-5 max_j |v_jd|. All of this while the
+ * float intermediates stay finite: the unscaled sums sum_d |q_d k_jd|, the biases and sum_j |v_jd|
+ * below FLT_MAX / 4 (a logit that overflows to -inf masks its key).
+ * The result depends on the target (and VLEN), never on the thread count.
+ * Special values: a NaN in q, in bias, or in k at a key the row sees makes the row NaN (o and
+ * lse); a NaN in v at such a key makes that element of o NaN, an inf gives inf or NaN (also at a
+ * key of weight 0, a -inf bias or an exp that underflows: 0 * inf is NaN); keys the row does not
+ * see (causal, window) are never read into it. A +inf logit gives NaN (inf - inf). Threads over
+ * (batch, kv head, block of query rows); the query heads that share a kv head run together
+ * (grouped-query and multi-query attention read each key block once).
+ * Sizes: batch, q_heads or q_len 0: nothing to do, VLAK_OK (the arguments are still checked,
+ * except the pointers). kv_len 0: every row sees no key (o = 0, lse = -inf; k and v may be NULL).
+ * value_dim 0: o has no elements (lse is still written). head_dim 0 is an error.
+ * o must not overlap q, k, v, bias or lse, nor itself (its strides must nest: sorted by size, each
+ * of the dimensions longer than 1 at least the extent of the ones below it); lse likewise. The
+ * inputs may overlap each other and themselves (stride 0 broadcasts).
+ * Errors (nothing written): NULL p, q, k, v or o (VLAK_ERROR_NULL_POINTER); kv_heads 0 or not
+ * dividing q_heads, head_dim 0, unknown flags or both causal flags, window > 0 without a causal
+ * flag, scale NaN or inf, o or lse overlapping (INVALID_ARGUMENT); an extent whose last element
+ * lies beyond SIZE_MAX bytes (VLAK_ERROR_OVERFLOW, also when the scratch cannot be allocated: per
+ * thread at most (head_dim + 96) * BC + 96 * value_dim floats, BC = 64 keys, 128 on RVV at VLEN 1024). */
+vlak_status vlak_attention_f32(const vlak_attention_params* p, const float* q, const float* k, const float* v,
+                               float* o);
+
 /* ---- Image operators (as in Terapines AI-Benchmark, INT8) -------------------------------------
  * Planar images, [channels][height][width], dense (row stride = width). Fixed-point arithmetic
  * stated exactly: the same bits on every target, VLEN and thread count. Errors: a status and

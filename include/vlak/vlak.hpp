@@ -136,6 +136,37 @@ inline vlak_status Matmul(std::span<const float> a, std::span<const float> b, st
   return vlak_matmul_f32(m, n, k, a.data(), k, b.data(), ldb, c.data(), n, flags);
 }
 
+// ---- attention -----------------------------------------------------------------------------
+// Fused attention (vlak_attention_f32) with the layout in p (sizes, strides, flags, bias, lse):
+// each span must hold its tensor's last element (b, h, i, d at the largest indices), else
+// VLAK_ERROR_INVALID_ARGUMENT; an empty k or v is NULL (allowed when kv_len == 0).
+namespace detail {
+// Elements from the base to the last element + 1 of a [dims] tensor, 0 if any extent is 0, or
+// SIZE_MAX on overflow (no span holds that many).
+inline size_t AttentionExtent(size_t d0, size_t d1, size_t d2, const size_t* strides, size_t last) {
+  if (d0 == 0 || d1 == 0 || d2 == 0 || last == 0) return 0;
+  const size_t dims[3] = {d0, d1, d2};
+  size_t off = last;
+  for (int i = 0; i < 3; ++i) {
+    size_t t;
+    if (__builtin_mul_overflow(dims[i] - 1, strides[i], &t) || __builtin_add_overflow(off, t, &off)) return SIZE_MAX;
+  }
+  return off;
+}
+}  // namespace detail
+inline vlak_status Attention(const vlak_attention_params& p, std::span<const float> q, std::span<const float> k,
+                             std::span<const float> v, std::span<float> o) {
+  using detail::AttentionExtent;
+  if (q.size() < AttentionExtent(p.batch, p.q_heads, p.q_len, p.q_strides, p.head_dim) ||
+      k.size() < AttentionExtent(p.batch, p.kv_heads, p.kv_len, p.k_strides, p.head_dim) ||
+      v.size() < AttentionExtent(p.batch, p.kv_heads, p.kv_len, p.v_strides, p.value_dim) ||
+      o.size() < AttentionExtent(p.batch, p.q_heads, p.q_len, p.o_strides, p.value_dim)) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  return vlak_attention_f32(&p, q.empty() ? nullptr : q.data(), k.empty() ? nullptr : k.data(),
+                            v.empty() ? nullptr : v.data(), o.empty() ? nullptr : o.data());
+}
+
 // ---- image operators (INT8): planar [channels][height][width], dense ------------------------
 namespace detail {
 // channels * h * w without overflow, or false.

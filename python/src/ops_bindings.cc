@@ -434,6 +434,105 @@ py::object Matmul(py::handle a_obj, py::handle b_obj, bool trans_b, py::handle o
   return c;
 }
 
+// A 4-D float32 operand of attention as a base pointer and element strides: in place when its
+// strides are non-negative whole elements and its last axis is contiguous, else a C-contiguous copy.
+const float* AttentionOperand(const char* fn, const char* name, py::array a, size_t strides[3], py::object* keep) {
+  if (a.ndim() != 4) {
+    Raise(fn, VLAK_ERROR_INVALID_ARGUMENT,
+          std::string(name) + " must be 4-D (batch, heads, seq, dim), got " + std::to_string(a.ndim()) + "-D");
+  }
+  bool in_place = true;
+  for (int i = 0; i < 4; ++i) {
+    const ptrdiff_t st = a.strides(i);
+    if (st < 0 || st % static_cast<ptrdiff_t>(sizeof(float)) != 0) in_place = false;
+  }
+  if (a.shape(3) > 1 && a.strides(3) != static_cast<ptrdiff_t>(sizeof(float))) in_place = false;
+  if (!in_place) {
+    py::array_t<float> c = NewArray({a.shape(0), a.shape(1), a.shape(2), a.shape(3)});
+    CopyStrided(LayoutOf(a), LayoutOf(c));
+    a = c;
+  }
+  for (int i = 0; i < 3; ++i) strides[i] = static_cast<size_t>(a.strides(i)) / sizeof(float);
+  *keep = a;
+  return static_cast<const float*>(a.data());
+}
+
+unsigned AttentionCausal(py::handle causal) {
+  if (causal.is_none() || (PyBool_Check(causal.ptr()) && causal.ptr() == Py_False)) return 0;
+  if (PyUnicode_Check(causal.ptr())) {
+    const std::string c = causal.cast<std::string>();
+    if (c == "bottom_right") return VLAK_ATTENTION_CAUSAL;
+    if (c == "top_left") return VLAK_ATTENTION_CAUSAL_TOP_LEFT;
+  }
+  Raise("attention", VLAK_ERROR_INVALID_ARGUMENT,
+        "causal must be False, 'bottom_right' (a KV-cache step: the last query sees every key) or 'top_left' "
+        "(PyTorch's is_causal: query i sees keys 0..i)");
+}
+
+py::object Attention(py::handle q_obj, py::handle k_obj, py::handle v_obj, py::handle causal, long long window,
+                     py::handle bias_obj, py::handle scale_obj, bool return_lse) {
+  const char* fn = "attention";
+  vlak_attention_params p{};
+  p.flags = AttentionCausal(causal);
+  if (window < 0) Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "window must be >= 0");
+  p.window = static_cast<size_t>(window);
+  p.scale = scale_obj.is_none() ? 0.0f : static_cast<float>(scale_obj.cast<double>());
+  if (!scale_obj.is_none() && p.scale == 0.0f) Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "scale must not be 0");
+  py::array q = F32Array(fn, "q", q_obj), k = F32Array(fn, "k", k_obj), v = F32Array(fn, "v", v_obj);
+  py::object kq, kk, kv, kb;
+  const float* pq = AttentionOperand(fn, "q", q, p.q_strides, &kq);
+  const float* pk = AttentionOperand(fn, "k", k, p.k_strides, &kk);
+  const float* pv = AttentionOperand(fn, "v", v, p.v_strides, &kv);
+  p.batch = static_cast<size_t>(q.shape(0));
+  p.q_heads = static_cast<size_t>(q.shape(1));
+  p.q_len = static_cast<size_t>(q.shape(2));
+  p.head_dim = static_cast<size_t>(q.shape(3));
+  p.kv_heads = static_cast<size_t>(k.shape(1));
+  p.kv_len = static_cast<size_t>(k.shape(2));
+  p.value_dim = static_cast<size_t>(v.shape(3));
+  if (k.shape(0) != q.shape(0) || k.shape(3) != q.shape(3) || v.shape(0) != k.shape(0) || v.shape(1) != k.shape(1) ||
+      v.shape(2) != k.shape(2)) {
+    Raise(fn, VLAK_ERROR_INVALID_ARGUMENT,
+          "shapes do not match: q " + ShapeText({q.shape(0), q.shape(1), q.shape(2), q.shape(3)}) + ", k " +
+              ShapeText({k.shape(0), k.shape(1), k.shape(2), k.shape(3)}) + ", v " +
+              ShapeText({v.shape(0), v.shape(1), v.shape(2), v.shape(3)}) +
+              " (expected k (B, Hkv, S_kv, D) and v (B, Hkv, S_kv, Dv) for q (B, H, S, D))");
+  }
+  if (p.kv_heads == 0 || p.q_heads % p.kv_heads != 0) {
+    Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "k's heads must divide q's heads");
+  }
+  if (!bias_obj.is_none()) {
+    py::array b = F32Array(fn, "bias", bias_obj);
+    const std::vector<ptrdiff_t> shape{q.shape(0), q.shape(1), q.shape(2), k.shape(2)};
+    py::object bc;
+    try {
+      bc = py::module_::import("numpy").attr("broadcast_to")(b, py::make_tuple(shape[0], shape[1], shape[2], shape[3]));
+    } catch (py::error_already_set&) {
+      Raise(fn, VLAK_ERROR_INVALID_ARGUMENT,
+            "bias does not broadcast to (B, H, S, S_kv) = " + ShapeText(shape));
+    }
+    p.bias = AttentionOperand(fn, "bias", bc.cast<py::array>(), p.bias_strides, &kb);
+  }
+  py::array_t<float> o = NewArray({q.shape(0), q.shape(1), q.shape(2), v.shape(3)});
+  py::array_t<float> lse;
+  if (return_lse) {
+    lse = NewArray({q.shape(0), q.shape(1), q.shape(2)});
+    p.lse = lse.mutable_data();
+  }
+  const size_t dv = p.value_dim;
+  p.o_strides[2] = dv;
+  p.o_strides[1] = p.q_len * dv;
+  p.o_strides[0] = p.q_heads * p.q_len * dv;
+  vlak_status s;
+  {
+    py::gil_scoped_release release;
+    s = vlak_attention_f32(&p, pq, pk, pv, o.mutable_data());
+  }
+  Check(fn, s);
+  if (!return_lse) return o;
+  return py::make_tuple(o, lse);
+}
+
 // ---- entry points -------------------------------------------------------------------------
 // Docstrings: the signature, then the contract and the accuracy bound (include/vlak/vlak.h).
 constexpr const char* kDocSoftmax = R"doc(softmax(x: ndarray[float32], axis: int = -1, log: bool = False, safe: bool = False, exp: str = "accurate", out: ndarray[float32] | None = None) -> ndarray[float32]
@@ -559,6 +658,23 @@ transposed view of b (b.T of a C-contiguous array) runs as the other layout with
 out: float32 (m, n); when it overlaps a or b those are read from copies.
 ValueError: shapes that do not chain, accumulate without out. TypeError: not float32.)doc";
 
+constexpr const char* kDocAttention = R"doc(attention(q: ndarray[float32], k: ndarray[float32], v: ndarray[float32], causal: bool | str = False, window: int = 0, bias: ndarray[float32] | None = None, scale: float | None = None, return_lse: bool = False) -> ndarray[float32] | tuple[ndarray[float32], ndarray[float32]]
+
+Fused scaled-dot-product attention on (batch, heads, seq, dim) arrays (BNSH; any strides: a
+transposed view of a (batch, seq, heads, dim) array runs in place):
+o = softmax(scale * q @ k^T + bias) @ v per (batch, head), q (B, H, S, D), k (B, Hkv, S_kv, D),
+v (B, Hkv, S_kv, Dv); Hkv divides H (grouped-query / multi-query: query head h reads kv head
+h // (H // Hkv)). scale: None means 1 / sqrt(D).
+causal: False, "bottom_right" (query i sees keys j <= i + S_kv - S: a KV-cache step) or
+"top_left" (j <= i: PyTorch's is_causal). window > 0 (with causal): only the last `window` keys
+up to the causal limit. bias: broadcastable to (B, H, S, S_kv), added to the scaled logits; -inf
+masks. return_lse=True also returns log(sum(exp(logits))) per row, (B, H, S).
+A row that sees no key gives o = 0 and lse = -inf. Returns new arrays.
+Accuracy (u = 2^-24, M = the row's max of |scale| * sum_d |q_d k_jd| + |bias_j|): |o - o64| <= (1e-5 + 2 (D + 2) u M +
+2 S_kv u) * sum_j p64_j |v_jd| + 2^-126 sum_j |v_jd|; |lse - lse64| <= 1e-5 (1 + |lse64|) + 2 (D + 2) u M.
+ValueError: shapes that do not match, H not a multiple of Hkv, window without causal.
+TypeError: not float32.)doc";
+
 // Argument conversions for the fast entry points; a failed one raises (error_already_set).
 int IntArg(PyObject* v, int dflt) {
   if (v == nullptr) return dflt;
@@ -677,6 +793,18 @@ VLAK_ENTRY(MatmulEntry) {
   });
 }
 
+VLAK_ENTRY(AttentionEntry) {
+  static const FastParams p("attention", {"q", "k", "v", "causal", "window", "bias", "scale", "return_lse"}, 3);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    long long window = 0;
+    if (v[4] != nullptr) {
+      window = PyLong_AsLongLong(v[4]);
+      if (window == -1 && PyErr_Occurred()) throw py::error_already_set();
+    }
+    return Attention(v[0], v[1], v[2], Obj(v[3]), window, Obj(v[5]), Obj(v[6]), BoolArg(v[7], false));
+  });
+}
+
 #define VLAK_METHOD(pyname, fn, doc) \
   { pyname, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), METH_FASTCALL | METH_KEYWORDS, doc }
 
@@ -692,6 +820,7 @@ PyMethodDef kMethods[] = {
     VLAK_METHOD("rope", RopeEntry, kDocRope),
     VLAK_METHOD("rope_tables", RopeTablesEntry, kDocRopeTables),
     VLAK_METHOD("matmul", MatmulEntry, kDocMatmul),
+    VLAK_METHOD("attention", AttentionEntry, kDocAttention),
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -1,5 +1,5 @@
 # Type hints for the vlak Python module (the functions are in the compiled vlak._vlak).
-from typing import Literal, Optional, Tuple, TypedDict, TypeVar, overload
+from typing import Literal, Optional, Tuple, TypedDict, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -79,6 +79,16 @@ def rmsnorm(x: F32, gamma: Optional[F32] = None, eps: float = 1e-6, out: Optiona
 def rope(x: F32, cos: F32, sin: F32, interleaved: bool = False, out: Optional[F32] = None) -> F32: ...
 def rope_tables(positions: int, head_dim: int, base: float = 10000.0) -> Tuple[F32, F32]: ...
 def matmul(a: F32, b: F32, trans_b: bool = False, out: Optional[F32] = None, accumulate: bool = False) -> F32: ...
+def attention(
+    q: F32,
+    k: F32,
+    v: F32,
+    causal: Union[bool, Literal["bottom_right", "top_left"]] = False,
+    window: int = 0,
+    bias: Optional[F32] = None,
+    scale: Optional[float] = None,
+    return_lse: bool = False,
+) -> Union[F32, Tuple[F32, F32]]: ...
 def resize_bilinear(x: Q8, out_h: int, out_w: int, half_pixel: bool = False, out: Optional[Q8] = None) -> Q8: ...
 def warp(x: I8, offsets: I16, out: Optional[I8] = None) -> I8: ...
 def correlation(

@@ -1,0 +1,154 @@
+// vlak_attention_f32: argument checks, the work units (attention.h), threads, the scratch.
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "dispatch/dispatch.h"
+#include "ops/attention/attention.h"
+#include "ops/attention/attention_kernels.h"
+#include "parallel/parallel.h"
+
+namespace vlak {
+VLAK_PER_TARGET_TABLES(VLAK_ATTENTION_KERNELS)
+
+namespace {
+
+constexpr unsigned kKnownFlags = VLAK_ATTENTION_CAUSAL | VLAK_ATTENTION_CAUSAL_TOP_LEFT;
+constexpr size_t kMaxElems = SIZE_MAX / sizeof(float);
+
+// One core's time per fused multiply-add of the kernel, for the thread count only (results do not
+// depend on it): 2-core AMD EPYC (Zen 3), AVX2, 2026-11-26, 8 heads x 512 x 64 at 1 thread ran
+// ~0.03 ns per FMA of S and P V together; rounded down to a power of two.
+constexpr double kNsPerFma = 1.0 / 32;
+// Below this many FMAs a call stays on the calling thread (as matmul's kNeverSplitFmas).
+constexpr double kNeverSplitFmas = double(size_t{1} << 21);
+
+// The tensor's last element + 1, in elements, or false if beyond SIZE_MAX bytes. dims: extents of
+// (batch, heads, seq), last: the contiguous dimension's extent (> 0).
+bool Extent(const size_t dims[3], const size_t strides[3], size_t last, size_t* end) {
+  size_t off = 0;
+  for (int i = 0; i < 3; ++i) {
+    size_t t;
+    if (__builtin_mul_overflow(dims[i] - 1, strides[i], &t) || __builtin_add_overflow(off, t, &off)) return false;
+  }
+  if (__builtin_add_overflow(off, last, &off) || off > kMaxElems) return false;
+  *end = off;
+  return true;
+}
+
+// Distinct elements: the strides of the dimensions longer than 1, in increasing order, each at
+// least the extent (in elements) of everything below it.
+bool Nested(const size_t dims[3], const size_t strides[3], size_t last) {
+  size_t order[3] = {0, 1, 2};
+  for (int i = 0; i < 3; ++i) {
+    for (int j = i + 1; j < 3; ++j) {
+      if (strides[order[j]] < strides[order[i]]) {
+        const size_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+      }
+    }
+  }
+  size_t span = last;  // extent of the dimensions checked so far
+  for (int i = 0; i < 3; ++i) {
+    const size_t dim = order[i];
+    if (dims[dim] <= 1) continue;
+    if (strides[dim] < span) return false;
+    span = (dims[dim] - 1) * strides[dim] + span;  // no overflow: Extent checked the whole sum
+  }
+  return true;
+}
+
+bool Overlap(const void* a, size_t a_elems, const void* b, size_t b_elems) {
+  if (a == nullptr || b == nullptr || a_elems == 0 || b_elems == 0) return false;
+  const auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+  return pa < pb + b_elems * sizeof(float) && pb < pa + a_elems * sizeof(float);
+}
+
+}  // namespace
+
+vlak_status AttentionF32(const vlak_attention_params* params, const float* q, const float* k, const float* v,
+                         float* o, int threads) {
+  if (params == nullptr) return VLAK_ERROR_NULL_POINTER;
+  const vlak_attention_params& p = *params;
+  if ((p.flags & ~kKnownFlags) != 0 || p.flags == kKnownFlags) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (p.window > 0 && p.flags == 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (!std::isfinite(p.scale) || p.head_dim == 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (p.q_heads > 0 && (p.kv_heads == 0 || p.q_heads % p.kv_heads != 0)) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (p.batch == 0 || p.q_heads == 0 || p.q_len == 0) return VLAK_OK;
+  if (q == nullptr || o == nullptr || (p.kv_len > 0 && (k == nullptr || v == nullptr))) {
+    return VLAK_ERROR_NULL_POINTER;
+  }
+  // Rows (q's strides may be 0, so its extent does not bound them).
+  size_t rows;
+  if (__builtin_mul_overflow(p.batch, p.q_heads, &rows) || __builtin_mul_overflow(rows, p.q_len, &rows)) {
+    return VLAK_ERROR_OVERFLOW;
+  }
+  // Extents (elements from the base pointer to the last element + 1).
+  const size_t q_dims[3] = {p.batch, p.q_heads, p.q_len};
+  const size_t kv_dims[3] = {p.batch, p.kv_heads, p.kv_len};
+  size_t q_end, o_end = 0, k_end = 0, v_end = 0, bias_end = 0, lse_end = 0;
+  if (!Extent(q_dims, p.q_strides, p.head_dim, &q_end)) return VLAK_ERROR_OVERFLOW;
+  if (p.value_dim > 0 && !Extent(q_dims, p.o_strides, p.value_dim, &o_end)) return VLAK_ERROR_OVERFLOW;
+  if (p.kv_len > 0) {
+    if (!Extent(kv_dims, p.k_strides, p.head_dim, &k_end) || (p.value_dim > 0 && !Extent(kv_dims, p.v_strides, p.value_dim, &v_end))) {
+      return VLAK_ERROR_OVERFLOW;
+    }
+    if (p.bias != nullptr && !Extent(q_dims, p.bias_strides, p.kv_len, &bias_end)) return VLAK_ERROR_OVERFLOW;
+  }
+  if (p.lse != nullptr) {
+    size_t t;
+    if (__builtin_mul_overflow(p.batch, p.q_heads, &t) || __builtin_mul_overflow(t, p.q_len, &lse_end) ||
+        lse_end > kMaxElems) {
+      return VLAK_ERROR_OVERFLOW;
+    }
+  }
+  if (p.value_dim > 0 && !Nested(q_dims, p.o_strides, p.value_dim)) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (Overlap(o, o_end, q, q_end) || Overlap(o, o_end, k, k_end) || Overlap(o, o_end, v, v_end) ||
+      Overlap(o, o_end, p.bias, bias_end) || Overlap(o, o_end, p.lse, lse_end) || Overlap(p.lse, lse_end, q, q_end) ||
+      Overlap(p.lse, lse_end, k, k_end) || Overlap(p.lse, lse_end, v, v_end) ||
+      Overlap(p.lse, lse_end, p.bias, bias_end)) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
+
+  const Target target = ActiveTarget();
+  const AttentionShape shape = Dispatch(kAttentionShape, target)(p.head_dim, p.value_dim);
+  AttentionArgs g{p, q, k, v, o, p.q_heads / p.kv_heads, shape.br, 0};
+  if (g.p.scale == 0.0f) g.p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.head_dim)));
+  const size_t group_rows = g.group * p.q_len;  // <= rows
+  g.chunks = (group_rows + g.rows_per_unit - 1) / g.rows_per_unit;
+  const size_t units = p.batch * p.kv_heads * g.chunks;
+
+  // Threads: the FMAs of S and P V (every key; a causal mask halves them), at kNsPerFma.
+  const double fmas = static_cast<double>(p.batch * p.q_heads) * static_cast<double>(p.q_len) *
+                      static_cast<double>(p.kv_len) * static_cast<double>(p.head_dim + p.value_dim);
+  size_t t = 1;
+  if (threads > 0) {
+    t = static_cast<size_t>(threads);
+  } else if (fmas >= kNeverSplitFmas && NumThreads() > 1) {
+    t = static_cast<size_t>(ThreadsForNs(fmas * kNsPerFma, units));
+  }
+  if (t > units) t = units;
+  // One scratch per participant, 64-byte aligned; allocated before anything is written.
+  const size_t per = (shape.scratch_floats + 15) / 16 * 16;
+  if (per > kMaxElems / t) return VLAK_ERROR_OVERFLOW;
+  const size_t bytes = (per * t * sizeof(float) + 63) / 64 * 64;
+  auto* const scratch = static_cast<float*>(std::aligned_alloc(64, bytes > 0 ? bytes : 64));
+  if (scratch == nullptr) return VLAK_ERROR_OVERFLOW;
+  auto* const unit_fn = Dispatch(kAttentionUnit, target);
+  ParallelFor(PlanChunks(units, static_cast<int>(t), 1, 4), [&](int worker, size_t begin, size_t end) {
+    for (size_t u = begin; u < end; ++u) unit_fn(g, u, scratch + static_cast<size_t>(worker) * per);
+  });
+  std::free(scratch);
+  return VLAK_OK;
+}
+
+}  // namespace vlak
+
+extern "C" vlak_status vlak_attention_f32(const vlak_attention_params* p, const float* q, const float* k, const float* v,
+                                          float* o) {
+  return vlak::AttentionF32(p, q, k, v, o, 0);
+}

@@ -1,0 +1,69 @@
+// Attention internals shared by the API (attention.cc), the per-target kernel (attention_kernel.cc),
+// the float64 reference, tests, the fuzz target and the lab.
+#pragma once
+
+#include <cstddef>
+
+#include "vlak/vlak.h"
+
+namespace vlak {
+
+// One checked call. scale is resolved (never 0); group = q_heads / kv_heads.
+// Work units: for each (batch, kv head), the group's query rows in order (query head of the group,
+// then query position: row f is head kv * group + f / q_len, position f % q_len) cut into chunks
+// of rows_per_unit rows. A unit's rows share every key block it reads.
+struct AttentionArgs {
+  vlak_attention_params p;
+  const float* q;
+  const float* k;
+  const float* v;
+  float* o;
+  size_t group;
+  size_t rows_per_unit;
+  size_t chunks;  // units per (batch, kv head)
+};
+
+// A target's blocking: the register tile (mr rows x nr lanes), the key block (bc keys, a multiple
+// of nr) and the most rows of a unit (br). scratch_floats: one thread's scratch for the call.
+struct AttentionShape {
+  size_t mr, nr, bc, br;
+  size_t scratch_floats;
+};
+
+// The keys row i of a row sees: [lo, hi) (lo == hi: none).
+struct AttentionRange {
+  size_t lo, hi;
+};
+inline AttentionRange AttentionKeys(const vlak_attention_params& p, size_t i) {
+  const bool bottom_right = (p.flags & VLAK_ATTENTION_CAUSAL) != 0;
+  const bool top_left = (p.flags & VLAK_ATTENTION_CAUSAL_TOP_LEFT) != 0;
+  if (!bottom_right && !top_left) return {0, p.kv_len};
+  // limit = i + kv_len - q_len (bottom-right) or i (top-left): the last key seen, maybe negative.
+  size_t end;  // limit + 1 (0 when the limit is negative)
+  if (top_left) {
+    end = i + 1;
+  } else if (i + p.kv_len + 1 <= p.q_len) {
+    end = 0;
+  } else {
+    end = i + p.kv_len + 1 - p.q_len;
+  }
+  // The window counts back from the limit, before the limit is clamped to the keys there are.
+  size_t lo = p.window > 0 && end > p.window ? end - p.window : 0;
+  if (end > p.kv_len) end = p.kv_len;
+  if (lo > end) lo = end;
+  return {lo, end};
+}
+
+// vlak_attention_f32 with the thread count forced (0: the library's choice), for tests and the lab.
+vlak_status AttentionF32(const vlak_attention_params* p, const float* q, const float* k, const float* v, float* o,
+                         int threads);
+
+// Float64 reference, written independently of the kernel (logits row by row, max, exp, sums):
+// o64 gets [batch][q_heads][q_len][value_dim] dense, lse64 (if not null) [batch][q_heads][q_len].
+// For the error bound: mag (if not null) gets each row's M = max over the keys it sees of
+// |scale| * sum_d |q_d k_jd| + |bias_j| (-inf bias: 0), and pabs (if not null) sum_j p64_j |v_jd| per element of o64.
+// Assumes the arguments were accepted by vlak_attention_f32.
+void AttentionReferenceF64(const vlak_attention_params& p, const float* q, const float* k, const float* v, double* o64,
+                           double* lse64, double* mag, double* pabs);
+
+}  // namespace vlak

@@ -1,0 +1,470 @@
+// Fused attention f32 kernel, generic over the tag: compiled once per target.
+//
+// Algorithm (FlashAttention, Dao et al. 2022, "FlashAttention: Fast and Memory-Efficient Exact
+// Attention with IO-Awareness", Algorithm 1, on a CPU's registers and L1/L2 instead of SRAM; the
+// same plan as PyTorch's aten/src/ATen/native/cpu/FlashAttentionKernel.cpp and llama.cpp's
+// ggml_compute_forward_flash_attn_ext): a work unit is up to BR query rows of one (batch, kv head);
+// the query heads of a group are rows of the same unit, so grouped-query and multi-query attention
+// read and pack each key block once for all of them. For each block of BC keys the rows see:
+//   1. S = scale * Q K^T for the block: K's block packed once into panels [BC/NR][head_dim][NR]
+//      (a transpose: keys along the vector), then an MR x NR register tile per row tile and panel,
+//      Q read in place through MR row pointers and broadcast, the head_dim loop one chain of FMAs
+//      per logit (matmul_kernel.cc's micro-kernel with A = Q, B = K^T).
+//      Units of fewer than MR rows (decode: one query row per head) skip the packing, whose
+//      transpose would cost more than the dot products it feeds: each logit is then a dot product
+//      along head_dim (vector FMAs, one reduction per key).
+//   2. Per row: bias, the row's max m_b over the block, m' = max(m, m_b), alpha = e^(m - m'),
+//      P = exp(S - m') (vlak's accurate exp, exp_accurate.h: <= 1.5 ULP), l = l alpha + sum P
+//      (l in float64: one add per row and block, so the row sum's error does not grow with kv_len).
+//   3. O = O alpha + P V with an MR x NR register tile over value_dim (P broadcast from the block
+//      buffer, V rows read in place, the k loop over the block's keys); O stays in a per-unit
+//      buffer (BR x value_dim floats) across the blocks.
+// At the end o = O / l and lse = m + log l. Masks cost nothing outside the diagonal: a unit walks
+// only the blocks between its rows' first and last visible key; in a block, a row tile computes
+// only the panels its rows see, and the P V loop multiplies a row by key j only when the row sees
+// j, so a key the row does not see (a future key's inf or NaN in V) never reaches it.
+//
+// Order of operations, per row: every logit is one FMA chain over head_dim in order (the dot path
+// reduces lanes instead), the block structure is fixed by the shape and the target (BC, BR), and
+// a unit runs on one thread: the bits never depend on the thread count or on which thread runs a
+// unit; they depend on the target (lanes, BC, the exp) and on VLEN.
+//
+// Error (u = 2^-24, D = head_dim, M = max over the row's keys of |scale| sum |q_d k_jd| + |bias_j|):
+// each logit is off by <= (D + 2) u M (a chain of D FMAs, the scale, the bias: a bias of 1e4 alone
+// rounds the logit by 6e-4, and every weight e^(s - m) with it); P = e^(s - m) is then off by
+// a relative (D + 1) u M + |s - m| u + 1.5 u, and |s - m| e^-(s - m) <= 1/e keeps the middle term
+// small in absolute terms. O's chain over kv_len keys (plus one rescale per block) adds kv_len u of
+// sum p |v|, l's float sums per block BC u. vlak.h's contract, (1e-5 + 2 (D + 2) u M + 2 kv_len u) sum
+// p64 |v|, holds all of that with room; measured: attention_test.cc prints the worst ratio. The exp
+// flushes e^x to 0 below x = -88, so weights under 2^-126 of the row's largest are lost: vlak.h's
+// 2^-126 sum |v| term, which only |v| near 1e30 makes visible (a fuzz finding: v ~ 1e18, weights
+// ~ 1e-48).
+//
+// Register tiles (MR rows x NR = one vector group), S = Q K^T and O += P V alike:
+//   AVX-512 6 x 64 (LMUL 4: 24 zmm accumulators + 4 for the panel + 1 broadcast), BC = 64
+//   AVX2    6 x 16 (LMUL 2: 12 ymm accumulators + 2 + 1), BC = 64
+//   RVV     6 x (4 * VLEN / 32) (LMUL 4: 24 + 4 registers; vfmacc.vf reads Q or P from an f
+//           register), BC = max(64, NR)
+//   scalar  4 x 4
+// BR = 16 MR rows per unit (96 on x86): the unit's Q rows (BR x D), the packed block (D x BC), S/P
+// (BR x BC) and O (BR x value_dim) are 24 + 16 + 24 + 24 KiB at D = value_dim = 64, BC = 64: L2.
+// The packing is paid once per unit and key block, so BR sets its share: 1x8x512x64 at one thread
+// (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, perf samples) spent 18 / 12 / 7 % packing with BR = 48 /
+// 96 / 192, and P V 33 / 37 / 40 %, S 26 / 28 / 30 %, the exps 11-13 %; 96 keeps more units for
+// threads (6 per head at S = 512) and S/P and O within 24 KiB each.
+// Cost per block of BC keys and BR rows: D x BC floats packed once (strided loads), BR x BC x D
+// FMAs for S, BR x BC exps (~16 ops per NR lanes), BR x BC x value_dim FMAs for P V.
+// Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread, `vlak bench`, medians on a shared
+// machine, spreads 5-18 %): 1x8x512x64 11.1 ms (48 GFLOP/s) against 8.8 ms for the unfused
+// vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head (vlak-composed, whose matmuls pack
+// K and V once per head and keep C in registers over all 512 keys: 0.78x); causal 6.2 ms against
+// 10.1 ms (1.64x: the masked blocks are skipped); decode 1x8x1x4096x64 1.3 ms against 4.5 ms (3.4x).
+// Not done yet: sharing one packed K^T per (batch, kv head) between the units a thread runs (the
+// packing's 12 %), and splitting long key ranges over threads for decode (split-KV).
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "math/exp_accurate.h"
+#include "ops/attention/attention.h"
+#include "ops/attention/attention_kernels.h"
+#include "simd/simd.h"
+
+namespace vlak::VLAK_NS {
+namespace {
+
+#if defined(VLAK_SIMD_RVV)
+constexpr int kPow2 = 2;  // 6 x 4 + 4 = 28 registers
+constexpr size_t kMR = 6;
+#elif defined(VLAK_SIMD_AVX512)
+constexpr int kPow2 = 2;  // 6 x 4 + 4 + 1 = 29 zmm
+constexpr size_t kMR = 6;
+#elif defined(VLAK_SIMD_AVX2)
+constexpr int kPow2 = 1;  // 6 x 2 + 2 + 1 = 15 ymm
+constexpr size_t kMR = 6;
+#else
+constexpr int kPow2 = 0;
+constexpr size_t kMR = 4;
+#endif
+using DF = Simd<float, kPow2>;
+constexpr size_t kBR = 16 * kMR;
+constexpr size_t kMinBlockKeys = 64;
+// RVV: the exp's lean evaluation needs no splatted constants (exp_common.h).
+constexpr ExpEval kEval = VLAK_TARGET_ID == ::vlak::Target::kRvv ? ExpEval::kLean : ExpEval::kFused;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+size_t BlockKeys() {
+  const size_t nr = Lanes(DF());
+  return nr >= kMinBlockKeys ? nr : (kMinBlockKeys + nr - 1) / nr * nr;
+}
+size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+// The unit's per-row bookkeeping loops are scalar: auto-vectorised, clang hoisted splats of the block
+// bounds out of the block loop and spilled them on RVV (rvv.spill_check).
+#if defined(__clang__)
+#define VLAK_AT_SCALAR_LOOP _Pragma("clang loop vectorize(disable) interleave(disable)")
+#else
+#define VLAK_AT_SCALAR_LOOP
+#endif
+
+#define VLAK_AT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+static_assert(kMR <= 6, "VLAK_AT_ROWS covers 6 rows");
+
+// Packs keys [0, nkeys) of the block (k: its first key, ks: the key stride) into panels
+// [ceil(nkeys / NR)][dh][NR] at kt, starting with panel p0; lanes past nkeys are zero.
+[[gnu::noinline]] void PackKt(size_t dh, const float* k, size_t ks, size_t p0, size_t p1, size_t nkeys, float* kt) {
+  const DF d;
+  const size_t nr = Lanes(d);
+  for (size_t pnl = p0; pnl < p1; ++pnl) {
+    const size_t j = pnl * nr;
+    const size_t cols = nkeys - j < nr ? nkeys - j : nr;
+    const float* src = k + j * ks;
+    float* dst = kt + pnl * dh * nr;
+    const auto ds = Strip(d, cols);
+    for (size_t t = 0; t < dh; ++t) {
+      if (cols != nr) StoreU(d, Zero(d), dst + t * nr);
+      StoreN(d, LoadStrided(ds, src + t, static_cast<ptrdiff_t>(ks)), dst + t * nr, cols);
+    }
+  }
+}
+
+// S[i][pnl * NR ...] = scale * q_i . K^T panel, for kR rows (q rows qrow[0..kR)) and panels
+// [p0, p1): one FMA chain over dh per logit, from the first product.
+template <size_t kR>
+[[gnu::noinline]] void STile(size_t dh, const float* const* qrow, const float* kt, size_t p0, size_t p1, float scale,
+                             float* s, size_t bc) {
+  const DF d;
+  const size_t nr = Lanes(d);
+#define VLAK_AT_QPTR(i) [[maybe_unused]] const float* const a##i = qrow[i < kR ? i : 0];
+  VLAK_AT_ROWS(VLAK_AT_QPTR)
+#undef VLAK_AT_QPTR
+  for (size_t pnl = p0; pnl < p1; ++pnl) {
+    const float* b = kt + pnl * dh * nr;
+    const auto b0 = LoadU(d, b);
+#define VLAK_AT_INIT(i) [[maybe_unused]] auto c##i = b0; if constexpr (i < kR) c##i = Mul(d, b0, a##i[0]);
+    VLAK_AT_ROWS(VLAK_AT_INIT)
+#undef VLAK_AT_INIT
+#define VLAK_AT_FMA(i) if constexpr (i < kR) c##i = MulAdd(d, bv, a##i[t], c##i);
+    b += nr;
+    for (size_t t = 1; t < dh; ++t, b += nr) {
+      const auto bv = LoadU(d, b);
+      VLAK_AT_ROWS(VLAK_AT_FMA)
+    }
+#undef VLAK_AT_FMA
+#define VLAK_AT_STORE(i) if constexpr (i < kR) StoreU(d, Mul(d, c##i, scale), s + i * bc + pnl * nr);
+    VLAK_AT_ROWS(VLAK_AT_STORE)
+#undef VLAK_AT_STORE
+  }
+}
+
+// The dot path (units of fewer than MR rows): s[j - j0] = scale * q . k_j for j in [a, e),
+// head_dim along the vector, four keys at a time. RVV: half the group (LMUL 2), so that four
+// accumulators, q and four keys fit the 32 registers (at LMUL 4 they spilled).
+using DDot = Simd<float, (VLAK_TARGET_ID == ::vlak::Target::kRvv && kPow2 > 0 ? kPow2 - 1 : kPow2)>;
+[[gnu::noinline]] void SDot(size_t dh, const float* q, const float* k, size_t ks, size_t j0, size_t a, size_t e,
+                            float scale, float* s) {
+  const DDot d;
+  size_t j = a;
+  for (; j + 4 <= e; j += 4) {
+    const float* k0 = k + (j - j0) * ks;
+    const float* k1 = k0 + ks;
+    const float* k2 = k1 + ks;
+    const float* k3 = k2 + ks;
+    auto c0 = Zero(d), c1 = Zero(d), c2 = Zero(d), c3 = Zero(d);
+    ForEachStrip(d, dh, [&](auto ds, size_t t) {
+      const auto qv = LoadU(ds, q + t);
+      c0 = MulAddTU(ds, qv, LoadU(ds, k0 + t), c0);
+      c1 = MulAddTU(ds, qv, LoadU(ds, k1 + t), c1);
+      c2 = MulAddTU(ds, qv, LoadU(ds, k2 + t), c2);
+      c3 = MulAddTU(ds, qv, LoadU(ds, k3 + t), c3);
+    });
+    s[j - j0] = ReduceSum(d, c0) * scale;
+    s[j + 1 - j0] = ReduceSum(d, c1) * scale;
+    s[j + 2 - j0] = ReduceSum(d, c2) * scale;
+    s[j + 3 - j0] = ReduceSum(d, c3) * scale;
+  }
+  for (; j < e; ++j) {
+    const float* k0 = k + (j - j0) * ks;
+    auto c0 = Zero(d);
+    ForEachStrip(d, dh, [&](auto ds, size_t t) { c0 = MulAddTU(ds, LoadU(ds, q + t), LoadU(ds, k0 + t), c0); });
+    s[j - j0] = ReduceSum(d, c0) * scale;
+  }
+}
+
+// O[i] = O[i] * alpha[i] + sum_j P[i][j - j0] V[j] for kR rows, each over its keys [a[i], e[i])
+// (a row without keys keeps O). v: V's row j0; ob: O's first row (dvp floats per row).
+template <size_t kR>
+[[gnu::noinline]] void PVTile(size_t dv, size_t dvp, const float* p, size_t bc, size_t j0, const size_t* a,
+                              const size_t* e, const float* v, size_t vs, float* ob, const float* alpha) {
+  const DF d;
+  const size_t nr = Lanes(d);
+  size_t ua = SIZE_MAX, ue = 0, ia = 0, ie = SIZE_MAX;
+  VLAK_AT_SCALAR_LOOP
+  for (size_t i = 0; i < kR; ++i) {
+    if (a[i] < e[i]) {
+      ua = a[i] < ua ? a[i] : ua;
+      ue = e[i] > ue ? e[i] : ue;
+    }
+    ia = a[i] > ia ? a[i] : ia;
+    ie = e[i] < ie ? e[i] : ie;
+  }
+  if (ue == 0) return;  // no row sees a key of this block (every alpha is 1)
+  if (ia >= ie) ia = ie = ue;  // no key every row sees: all conditional
+#define VLAK_AT_PROW(i) [[maybe_unused]] const float* const p##i = p + (i < kR ? i : 0) * bc;
+  VLAK_AT_ROWS(VLAK_AT_PROW)
+#undef VLAK_AT_PROW
+  for (size_t col = 0; col < dv; col += nr) {
+    const size_t cols = dv - col < nr ? dv - col : nr;
+    const bool full = cols == nr;
+#define VLAK_AT_INIT(i) [[maybe_unused]] auto c##i = Zero(d); if constexpr (i < kR) c##i = Mul(d, LoadU(d, ob + i * dvp + col), alpha[i]);
+    VLAK_AT_ROWS(VLAK_AT_INIT)
+#undef VLAK_AT_INIT
+    const float* vc = v + col;
+    auto vload = [&](size_t j) {
+      const float* vp = vc + (j - j0) * vs;
+      return full ? LoadU(d, vp) : LoadN(d, vp, cols);
+    };
+#define VLAK_AT_FMA(i) if constexpr (i < kR) c##i = MulAdd(d, vv, p##i[j - j0], c##i);
+#define VLAK_AT_FMA_IF(i) if constexpr (i < kR) if (j >= a[i] && j < e[i]) c##i = MulAdd(d, vv, p##i[j - j0], c##i);
+    for (size_t j = ua; j < ia; ++j) {
+      const auto vv = vload(j);
+      VLAK_AT_ROWS(VLAK_AT_FMA_IF)
+    }
+    for (size_t j = ia; j < ie; ++j) {
+      const auto vv = vload(j);
+      VLAK_AT_ROWS(VLAK_AT_FMA)
+    }
+    for (size_t j = ie > ua ? ie : ua; j < ue; ++j) {
+      const auto vv = vload(j);
+      VLAK_AT_ROWS(VLAK_AT_FMA_IF)
+    }
+#undef VLAK_AT_FMA
+#undef VLAK_AT_FMA_IF
+#define VLAK_AT_STORE(i) if constexpr (i < kR) StoreU(d, c##i, ob + i * dvp + col);
+    VLAK_AT_ROWS(VLAK_AT_STORE)
+#undef VLAK_AT_STORE
+  }
+}
+
+// PVTile for one row (a unit's tail row, or decode's single query): the same chain per element,
+// but up to four groups of value_dim at once, so that four independent accumulators hide the FMA
+// latency that one row's single chain per group would wait on (a 4-cycle FMA per key on Zen 3).
+[[gnu::noinline]] void PVRow(size_t dv, const float* p, size_t j0, size_t a, size_t e, const float* v, size_t vs,
+                             float* ob, float alpha) {
+  const DF d;
+  const size_t nr = Lanes(d);
+  if (a >= e) return;
+  for (size_t col = 0; col < dv; col += 4 * nr) {
+    const size_t w = dv - col < 4 * nr ? dv - col : 4 * nr;
+    const size_t groups = (w + nr - 1) / nr, last = w - (groups - 1) * nr;  // lanes of the last group
+    float* const o = ob + col;
+    const float* const vc = v + col;
+    auto c0 = Mul(d, LoadU(d, o), alpha), c1 = c0, c2 = c0, c3 = c0;
+    if (groups > 1) c1 = Mul(d, LoadU(d, o + nr), alpha);
+    if (groups > 2) c2 = Mul(d, LoadU(d, o + 2 * nr), alpha);
+    if (groups > 3) c3 = Mul(d, LoadU(d, o + 3 * nr), alpha);
+    if (groups == 4 && last == nr) {
+      for (size_t j = a; j < e; ++j) {
+        const float* vp = vc + (j - j0) * vs;
+        const float pj = p[j - j0];
+        c0 = MulAdd(d, LoadU(d, vp), pj, c0);
+        c1 = MulAdd(d, LoadU(d, vp + nr), pj, c1);
+        c2 = MulAdd(d, LoadU(d, vp + 2 * nr), pj, c2);
+        c3 = MulAdd(d, LoadU(d, vp + 3 * nr), pj, c3);
+      }
+    } else {
+      auto load = [&](const float* vp, size_t g) { return g + 1 < groups ? LoadU(d, vp) : LoadN(d, vp, last); };
+      for (size_t j = a; j < e; ++j) {
+        const float* vp = vc + (j - j0) * vs;
+        const float pj = p[j - j0];
+        c0 = MulAdd(d, load(vp, 0), pj, c0);
+        if (groups > 1) c1 = MulAdd(d, load(vp + nr, 1), pj, c1);
+        if (groups > 2) c2 = MulAdd(d, load(vp + 2 * nr, 2), pj, c2);
+        if (groups > 3) c3 = MulAdd(d, load(vp + 3 * nr, 3), pj, c3);
+      }
+    }
+    StoreU(d, c0, o);
+    if (groups > 1) StoreU(d, c1, o + nr);
+    if (groups > 2) StoreU(d, c2, o + 2 * nr);
+    if (groups > 3) StoreU(d, c3, o + 3 * nr);
+  }
+}
+
+// One row's block: s[0, n) (the keys [a, e) it sees) plus bias; returns the block's max (NaN
+// ignored: a NaN logit poisons the row through its exp instead). Out of line: the exp pass below
+// then keeps its registers to itself.
+[[gnu::noinline]] float BiasMax(float* s, const float* bias, size_t n) {
+  const DF d;
+  auto m = Set(d, -kInf);
+  if (bias != nullptr) {
+    ForEachStrip(d, n, [&](auto ds, size_t t) {
+      const auto x = Add(ds, LoadU(ds, s + t), LoadU(ds, bias + t));
+      StoreU(ds, x, s + t);
+      m = MaxAccumulate(ds, m, x);
+    });
+  } else {
+    ForEachStrip(d, n, [&](auto ds, size_t t) { m = MaxAccumulate(ds, m, LoadU(ds, s + t)); });
+  }
+  return ReduceMax(d, m);
+}
+
+// p = exp(s - m) in place over [0, n); returns sum p.
+[[gnu::noinline]] float ExpSum(float* s, size_t n, float m) {
+  const DF d;
+  auto acc = Zero(d);
+  ForEachStrip(d, n, [&](auto ds, size_t t) {
+    const auto e = ExpAccurateNonPositive<kEval>(ds, Sub(ds, LoadU(ds, s + t), m));
+    StoreU(ds, e, s + t);
+    acc = AddTU(ds, acc, e);
+  });
+  return ReduceSum(d, acc);
+}
+
+[[gnu::noinline]] void ScaleStore(const float* src, size_t n, float f, float* dst) {
+  const DF d;
+  ForEachStrip(d, n, [&](auto ds, size_t t) { StoreU(ds, Mul(ds, LoadU(ds, src + t), f), dst + t); });
+}
+
+}  // namespace
+
+AttentionShape AttentionShapeF32(size_t head_dim, size_t value_dim) {
+  const size_t nr = Lanes(DF());
+  const size_t bc = BlockKeys();
+  const size_t floats = RoundUp(head_dim * bc, 16) + kBR * bc + kBR * RoundUp(value_dim, nr);
+  return AttentionShape{kMR, nr, bc, kBR, floats};
+}
+
+void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
+  const vlak_attention_params& p = g.p;
+  const DF d;
+  const size_t nr = Lanes(d);
+  const size_t bc = BlockKeys();
+  const size_t dh = p.head_dim, dv = p.value_dim, dvp = RoundUp(dv, nr);
+  float* const kt = scratch;
+  float* const sp = kt + RoundUp(dh * bc, 16);
+  float* const ob = sp + kBR * bc;
+
+  const size_t bkv = unit / g.chunks, chunk = unit % g.chunks;
+  const size_t b = bkv / p.kv_heads, kvh = bkv % p.kv_heads;
+  const size_t f0 = chunk * g.rows_per_unit, total = g.group * p.q_len;
+  const size_t rows = total - f0 < g.rows_per_unit ? total - f0 : g.rows_per_unit;
+
+  const float* qrow[kBR];
+  const float* brow[kBR];
+  size_t lo[kBR], hi[kBR], a[kBR], e[kBR];
+  float m[kBR], alpha[kBR];
+  double l[kBR];
+  size_t ulo = SIZE_MAX, uhi = 0;
+  VLAK_AT_SCALAR_LOOP
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t h = kvh * g.group + (f0 + r) / p.q_len, i = (f0 + r) % p.q_len;
+    qrow[r] = g.q + b * p.q_strides[0] + h * p.q_strides[1] + i * p.q_strides[2];
+    brow[r] = p.bias != nullptr ? p.bias + b * p.bias_strides[0] + h * p.bias_strides[1] + i * p.bias_strides[2]
+                                : nullptr;
+    const AttentionRange range = AttentionKeys(p, i);
+    lo[r] = range.lo;
+    hi[r] = range.hi;
+    if (lo[r] < hi[r]) {
+      ulo = lo[r] < ulo ? lo[r] : ulo;
+      uhi = hi[r] > uhi ? hi[r] : uhi;
+    }
+    m[r] = -kInf;
+    l[r] = 0;
+  }
+  std::memset(ob, 0, rows * dvp * sizeof(float));
+
+  // k and v may be null when no row sees a key (kv_len 0).
+  const float* const kh = uhi > 0 ? g.k + b * p.k_strides[0] + kvh * p.k_strides[1] : nullptr;
+  const float* const vh = uhi > 0 ? g.v + b * p.v_strides[0] + kvh * p.v_strides[1] : nullptr;
+  const size_t ks = p.k_strides[2], vs = p.v_strides[2];
+  const bool pack = rows >= kMR;
+  for (size_t j0 = uhi > 0 ? ulo / bc * bc : 0; j0 < uhi; j0 += bc) {
+    const size_t j1 = p.kv_len - j0 < bc ? p.kv_len : j0 + bc;
+    const size_t ba = ulo > j0 ? ulo : j0, be = uhi < j1 ? uhi : j1;  // keys any row sees here
+    VLAK_AT_SCALAR_LOOP
+    for (size_t r = 0; r < rows; ++r) {
+      a[r] = lo[r] > j0 ? lo[r] : j0;
+      e[r] = hi[r] < j1 ? hi[r] : j1;
+      if (a[r] > e[r]) a[r] = e[r];
+    }
+    // 1. S.
+    if (pack) {
+      PackKt(dh, kh + j0 * ks, ks, (ba - j0) / nr, (be - j0 + nr - 1) / nr, j1 - j0, kt);
+      for (size_t r = 0; r < rows;) {
+        const size_t tr = rows - r >= kMR ? kMR : 1;
+        size_t ta = SIZE_MAX, te = 0;
+        VLAK_AT_SCALAR_LOOP
+        for (size_t t = r; t < r + tr; ++t) {
+          if (a[t] < e[t]) {
+            ta = a[t] < ta ? a[t] : ta;
+            te = e[t] > te ? e[t] : te;
+          }
+        }
+        if (te > 0) {
+          const size_t p0 = (ta - j0) / nr, p1 = (te - j0 + nr - 1) / nr;
+          if (tr == kMR) {
+            STile<kMR>(dh, qrow + r, kt, p0, p1, p.scale, sp + r * bc, bc);
+          } else {
+            STile<1>(dh, qrow + r, kt, p0, p1, p.scale, sp + r * bc, bc);
+          }
+        }
+        r += tr;
+      }
+    } else {
+      for (size_t r = 0; r < rows; ++r) {
+        if (a[r] < e[r]) SDot(dh, qrow[r], kh + j0 * ks, ks, j0, a[r], e[r], p.scale, sp + r * bc);
+      }
+    }
+    // 2. Online softmax, row by row.
+    for (size_t r = 0; r < rows; ++r) {
+      alpha[r] = 1.0f;
+      if (a[r] >= e[r]) continue;
+      float* const s = sp + r * bc + (a[r] - j0);
+      const size_t n = e[r] - a[r];
+      const float bm = BiasMax(s, brow[r] != nullptr ? brow[r] + a[r] : nullptr, n);
+      const float m_new = bm > m[r] ? bm : m[r];
+      // A row whose logits are all -inf so far: exp(s - 0) gives its zeros (and NaNs).
+      const float m_use = m_new == -kInf ? 0.0f : m_new;
+      const double al = m[r] == -kInf ? 0.0 : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_use));
+      const float sum = ExpSum(s, n, m_use);
+      l[r] = l[r] * al + static_cast<double>(sum);
+      m[r] = m_new;
+      alpha[r] = static_cast<float>(al);
+    }
+    // 3. O = O alpha + P V.
+    if (dv > 0) {
+      const float* const vb = vh + j0 * vs;
+      for (size_t r = 0; r < rows;) {
+        if (rows - r >= kMR) {
+          PVTile<kMR>(dv, dvp, sp + r * bc, bc, j0, a + r, e + r, vb, vs, ob + r * dvp, alpha + r);
+          r += kMR;
+        } else {
+          if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vs, ob + r * dvp, alpha[r]);
+          r += 1;
+        }
+      }
+    }
+  }
+
+  // o = O / l, lse = m + log l; a row that saw no key (l == 0): o = 0, lse = -inf.
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t h = kvh * g.group + (f0 + r) / p.q_len, i = (f0 + r) % p.q_len;
+    float* const orow = g.o + b * p.o_strides[0] + h * p.o_strides[1] + i * p.o_strides[2];
+    const double lr = l[r];
+    if (lr == 0.0) {
+      std::memset(orow, 0, dv * sizeof(float));
+    } else {
+      ScaleStore(ob + r * dvp, dv, static_cast<float>(1.0 / lr), orow);
+    }
+    if (p.lse != nullptr) {
+      const float lse = lr == 0.0 ? -kInf : static_cast<float>(static_cast<double>(m[r]) + std::log(lr));
+      p.lse[(b * p.q_heads + h) * p.q_len + i] = lse;
+    }
+  }
+}
+
+VLAK_KERNELS_DEFINED(VLAK_ATTENTION_KERNELS)
+
+}  // namespace vlak::VLAK_NS
