@@ -366,7 +366,7 @@ typedef struct vlak_attention_params {
  * + 2^-126 sum_j |v_jd| (the second term: weights below 2^-126 of the row's largest may be 0,
  * the exp's underflow; it matters only for |v| near 1e30), and |lse - lse64| <= 1e-5 (1 + |lse64|) +
  * 2 (D + 2) u M; sums over the keys the row sees. (D + 2) u M bounds a logit's error (D FMAs, the
- * scale, the bias); o's bound holds while that is at most 2^-10, and beyond (logits near 1e4 / u)
+ * scale, the bias); o's bound holds while that is at most 2^-10 (M below about 16384 / (D + 2)); beyond,
  * o is still a convex combination of the row's v, within 1e-5 max_j |v_jd|. All of this while the
  * float intermediates stay finite: the unscaled sums sum_d |q_d k_jd|, the biases and sum_j |v_jd|
  * below FLT_MAX / 4 (a logit that overflows to -inf masks its key).
@@ -386,7 +386,7 @@ typedef struct vlak_attention_params {
  * Errors (nothing written): NULL p, q, k, v or o (VLAK_ERROR_NULL_POINTER); kv_heads 0 or not
  * dividing q_heads, head_dim 0, unknown flags or both causal flags, window > 0 without a causal
  * flag, scale NaN or inf, o or lse overlapping (INVALID_ARGUMENT); an extent whose last element
- * lies beyond SIZE_MAX bytes (VLAK_ERROR_OVERFLOW, also when the scratch cannot be allocated: per
+ * lies beyond SIZE_MAX bytes, or batch * q_heads * q_len beyond SIZE_MAX (VLAK_ERROR_OVERFLOW, also when the scratch cannot be allocated: per
  * thread at most (head_dim + 96) * BC + 96 * value_dim floats, BC = 64 keys, 128 on RVV at VLEN 1024). */
 vlak_status vlak_attention_f32(const vlak_attention_params* p, const float* q, const float* k, const float* v,
                                float* o);
