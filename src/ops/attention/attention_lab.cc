@@ -147,7 +147,7 @@ OpDef MakeOp(const char* name, unsigned flags) {
     op.impls.push_back(std::move(d));
   }
   op.impls.push_back(PlainImpl(
-      "vlak-composed", "library",
+      "vlak-composed", "vlak",  // vlak's own calls and threads, not a library baseline
       "per head: vlak_matmul_f32 Q K^T, scale/mask pass, vlak_softmax_f32, vlak_matmul_f32 P V (logits in memory)",
       [] { return std::string(); },
       [flags](const Problem& pr, Outputs& out, int threads) {
