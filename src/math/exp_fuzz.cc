@@ -60,32 +60,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t n = in.Size(5000);
   const uint8_t vb = in.Byte();
   const int variant = vb < 240 ? vb % 6 : (vb == 255 ? -1 : vb);  // some unknown values
-  const bool in_place = in.Byte() < 64;
-  const uint8_t nulls = in.Byte();
-  const bool x_null = nulls == 1, y_null = nulls == 2;
-  const bool expect_error = variant < 0 || variant > 5 || (n > 0 && (x_null || y_null));
-  Buffer x(n);
-  FillFloats(in, x.data(), n);
-  const std::vector<float> x0 = x.Copy();
-  Describe("vlak_exp_f32(n %zu, variant %d)%s", n, variant, in_place ? " in place" : "");
-  std::vector<float> first;
-  for (vlak_target t : Targets()) {
-    vlak_set_target(t);
-    Buffer y_own;
-    Buffer& yb = PrepareOutput(in_place, x, x0, y_own, n);
-    const std::vector<float> before = yb.Copy();
-    const vlak_status st = vlak_exp_f32(n, x_null ? nullptr : (in_place ? yb.data() : x.data()),
-                                        y_null ? nullptr : yb.data(), static_cast<vlak_exp_variant>(variant));
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
-    if (st != VLAK_OK) {
-      for (size_t i = 0; i < n; ++i) Check(Bits(yb[i]) == Bits(before[i]), "written on error", t, i, yb[i], before[i]);
-      continue;
-    }
-    for (size_t i = 0; i < n; ++i) {
-      Check(WithinExpBound(variant, x0[i], yb[i]), "exp outside vlak.h's bound", t, i, yb[i], x0[i]);
-      if (!first.empty()) Check(SameValue(yb[i], first[i]), "targets differ (vlak.h: same bits)", t, i, yb[i], first[i]);
-    }
-    if (first.empty()) first = yb.Copy();
-  }
+  ElementwiseInput e(in, n);
+  const bool expect_error = variant < 0 || variant > 5 || (n > 0 && (e.x_null || e.y_null));
+  Describe("vlak_exp_f32(n %zu, variant %d)%s", n, variant, e.in_place ? " in place" : "");
+  CheckElementwise(
+      e, expect_error, /*nan_payloads_may_differ=*/true,
+      [&](const float* x, float* y) { return vlak_exp_f32(n, x, y, static_cast<vlak_exp_variant>(variant)); },
+      [&](vlak_target t, size_t i, float y) {
+        Check(WithinExpBound(variant, e.x0[i], y), "exp outside vlak.h's bound", t, i, y, e.x0[i]);
+      });
   return 0;
 }

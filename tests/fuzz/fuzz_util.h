@@ -227,6 +227,52 @@ inline Buffer& PrepareOutput(bool in_place, Buffer& x, const std::vector<float>&
   return own;
 }
 
+// The rest of an elementwise call's input (y[i] = f(x[i]) over n floats: vlak_exp_f32,
+// vlak_activation_f32), after the call's own parameters: in place (byte < 64), a NULL pointer
+// (byte 1: x, 2: y), then x's data.
+struct ElementwiseInput {
+  ElementwiseInput(Input& in, size_t n) : n(n), in_place(in.Byte() < 64) {
+    const uint8_t nulls = in.Byte();
+    x_null = nulls == 1;
+    y_null = nulls == 2;
+    x = Buffer(n);
+    FillFloats(in, x.data(), n);
+    x0 = x.Copy();
+  }
+  size_t n;
+  bool in_place, x_null = false, y_null = false;
+  Buffer x;
+  std::vector<float> x0;
+};
+
+// Runs call(x, y) (NULL where the input asks) on every target: an error status exactly when
+// expect_error, and then nothing written; else check(t, i, y[i]) for every element, and the same
+// result on every target, bit for bit or (nan_payloads_may_differ) any NaN for a NaN.
+template <class Call, class CheckElement>
+void CheckElementwise(ElementwiseInput& e, bool expect_error, bool nan_payloads_may_differ, Call call,
+                      CheckElement check) {
+  std::vector<float> first;
+  for (vlak_target t : Targets()) {
+    vlak_set_target(t);
+    Buffer y_own;
+    Buffer& yb = PrepareOutput(e.in_place, e.x, e.x0, y_own, e.n);
+    const std::vector<float> before = yb.Copy();
+    const vlak_status st = call(e.x_null ? nullptr : (e.in_place ? yb.data() : e.x.data()), e.y_null ? nullptr : yb.data());
+    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
+    if (st != VLAK_OK) {
+      for (size_t i = 0; i < e.n; ++i) Check(Bits(yb[i]) == Bits(before[i]), "written on error", t, i, yb[i], before[i]);
+      continue;
+    }
+    for (size_t i = 0; i < e.n; ++i) {
+      check(t, i, yb[i]);
+      if (first.empty()) continue;
+      const bool same = nan_payloads_may_differ ? SameValue(yb[i], first[i]) : Bits(yb[i]) == Bits(first[i]);
+      Check(same, "targets differ (vlak.h: same bits)", t, i, yb[i], first[i]);
+    }
+    if (first.empty()) first = yb.Copy();
+  }
+}
+
 // Restores the default target and thread count when a target returns.
 struct TargetSweep {
   vlak_target saved = vlak_active_target();
