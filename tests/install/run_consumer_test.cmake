@@ -1,16 +1,6 @@
 # Installs the build into a scratch prefix, then builds and runs a consumer twice: through
 # find_package(vlak) and through pkg-config. Any failing step fails the test.
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  message(STATUS "${out}")
-endfunction()
-
-set(prefix ${WORK_DIR}/prefix)
-file(REMOVE_RECURSE ${WORK_DIR})
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+include(${CMAKE_CURRENT_LIST_DIR}/scratch_install.cmake)
 
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/consumer -B ${WORK_DIR}/cmake -DCMAKE_PREFIX_PATH=${prefix}
     -DCMAKE_C_COMPILER=${C} -DCMAKE_CXX_COMPILER=${CXX})

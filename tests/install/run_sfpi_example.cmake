@@ -3,17 +3,7 @@
 # <vlak/sfpi/...> headers (also alone, with one target: sfpi_one_target), and the example's own
 # checks (float64 error bounds, the same bits on every target this CPU runs). Any failing step
 # fails the test.
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  message(STATUS "${out}")
-endfunction()
-
-set(prefix ${WORK_DIR}/prefix)
-file(REMOVE_RECURSE ${WORK_DIR})
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+include(${CMAKE_CURRENT_LIST_DIR}/scratch_install.cmake)
 
 # The compiler launcher (ccache, when vlak's build uses it) makes a rerun take seconds: the scratch
 # paths are the same every time.
