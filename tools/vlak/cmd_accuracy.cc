@@ -162,6 +162,48 @@ int Usage() {
   return 2;
 }
 
+// --target NAME: forces that target. 0, or the exit status after saying why not (2: no such
+// target, 1: not available here).
+int SelectTarget(const char* name) {
+  int found = -1;
+  for (int k = VLAK_TARGET_SCALAR; k <= VLAK_TARGET_RVV; ++k) {
+    if (std::strcmp(name, vlak_target_name(static_cast<vlak_target>(k))) == 0) found = k;
+  }
+  if (found < 0) {
+    std::fprintf(stderr, "vlak accuracy: unknown target '%s' (valid: scalar avx2 avx512 rvv)\n", name);
+    return 2;
+  }
+  if (vlak_set_target(static_cast<vlak_target>(found)) != VLAK_OK) {
+    std::fprintf(stderr, "vlak accuracy: target %s is not available here\n", name);
+    return 1;
+  }
+  return 0;
+}
+
+// Points [0, points) measured on `threads` threads, chunks handed out dynamically (the cost per
+// point differs between binades): measure(begin, end, stats) into one Stats per thread, merged
+// into the result. False if any call failed; *secs is the wall time.
+template <class Stats, class Measure>
+bool Sweep(uint64_t points, unsigned threads, Stats* merged, double* secs, Measure measure) {
+  const uint64_t chunk = uint64_t{1} << 20;
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<Stats> per(threads);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (uint64_t b; (b = next.fetch_add(chunk)) < points;) {
+        if (!measure(b, std::min(points, b + chunk), per[t])) failed = true;
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  *secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const Stats& st : per) merged->Merge(st);
+  return !failed;
+}
+
 // ---- activations ------------------------------------------------------------------------------
 
 // XNNPACK's test tolerance for the same f32 function (test/vunary-microkernel-tester.cc, TestFP32:
@@ -254,15 +296,7 @@ int CmdAccuracyActivations(int argc, char** argv) {
       }
       ops.push_back(static_cast<vlak_activation>(found));
     } else if (a == "--target" && has_value) {
-      const char* name = argv[++i];
-      int found = -1;
-      for (int k = VLAK_TARGET_SCALAR; k <= VLAK_TARGET_RVV; ++k) {
-        if (std::strcmp(name, vlak_target_name(static_cast<vlak_target>(k))) == 0) found = k;
-      }
-      if (found < 0 || vlak_set_target(static_cast<vlak_target>(found)) != VLAK_OK) {
-        std::fprintf(stderr, "vlak accuracy: target '%s' is not available here\n", name);
-        return found < 0 ? 2 : 1;
-      }
+      if (const int rc = SelectTarget(argv[++i]); rc != 0) return rc;
     } else if (a == "--exhaustive") {
       exhaustive = true;
     } else if (a == "--samples" && has_value) {
@@ -294,27 +328,14 @@ int CmdAccuracyActivations(int argc, char** argv) {
               "<FLT_MIN", "at x", "over", "specials", "XNNPACK test tolerance");
   int status = 0;
   for (const vlak_activation op : ops) {
-    const uint64_t chunk = uint64_t{1} << 20;
-    std::atomic<uint64_t> next{0};
-    std::atomic<bool> failed{false};
-    std::vector<ActStats> per(threads);
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        for (uint64_t b; (b = next.fetch_add(chunk)) < points;) {
-          if (!MeasureActivation(op, stride, b, std::min(points, b + chunk), per[t])) failed = true;
-        }
-      });
-    }
-    for (auto& th : pool) th.join();
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (failed) {
+    ActStats st;
+    double secs = 0;
+    if (!Sweep(points, threads, &st, &secs, [&](uint64_t b, uint64_t e, ActStats& per) {
+          return MeasureActivation(op, stride, b, e, per);
+        })) {
       std::fprintf(stderr, "vlak accuracy: vlak_activation_f32 failed\n");
       return 1;
     }
-    ActStats st;
-    for (const ActStats& s : per) st.Merge(s);
     const std::string specials = ActivationSpecials(op);
     if (st.over != 0 || specials != "ok") status = 1;
     std::printf("%-10s %11llu %9.4f %-15.9g %8.3f/149 %-15.9g %6llu %-9s %s  (%.1f s)\n", ActivationName(op),
@@ -356,19 +377,7 @@ int CmdAccuracy(int argc, char** argv) {
         return Usage();
       }
     } else if (a == "--target" && has_value) {
-      const char* name = argv[++i];
-      int found = -1;
-      for (int k = VLAK_TARGET_SCALAR; k <= VLAK_TARGET_RVV; ++k) {
-        if (std::strcmp(name, vlak_target_name(static_cast<vlak_target>(k))) == 0) found = k;
-      }
-      if (found < 0) {
-        std::fprintf(stderr, "vlak accuracy: unknown target '%s' (valid: scalar avx2 avx512 rvv)\n", name);
-        return 2;
-      }
-      if (vlak_set_target(static_cast<vlak_target>(found)) != VLAK_OK) {
-        std::fprintf(stderr, "vlak accuracy: target %s is not available here\n", name);
-        return 1;
-      }
+      if (const int rc = SelectTarget(argv[++i]); rc != 0) return rc;
     } else if (a == "--exhaustive") {
       exhaustive = true;
     } else if (a == "--samples" && has_value) {
@@ -411,28 +420,14 @@ int CmdAccuracy(int argc, char** argv) {
     const uint64_t count = dom.Count();
     const uint64_t stride = exhaustive || samples >= count ? 1 : count / samples;
     const uint64_t points = (count + stride - 1) / stride;
-    // Chunks handed out dynamically: the cost per point differs between binades.
-    const uint64_t chunk = uint64_t{1} << 20;
-    std::atomic<uint64_t> next{0};
-    std::atomic<bool> failed{false};
-    std::vector<Stats> per(threads);
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        for (uint64_t b; (b = next.fetch_add(chunk)) < points;) {
-          if (!Measure(v, dom, stride, b, std::min(points, b + chunk), per[t])) failed = true;
-        }
-      });
-    }
-    for (auto& th : pool) th.join();
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (failed) {
+    Stats st;
+    double secs = 0;
+    if (!Sweep(points, threads, &st, &secs, [&](uint64_t b, uint64_t e, Stats& per) {
+          return Measure(v, dom, stride, b, e, per);
+        })) {
       std::fprintf(stderr, "vlak accuracy: vlak_exp_f32 failed\n");
       return 1;
     }
-    Stats st;
-    for (const Stats& s : per) st.Merge(s);
     char ulp[32];
     if (std::isinf(st.max_ulp)) std::snprintf(ulp, sizeof ulp, "inf");
     else std::snprintf(ulp, sizeof ulp, st.max_ulp < 100 ? "%.4f" : "%.0f", st.max_ulp);
