@@ -8,6 +8,7 @@
 #include "dispatch/dispatch.h"
 #include "ops/attention/attention.h"
 #include "ops/attention/attention_kernels.h"
+#include "ops/buffer_pool.h"
 #include "parallel/parallel.h"
 
 namespace vlak {
@@ -132,17 +133,17 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
     t = static_cast<size_t>(ThreadsForNs(fmas * kNsPerFma, units));
   }
   if (t > units) t = units;
-  // One scratch per participant, 64-byte aligned; allocated before anything is written.
+  // One scratch per participant, 64-byte aligned, from the buffer pool (ops/buffer_pool.h);
+  // taken before anything is written.
   const size_t per = (shape.scratch_floats + 15) / 16 * 16;
   if (per > kMaxElems / t) return VLAK_ERROR_OVERFLOW;
-  const size_t bytes = (per * t * sizeof(float) + 63) / 64 * 64;
-  auto* const scratch = static_cast<float*>(std::aligned_alloc(64, bytes > 0 ? bytes : 64));
+  const PooledBuffer buffer(per * t);
+  float* const scratch = buffer.data();
   if (scratch == nullptr) return VLAK_ERROR_OVERFLOW;
   auto* const unit_fn = Dispatch(kAttentionUnit, target);
   ParallelFor(PlanChunks(units, static_cast<int>(t), 1, 4), [&](int worker, size_t begin, size_t end) {
     for (size_t u = begin; u < end; ++u) unit_fn(g, u, scratch + static_cast<size_t>(worker) * per);
   });
-  std::free(scratch);
   return VLAK_OK;
 }
 

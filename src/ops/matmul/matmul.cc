@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
+#include "ops/buffer_pool.h"
 #include "ops/matmul/matmul_kernels.h"
 #include "parallel/parallel.h"
 #include "ops/matmul/matmul.h"
@@ -24,45 +25,6 @@ constexpr unsigned kKnownFlags = VLAK_MATMUL_TRANS_B | VLAK_MATMUL_ACCUMULATE;
 // Below this many fused multiply-adds a call never splits and measures nothing (~10 us even at
 // 200 GFMA/s: no wake-up measured so far is cheap enough to pay for less).
 constexpr double kNeverSplitFmas = double(size_t{1} << 21);
-
-// The packing buffers, kept between calls in a small process-wide pool: a call takes one buffer
-// (all its threads' slices) before anything is written, so a failed allocation leaves C
-// untouched, and hands it back after; once warm, a call allocates nothing. Concurrent calls from
-// different threads take different buffers. Plain atomics (no destructor, no thread_local object
-// with one): buffers still pooled at exit stay reachable, not leaked. The buffer's size sits in
-// its first 64 bytes.
-constexpr int kPoolSlots = 8;
-std::atomic<float*> g_pool[kPoolSlots];
-constexpr size_t kHeaderFloats = 16;
-
-size_t BufferFloats(float* base) {
-  size_t n;
-  std::memcpy(&n, base, sizeof n);
-  return n;
-}
-
-// A 64-byte aligned buffer of at least `floats` floats (its base, data at base + 16), or null.
-float* AcquireBuffer(size_t floats) {
-  for (auto& slot : g_pool) {
-    float* base = slot.exchange(nullptr, std::memory_order_acquire);
-    if (base == nullptr) continue;
-    if (BufferFloats(base) >= floats) return base;
-    std::free(base);
-  }
-  if (floats > (SIZE_MAX - 64) / sizeof(float) - kHeaderFloats) return nullptr;
-  const size_t bytes = ((floats + kHeaderFloats) * sizeof(float) + 63) / 64 * 64;
-  auto* base = static_cast<float*>(std::aligned_alloc(64, bytes));
-  if (base != nullptr) std::memcpy(base, &floats, sizeof floats);
-  return base;
-}
-
-void ReleaseBuffer(float* base) {
-  for (auto& slot : g_pool) {
-    float* expected = nullptr;
-    if (slot.compare_exchange_strong(expected, base, std::memory_order_release, std::memory_order_relaxed)) return;
-  }
-  std::free(base);
-}
 
 // Last element + 1 of a rows x cols matrix with row stride ld fits in addressable bytes.
 bool Fits(size_t rows, size_t cols, size_t ld) {
@@ -90,7 +52,7 @@ double NsPerFma(Target target, const MatmulShape& shape, decltype(Dispatch(kMatm
     const MatmulArgs g{m, n, k, a.get(), k, b.get(), n, c.get(), n, false, false};
     for (int r = 0; r < 3; ++r) {
       const int64_t t0 = MonotonicNs();
-      block(g, shape.narrow, 0, m, 0, n, base + kHeaderFloats);
+      block(g, shape.narrow, 0, m, 0, n, base + kPoolHeaderFloats);
       const double ns = static_cast<double>(MonotonicNs() - t0);
       if (ns > 0 && ns < best) best = ns;
     }
@@ -119,7 +81,7 @@ bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target 
   if (g.k > SIZE_MAX / sizeof(float) / n_pad) return false;
   float* const base = AcquireBuffer(g.k * n_pad);
   if (base == nullptr) return false;
-  float* const packed = base + kHeaderFloats;
+  float* const packed = base + kPoolHeaderFloats;
   if (peak_bytes != nullptr) *peak_bytes = g.k * n_pad * sizeof(float);
   auto* const pack = Dispatch(kMatmulPackB, target);
   auto* const rows_fn = Dispatch(kMatmulPackedRows, target);
@@ -230,11 +192,11 @@ bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t s
   // Partials (segments x m x n, rounded up to a 64-byte multiple) then one packing buffer per
   // participant, each 64-byte aligned as the one-thread path's.
   const size_t partial_floats = (segments * mn + 15) / 16 * 16;
-  const size_t per_worker = (shape.scratch_floats + kHeaderFloats + 15) / 16 * 16;
+  const size_t per_worker = (shape.scratch_floats + kPoolHeaderFloats + 15) / 16 * 16;
   const size_t floats = partial_floats + static_cast<size_t>(threads) * per_worker;
   float* const base = AcquireBuffer(floats);
   if (base == nullptr) return false;
-  float* const partial = base + kHeaderFloats;
+  float* const partial = base + kPoolHeaderFloats;
   float* const scratch = partial + partial_floats;
   if (peak_bytes != nullptr) *peak_bytes = floats * sizeof(float);
   ParallelFor(PlanChunks(tasks, threads, 1, 4), [&](int worker, size_t begin, size_t end) {
@@ -323,7 +285,7 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   float* const base = AcquireBuffer(shape.scratch_floats);
   if (base == nullptr) return VLAK_ERROR_OVERFLOW;  // no memory for the packing buffer
   if (peak_bytes != nullptr) *peak_bytes = shape.scratch_floats * sizeof(float);
-  block(g, shape.narrow, 0, g.m, 0, g.n, base + kHeaderFloats);
+  block(g, shape.narrow, 0, g.m, 0, g.n, base + kPoolHeaderFloats);
   ReleaseBuffer(base);
   return VLAK_OK;
 }

@@ -1,9 +1,7 @@
 // vlak_resize_bilinear_i8 / _u8: argument checks, the Q7 taps of every output column and row (once
 // per call), and output rows over threads.
-#include <cstdlib>
-#include <memory>
-
 #include "dispatch/dispatch.h"
+#include "ops/buffer_pool.h"
 #include "ops/parallel_rows.h"
 #include "ops/resize/resize.h"
 #include "ops/resize/resize_kernels.h"
@@ -14,10 +12,6 @@ VLAK_PER_TARGET_TABLES(VLAK_RESIZE_KERNELS)
 namespace {
 
 constexpr unsigned kKnownFlags = VLAK_RESIZE_HALF_PIXEL;
-
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
 
 // a * b * c into *r, false on overflow.
 bool Mul3(size_t a, size_t b, size_t c, size_t* r) {
@@ -51,9 +45,9 @@ vlak_status Resize(size_t channels, size_t in_h, size_t in_w, const T* src, size
       __builtin_add_overflow(taps_bytes + 64, scratch_bytes, &total)) {
     return VLAK_ERROR_OVERFLOW;
   }
-  std::unique_ptr<void, FreeDeleter> mem(std::malloc(total));
-  if (!mem) return VLAK_ERROR_OVERFLOW;
-  auto* taps = static_cast<int32_t*>(mem.get());
+  const PooledBuffer mem((total + sizeof(float) - 1) / sizeof(float));  // ops/buffer_pool.h
+  if (mem.data() == nullptr) return VLAK_ERROR_OVERFLOW;
+  auto* taps = reinterpret_cast<int32_t*>(mem.data());
   const bool half = (flags & VLAK_RESIZE_HALF_PIXEL) != 0;
   ResizePlan plan{channels, in_h, in_w, out_h, out_w,
                   {taps, taps + out_w, taps + 2 * out_w},
