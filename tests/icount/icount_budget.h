@@ -4,13 +4,22 @@
 // tests/icount/icount_budget_test.cc and every src/ops/<op>/<op>_icount.cc; run it under scripts/rvv-run:
 //   scripts/rvv-run --vlen 256 build/rv64gcv/tests/vlak_icount_budget_test
 // Every count is printed, also where the VLEN has no budget, so the log is the measurement.
+//
+// Cycle budgets: rvv-run has the plugin weight each region's instructions by the cost table
+// (tools/qemu-icount/rvv-costs.tsv: llvm-mca-22's reciprocal throughput per mnemonic and SEW/LMUL
+// on the model whose VLEN is qemu's; docs/riscv.md#cycles). CheckBudget prints those cycles beside
+// the instructions and, at VLEN 256 (the SpacemiT X60 model), checks them against the case's cycle
+// budget (kCycleBudgets, RegisterCycleBudgets). Measured values of every case, and the tables
+// rewritten to them: scripts/rvv-cycles --budgets [--write].
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <span>
 #include <string>
@@ -38,10 +47,22 @@ struct Budget {
   unsigned long long vlen128, vlen256, vlen512;
 };
 
+// Cycle budgets of one call on the SpacemiT X60 model (VLEN 256): the plugin's weighted cycles
+// (whole call: scalar code, tails and set-up included), rounded up. Budgets only go down, as above.
+struct CycleBudget {
+  const char* name;
+  unsigned long long x60;
+};
+
+// The model whose cycles are budgeted, and its VLEN.
+inline constexpr const char* kCycleModel = "spacemit-x60";
+inline constexpr int kCycleVlen = 256;
+
 // The tables of every file of the binary: budgets, and goals where they are not yet met (printed
 // beside the count, not asserted).
 struct BudgetTables {
   std::vector<std::span<const Budget>> budgets, goals;
+  std::vector<std::span<const CycleBudget>> cycles;
 };
 
 inline BudgetTables& RegisteredTables() {
@@ -55,6 +76,11 @@ inline BudgetTables& RegisteredTables() {
 inline bool RegisterBudgets(std::span<const Budget> budgets, std::span<const Budget> goals = {}) {
   RegisteredTables().budgets.push_back(budgets);
   if (!goals.empty()) RegisteredTables().goals.push_back(goals);
+  return true;
+}
+
+inline bool RegisterCycleBudgets(std::span<const CycleBudget> budgets) {
+  RegisteredTables().cycles.push_back(budgets);
   return true;
 }
 
@@ -79,37 +105,111 @@ inline unsigned long long FindBudget(const std::vector<std::span<const Budget>>&
 }
 
 // The plugin rewrites its live file at every end marker:
-//   vlak-icount-live last=<N> region=<N> regions=<K>
+//   vlak-icount-live last=<N> region=<N> regions=<K> [cycles=<C> model=<M> uncosted=<U> unknown_vtype=<W>]
+// the bracketed part when it weights by a cost table (scripts/rvv-run passes one).
+// No member initialisers: ReadLive sets every field, and Count's locals then need no stores the
+// compiler could schedule inside the measured region.
 struct Live {
-  unsigned long long last = 0;
-  unsigned long long regions = 0;
+  unsigned long long last;
+  unsigned long long regions;
+  double cycles;  // < 0: not weighted
+  char model[64];
+  unsigned long long uncosted, unknown_vtype;
 };
 
 inline bool ReadLive(Live& live) {
+  live.last = live.regions = live.uncosted = live.unknown_vtype = 0;
+  live.cycles = -1;
+  live.model[0] = 0;
   const char* path = std::getenv("VLAK_ICOUNT_LIVE");
   if (path == nullptr) return false;
   FILE* f = std::fopen(path, "r");
   if (f == nullptr) return false;
-  const bool ok = std::fscanf(f, "vlak-icount-live last=%llu region=%*llu regions=%llu", &live.last, &live.regions) == 2;
+  bool ok = std::fscanf(f, "vlak-icount-live last=%llu region=%*llu regions=%llu", &live.last, &live.regions) == 2;
+  if (ok && std::fscanf(f, " cycles=%lf model=%63s uncosted=%llu unknown_vtype=%llu", &live.cycles, live.model,
+                        &live.uncosted, &live.unknown_vtype) != 4) {
+    live.cycles = -1;
+  }
   std::fclose(f);
   return ok;
 }
 
-// Retired instructions of call(), which must be observable through memory (see icount_marker.h).
-template <typename Call>
-unsigned long long Count(Call call) {
+// Every region Count measured, in order: CheckBudget(name, count) takes the cycles of the latest
+// region that retired `count` instructions, so the files that pass counts around need not carry them.
+inline std::vector<Live>& Measured() {
+  static std::vector<Live> regions;
+  return regions;
+}
+
+inline const Live* FindMeasured(unsigned long long count) {
+  const std::vector<Live>& m = Measured();
+  for (auto it = m.rbegin(); it != m.rend(); ++it) {
+    if (it->last == count) return &*it;
+  }
+  return nullptr;
+}
+
+inline unsigned long long FindCycleBudget(const std::string& name) {
+  for (const std::span<const CycleBudget> table : RegisteredTables().cycles) {
+    for (const CycleBudget& b : table) {
+      if (name == b.name) return b.x60;
+    }
+  }
+  return 0;
+}
+
+// Count's work before and after its region, out of line: what the compiler keeps live across the
+// region (and so may spill or move into it) is one integer.
+[[gnu::noinline]] inline unsigned long long RegionsClosed() {
   Live before;
-  if (!ReadLive(before)) before.regions = 0;  // no region closed yet: the file is still empty
-  vlak_icount_begin();
-  call();
-  vlak_icount_end();
+  return ReadLive(before) ? before.regions : 0;  // no region closed yet: the file is still empty
+}
+
+[[gnu::noinline]] inline unsigned long long FinishCount(unsigned long long regions_before) {
   Live after;
   if (!ReadLive(after)) {
     ADD_FAILURE() << "cannot read the plugin's live file " << std::getenv("VLAK_ICOUNT_LIVE");
     return 0;
   }
-  EXPECT_EQ(after.regions, before.regions + 1) << "the live file does not hold this region's count";
+  EXPECT_EQ(after.regions, regions_before + 1) << "the live file does not hold this region's count";
+  Measured().push_back(after);
   return after.last;
+}
+
+// Retired instructions of call(), which must be observable through memory (see icount_marker.h).
+template <typename Call>
+unsigned long long Count(Call call) {
+  const unsigned long long regions_before = RegionsClosed();
+  vlak_icount_begin();
+  call();
+  vlak_icount_end();
+  return FinishCount(regions_before);
+}
+
+// The weighted cycles of the region that retired `count` instructions: printed, and at VLEN 256
+// checked against the case's X60 cycle budget. Every instruction must have a cost and a known vtype.
+inline void CheckCycles(const std::string& name, unsigned long long count) {
+  const Live* m = FindMeasured(count);
+  if (m == nullptr || m->cycles < 0) return;  // not weighted (VLAK_COSTS= empty)
+  const int vlen = Vlen();
+  const bool budgeted = vlen == kCycleVlen && std::strcmp(m->model, kCycleModel) == 0;
+  const unsigned long long budget = budgeted ? FindCycleBudget(name) : 0;
+  std::printf("[ cycles   ] %-26s VLEN %4d %s: %.2f cycles", name.c_str(), vlen, m->model, m->cycles);
+  if (budget != 0) {
+    std::printf(" (budget %llu)\n", budget);
+  } else {
+    std::printf(budgeted ? " (no cycle budget)\n" : " (budgets are on %s)\n", kCycleModel);
+  }
+  std::fflush(stdout);
+  testing::Test::RecordProperty("cycles", std::to_string(m->cycles));
+  if (std::strcmp(m->model, "none") == 0) return;
+  EXPECT_EQ(m->uncosted, 0u) << name << ": " << m->uncosted << " instructions have no cost in the table: rewrite it "
+                             << "with scripts/rvv-cycles --cost-table --harvest (needs llvm-22)";
+  EXPECT_EQ(m->unknown_vtype, 0u) << name << ": " << m->unknown_vtype
+                                  << " vector instructions ran after a vsetvl, whose vtype the plugin cannot read";
+  if (budget != 0) {
+    EXPECT_LE(m->cycles, static_cast<double>(budget)) << name << " is over its cycle budget on " << kCycleModel;
+  }
 }
 
 inline void CheckBudget(const std::string& name, unsigned long long count) {
@@ -126,6 +226,7 @@ inline void CheckBudget(const std::string& name, unsigned long long count) {
   std::fflush(stdout);
   testing::Test::RecordProperty("instructions", std::to_string(count));
   if (budget != 0) EXPECT_LE(count, budget) << name << " at VLEN " << vlen << " is over its instruction budget";
+  CheckCycles(name, count);
 }
 
 // Retired instructions of call(), a vlak call that returns a vlak_status, after one warm-up call
@@ -147,6 +248,9 @@ void MeasurePerElement(const std::string& name, size_t elements, Call call) {
   unsigned long long count = 0;
   ASSERT_NO_FATAL_FAILURE(CountAfterWarmUp(call, count));
   std::printf("[ icount   ] %-26s %.3f instructions/element\n", name.c_str(), static_cast<double>(count) / elements);
+  if (const Live* m = FindMeasured(count); m != nullptr && m->cycles >= 0) {
+    std::printf("[ cycles   ] %-26s %.3f cycles/element (%s)\n", name.c_str(), m->cycles / elements, m->model);
+  }
   CheckBudget(name, count);
 }
 
@@ -160,6 +264,12 @@ inline void ReportAgainstPlainC(const std::string& name, unsigned long long vlak
               "%.2fx fewer\n",
               name.c_str(), Vlen(), vlak, static_cast<double>(vlak) / outputs, plain,
               static_cast<double>(plain) / outputs, ratio);
+  const Live* mv = FindMeasured(vlak);
+  const Live* mp = FindMeasured(plain);
+  if (mv != nullptr && mp != nullptr && mv->cycles > 0 && mp->cycles > 0) {
+    std::printf("[ cycles   ] %-26s %s: vlak %.3f cycles per output, plain C clang -O3 %.3f: %.2fx fewer\n",
+                name.c_str(), mv->model, mv->cycles / outputs, mp->cycles / outputs, mp->cycles / mv->cycles);
+  }
   CheckBudget(name, vlak);
   if (enforce_goal) {
     EXPECT_GE(ratio, goal) << name << ": goal >= " << goal << "x fewer than plain C";

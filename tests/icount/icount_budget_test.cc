@@ -45,6 +45,31 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"sfpi/exp-accurate/tile",                   951884},
+    {"sfpi/exp-bf16/tile",                       276361},
+    {"sfpi/exp-approx/tile",                     234169},
+    {"sfpi/exp-fast/tile",                       108666},
+    {"sfpi/recip/tile",                          531468},
+    {"sfpi/tanh/tile",                            86553},
+    {"sfpi/sigmoid/tile",                        193670},
+    {"sfpi/gelu-approx/tile",                    174691},
+    {"sfpi/gelu-accurate/tile",                  546672},
+    {"sfpi/log/tile",                            453272},
+    {"sfpi/sqrt/tile",                           816196},
+    {"exp_f32/schraudolph/2048",                   5427},
+    {"exp_f32/bittrick_p3/2048",                   5648},
+    {"exp_f32/bittrick_p5/2048",                   6314},
+    {"exp_f32/cephes/2048",                        7339},
+    {"exp_f32/accurate/2048",                      7078},
+    {"exp_f32/precise/2048",                       9382},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 class IcountBudgetExp : public IcountBudget, public testing::WithParamInterface<int> {};
 
 TEST_P(IcountBudgetExp, Exp2048) {

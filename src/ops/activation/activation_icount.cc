@@ -37,6 +37,21 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"activation_f32/sigmoid/2048",               30442},
+    {"activation_f32/tanh/2048",                  33790},
+    {"activation_f32/gelu/2048",                  60678},
+    {"activation_f32/gelu_tanh/2048",             45046},
+    {"activation_f32/silu/2048",                  38894},
+    {"activation_f32/softplus/2048",              43770},
+    {"glu_f32/silu/2048",                         40130},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 const char* const kNames[] = {"sigmoid", "tanh", "gelu", "gelu_tanh", "silu", "softplus"};
 
 TEST_F(IcountBudget, Activations) {

@@ -35,6 +35,16 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"attention_f32/1x1x64x64x64_causal",        137840},
+    {"attention_f32/decode_4:1x1x256x64",        128815},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 unsigned long long CountAttention(size_t q_heads, size_t kv_heads, size_t q_len, size_t kv_len, size_t d,
                                   unsigned flags) {
   std::mt19937 rng(7);

@@ -34,6 +34,16 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"correlation_i8/5x58x4x88",                  62108},
+    {"correlation_i8/wrap16",                     39438},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 // One thread, against AI-Benchmark's loops in plain C (src/ops/correlation/correlation_ref.c)
 // auto-vectorised by clang-19 -O3 -march=rv64gcv on the same counter, after checking both give the
 // same bytes. Goal: >= 2x fewer instructions.

@@ -23,6 +23,16 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"layernorm_f32/16x2048",                     83811},
+    {"layernorm_bwd_f32/16x2048",                167308},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 // 16 x 2048 (AI-Benchmark sweeps 256..2048 rows of 512..8192), gamma/beta given, one thread; the
 // backward takes the forward's mean and rstd. AI-Benchmark's plain C (src/ops/layernorm/layernorm_ref.c)
 // auto-vectorised by clang-19 -O3 -march=rv64gcv retires per element at VLEN 128 / 256 / 512:

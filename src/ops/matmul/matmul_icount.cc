@@ -32,6 +32,15 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"matmul_f32/64x64x64",                       66266},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 // Retired instructions of vlak_matmul_f32 and of the plain C blocked matmul (16 x 16 tiles, as
 // clang -O3 auto-vectorises it) for one m x n x k product, after checking both give the same C.
 struct MatmulCounts {

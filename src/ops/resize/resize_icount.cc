@@ -37,6 +37,16 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"resize_i8/3x32x96->64x192",                 13819},
+    {"resize_i8/half_pixel/3x32x96->64x192",      35138},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 // Retired instructions of vlak_resize_bilinear_i8 at out = 2 in (AI-Benchmark's resize) and of
 // its plain C loop (src/ops/resize/resize_ref.c) auto-vectorised by clang -O3 for rv64gcv, after
 // checking both give the same bytes; with the half-pixel mapping (the gather path) for comparison.

@@ -20,6 +20,15 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"rmsnorm_f32/16x2048",                       56905},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 // 16 x 2048, gamma given, one thread. AI-Benchmark's plain C (src/ops/rmsnorm/rmsnorm_ref.c)
 // auto-vectorised by clang-19 -O3 -march=rv64gcv retires 1.89 / 0.95 / 0.49 per element at VLEN
 // 128 / 256 / 512; this budget is 1.75-2.10x fewer.

@@ -22,6 +22,15 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"rope_f32/16x16x128",                        37791},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 // 16 positions x 16 heads x 128, base 10000, one thread. AI-Benchmark's plain C
 // (src/ops/rope/rope_ref.c) auto-vectorised by clang-19 -O3 -march=rv64gcv retires 1.46 / 0.81 /
 // 0.48 per element at VLEN 128 / 256 / 512; this budget is 1.75-2.10x fewer.

@@ -30,6 +30,15 @@ constexpr Budget kGoals[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets, kGoals);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"softmax_f32/2048",                           9247},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 TEST_F(IcountBudget, Softmax2048) {
   const std::vector<float> x = Uniform(2024, 0.0f, 1.0f);  // vlak gen-golden's data (RNG seed = 2024)
   std::vector<float> y(kN);

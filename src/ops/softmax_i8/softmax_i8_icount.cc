@@ -35,6 +35,17 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"softmax_u8/16x1024",                        51883},
+    {"softmax_u8_lut/16x1024",                    52170},
+    {"softmax_i8/64x64",                          62365},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 // softmax u8 on uniform bytes with input_scale 1/16: 16 rows of 1024 in both modes,
 // and 64 rows of 64 (i8); beside them TFLite's reference in plain C (src/ops/softmax_i8/softmax_i8_ref.c,
 // clang -O3 -march=rv64gcv auto-vectorised), which must give the TFLITE mode's bits.

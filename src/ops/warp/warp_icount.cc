@@ -30,6 +30,15 @@ constexpr Budget kBudgets[] = {
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
+// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
+// measure and set: scripts/rvv-cycles --budgets --write.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"warp_i8/3x8x1024",                          77904},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
 // One thread, against AI-Benchmark's loops in plain C (src/ops/warp/warp_ref.c) auto-vectorised by
 // clang-19 -O3 -march=rv64gcv on the same counter, after checking both give the same bytes. Goal: >= 2x
 // fewer instructions.

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -57,12 +58,24 @@ bool IcountAvailable() {
 #endif
 }
 
-bool ReadIcountLive(unsigned long long* count) {
+bool ReadIcountLive(unsigned long long* count, double* cycles, std::string* model) {
+  if (cycles != nullptr) *cycles = NAN;
+  if (model != nullptr) model->clear();
   const char* path = std::getenv("VLAK_ICOUNT_LIVE");
   if (path == nullptr) return false;
   FILE* f = std::fopen(path, "r");
   if (f == nullptr) return false;
-  const bool ok = std::fscanf(f, "vlak-icount-live last=%llu", count) == 1;
+  const bool ok = std::fscanf(f, "vlak-icount-live last=%llu region=%*llu regions=%*llu", count) == 1;
+  double c = 0;
+  char name[64];
+  unsigned long long uncosted = 0, unknown = 0;
+  // Cycles only where every instruction of the region was costed under a known vtype: a partial
+  // sum would read as a faster kernel.
+  if (ok && std::fscanf(f, " cycles=%lf model=%63s uncosted=%llu unknown_vtype=%llu", &c, name, &uncosted, &unknown) == 4 &&
+      uncosted == 0 && unknown == 0 && std::string(name) != "none") {
+    if (cycles != nullptr) *cycles = c;
+    if (model != nullptr) *model = name;
+  }
   std::fclose(f);
   return ok;
 }

@@ -16,6 +16,8 @@ void ResetVtype();
 int ReadVlenBits();
 std::string VtypeText(long vtype);  // "e32m8", "e32mf2", "vill", "" for -1
 bool IcountAvailable();             // running under scripts/rvv-run (VLAK_ICOUNT_LIVE set)
-bool ReadIcountLive(unsigned long long* count);
+// The live line's instruction count, and where the plugin weights by a cost table (scripts/rvv-run:
+// docs/riscv.md#cycles) the region's cycles and the model's name (else cycles NaN, model "").
+bool ReadIcountLive(unsigned long long* count, double* cycles = nullptr, std::string* model = nullptr);
 
 }  // namespace vlak::lab

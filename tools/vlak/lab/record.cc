@@ -260,6 +260,9 @@ void VisitRecord(V& v, R& r) {
   v.Optional("icount", r.mode == "icount", [&](auto& ic) {
     ic.Num("instructions", r.instructions);
     ic.Num("per_element", r.instr_per_element);
+    ic.Num("cycles", r.cycles);
+    ic.Num("cycles_per_element", r.cycles_per_element);
+    ic.Str("cycle_model", r.cycle_model);
     ic.Int("vlen", r.vlen);
     ic.Str("vtype", r.vtype);
   });
@@ -466,6 +469,9 @@ const struct {
      }},
     {"instructions", [](const Record& r) { return CsvNum(r.instructions); }},
     {"instr_per_element", [](const Record& r) { return CsvNum(r.instr_per_element); }},
+    {"cycles", [](const Record& r) { return CsvNum(r.cycles); }},
+    {"cycles_per_element", [](const Record& r) { return CsvNum(r.cycles_per_element); }},
+    {"cycle_model", [](const Record& r) { return CsvField(r.cycle_model); }},
     {"vlen", [](const Record& r) { return r.vlen ? std::to_string(r.vlen) : ""; }},
     {"lmul", [](const Record& r) { return r.lmul ? std::to_string(r.lmul) : ""; }},
     {"vtype", [](const Record& r) { return CsvField(r.vtype); }},
@@ -513,8 +519,9 @@ void PrintTable(FILE* out, const std::vector<Record>& records) {
       }
       std::fprintf(out, "\n");
       if (ic) {
-        std::fprintf(out, "  %-24s %5s %6s %12s %10s %11s %9s %9s %7s  %s\n", "impl", "LMUL", "vtype", "instructions",
-                     "instr/elem", ("vs " + r.baseline).substr(0, 11).c_str(), "max rel", "max abs", "SNR dB", "bound");
+        std::fprintf(out, "  %-24s %5s %6s %12s %10s %10s %11s %9s %9s %7s  %s\n", "impl", "LMUL", "vtype", "instructions",
+                     "instr/elem", "cyc/elem", ("vs " + r.baseline).substr(0, 11).c_str(), "max rel", "max abs", "SNR dB",
+                     "bound");
       } else {
         std::fprintf(out, "  %-24s %-7s %10s %6s %8s %6s %9s %8s %11s %9s %9s %7s  %s\n", "impl", "target", "median", "+-",
                      r.flops_per_run > 0 ? (r.bound_kind == "int8-mac" ? "G MAC/s" : "GFLOP/s") : "GB/s", "%bound", "Melem/s", "norm",
@@ -532,9 +539,9 @@ void PrintTable(FILE* out, const std::vector<Record>& records) {
       char count_buf[32];
       std::snprintf(count_buf, sizeof count_buf, "%.0f", r.instructions);
       const std::string count = std::isnan(r.instructions) ? "n/a" : count_buf;
-      std::fprintf(out, "  %-24s %5s %6s %12s %10s %11s %9s %9s %7s  %s\n", r.impl.c_str(), lmul.c_str(),
+      std::fprintf(out, "  %-24s %5s %6s %12s %10s %10s %11s %9s %9s %7s  %s\n", r.impl.c_str(), lmul.c_str(),
                    r.vtype.empty() ? "-" : r.vtype.c_str(), count.c_str(), FormatNumber(r.instr_per_element).c_str(),
-                   speed.c_str(), FormatSci(r.acc.max_rel).c_str(), FormatSci(r.acc.max_abs).c_str(),
+                   std::isnan(r.cycles_per_element) ? "-" : FormatNumber(r.cycles_per_element).c_str(), speed.c_str(), FormatSci(r.acc.max_rel).c_str(), FormatSci(r.acc.max_abs).c_str(),
                    FormatNumber(r.acc.snr_db, 4).c_str(), flag);
     } else {
       char spread[16];

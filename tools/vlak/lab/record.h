@@ -72,6 +72,11 @@ struct Record {
   // icount mode (RISC-V under the qemu-icount plugin): retired instructions of one run.
   double instructions = __builtin_nan("");
   double instr_per_element = __builtin_nan("");
+  // The same run's instructions weighted by llvm-mca-22's per-instruction costs on the model whose
+  // VLEN is qemu's (spacemit-x60 at 256, sifive-x280 at 512, sifive-p670 at 128; docs/riscv.md#cycles).
+  double cycles = __builtin_nan("");
+  double cycles_per_element = __builtin_nan("");
+  std::string cycle_model;  // "" when not weighted
   int vlen = 0;         // bits, 0 off RVV
   int lmul = 0;         // LMUL the implementation is written for (0: its own choice)
   std::string vtype;    // vtype left by the kernel's last vsetvli ("e32m8"), "" off RVV

@@ -304,7 +304,7 @@ std::pair<std::string, int> LmulFamily(const Record& r) {
 }
 
 void RvvSection(const std::vector<Record>& recs, ReportOutput* out, std::string& md) {
-  md += "## RISC-V: instructions per element\n\n";
+  md += "## RISC-V: instructions and model cycles per element\n\n";
   if (recs.empty()) {
     md += "_No RISC-V results in these files: `make bench-rvv` runs the `rvv` suite under qemu-riscv64 with the "
           "qemu-icount plugin at VLEN 128, 256 and 512._\n\n";
@@ -312,9 +312,16 @@ void RvvSection(const std::vector<Record>& recs, ReportOutput* out, std::string&
   }
   md += "Retired instructions of one run (after a warm-up run) between the plugin's markers, divided by the elements; "
         "each vector instruction counts once whatever VL and LMUL, as Spike counts them. "
-        "`vtype` is what the kernel's last `vsetvli` left (SEW and LMUL of its final loop).\n\n";
+        "`vtype` is what the kernel's last `vsetvli` left (SEW and LMUL of its final loop). "
+        "Cycles: the same run's instructions, each weighted by its cost (llvm-mca-22's reciprocal throughput for its "
+        "mnemonic and the SEW/LMUL in force) on the LLVM scheduling model of a core with that VLEN: SpacemiT X60 "
+        "(spacemit-x60, VLEN 256), SiFive X280 (512), SiFive P670 (128); a model of steady-state issue cost with "
+        "every load hitting the cache, not silicon (docs/riscv.md#cycles).\n\n";
   std::set<int> vlens;
   for (const auto& r : recs) if (r.vlen) vlens.insert(r.vlen);
+  // The cost model of each VLEN, from the records weighted there.
+  std::map<int, std::string> models;
+  for (const auto& r : recs) if (r.vlen && !r.cycle_model.empty()) models[r.vlen] = r.cycle_model;
   // Shapes per op.
   std::vector<std::pair<std::string, std::string>> shapes;
   for (const auto& r : recs) {
@@ -389,18 +396,23 @@ void RvvSection(const std::vector<Record>& recs, ReportOutput* out, std::string&
     // Table: impl x VLEN.
     std::vector<std::string> header = {"impl", "LMUL"};
     for (int v : vlens) header.push_back("VLEN " + std::to_string(v));
+    for (const auto& [v, m] : models) header.push_back(m + " cyc/el");
     header.push_back("vtype");
     header.push_back("max rel");
     header.push_back("SNR dB");
     md += MarkdownRow(header);
     std::string sep = "|---|--:|";
-    for (size_t i = 0; i < vlens.size(); ++i) sep += "--:|";
+    for (size_t i = 0; i < vlens.size() + models.size(); ++i) sep += "--:|";
     md += sep + "---|--:|--:|\n";
     char line[256];
     std::snprintf(line, sizeof line, "\n%s %s: instructions per element\n  %-24s %5s", op.c_str(), shape.c_str(), "impl", "LMUL");
     text += line;
     for (int v : vlens) {
       std::snprintf(line, sizeof line, " %9s", ("VLEN" + std::to_string(v)).c_str());
+      text += line;
+    }
+    for (const auto& [v, m] : models) {
+      std::snprintf(line, sizeof line, " %12s", (m.substr(m.find('-') + 1) + " cyc").c_str());
       text += line;
     }
     text += "  vtype        SNR dB\n";
@@ -431,6 +443,16 @@ void RvvSection(const std::vector<Record>& recs, ReportOutput* out, std::string&
         }
         cells.push_back(cell);
       }
+      std::vector<std::string> cyc_cells;
+      for (const auto& [v, m] : models) {
+        std::string cell = "-";
+        for (const auto& r : recs) {
+          if (r.op == op && r.shape == shape && r.vlen == v && r.impl == name && r.Ok() && !std::isnan(r.cycles_per_element)) {
+            cell = FormatNumber(r.cycles_per_element);
+          }
+        }
+        cyc_cells.push_back(cell);
+      }
       // Records without a VLEN (not run: not built, unavailable) still get a row.
       for (const auto& r : recs) {
         if (r.op == op && r.shape == shape && r.impl == name && !r.Ok() && status.empty()) {
@@ -439,6 +461,7 @@ void RvvSection(const std::vector<Record>& recs, ReportOutput* out, std::string&
       }
       row.push_back(lmul);
       for (const auto& cl : cells) row.push_back(cl);
+      for (const auto& cl : cyc_cells) row.push_back(cl);
       std::string vt;
       for (const auto& v : vtypes) vt += (vt.empty() ? "" : ", ") + v;
       row.push_back(vt.empty() ? (status.empty() ? "-" : status) : vt);
@@ -449,6 +472,10 @@ void RvvSection(const std::vector<Record>& recs, ReportOutput* out, std::string&
       tl += line;
       for (const auto& cl : cells) {
         std::snprintf(line, sizeof line, " %9s", cl.c_str());
+        tl += line;
+      }
+      for (const auto& cl : cyc_cells) {
+        std::snprintf(line, sizeof line, " %12s", cl.c_str());
         tl += line;
       }
       std::snprintf(line, sizeof line, "  %-10s %8s", vt.empty() ? "-" : vt.c_str(), snr.c_str());

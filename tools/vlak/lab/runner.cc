@@ -190,9 +190,14 @@ void CountCase(std::vector<Live>& live) {
       l.failed = true;
       continue;
     }
-    if (ReadIcountLive(&count)) {
+    double cycles = NAN;
+    std::string model;
+    if (ReadIcountLive(&count, &cycles, &model)) {
       l.rec.instructions = static_cast<double>(count);
       l.rec.instr_per_element = static_cast<double>(count) / static_cast<double>(l.rec.elements);
+      l.rec.cycles = cycles;
+      l.rec.cycles_per_element = cycles / static_cast<double>(l.rec.elements);
+      l.rec.cycle_model = model;
     }
     l.rec.vtype = VtypeText(vtype);
   }
