@@ -26,7 +26,7 @@ using vlak_icount::Uniform;
 // spacemit-x60, 3.01 to 2.52 on sifive-p670, 2.94 to 2.88 on sifive-x280.
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
-    {"softmax_f32/2048",              7204,  3733,  1989},
+    {"softmax_f32/2048",              7142,  3703,  1975},
 };
 // The goals where they are not yet met (printed, not asserted): the LMUL 8 counts.
 constexpr Budget kGoals[] = {

@@ -30,7 +30,7 @@
 // Chosen by the X60: exp m2 pipelined, max m8 ahead, scale m4 ahead: 0.27 + 1.92 + 0.58 = 2.76
 // cycles/element (was 3.91); X280 0.13 + 2.55 + 0.20 = 2.88 (was 2.94); P670 0.25 + 2.02 + 0.25 =
 // 2.52 (was 3.01). It costs instructions: m2 strips retire 4x the m8 ones (qemu-icount, n = 2048:
-// 7204 / 3733 / 1989 at VLEN 128 / 256 / 512, against 2516 / 1342 / 755 at LMUL 8).
+// 7142 / 3703 / 1975 at VLEN 128 / 256 / 512, against 2516 / 1342 / 755 at LMUL 8).
 //
 // Sums: per-lane f32 sums of at most kPipelineBlock x 3 strips, added into a block-sum vector,
 // which goes to f64 every kPipelineFlush blocks.
