@@ -22,6 +22,7 @@
 #include "math/exp_kernels.h"
 #include "math/exp_precise.h"
 #include "math/exp_schraudolph.h"
+#include "math/exp_softmax.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -260,6 +261,54 @@ TEST(ExpSoftmaxEvaluations, SpecialValues) {
       } else {
         EXPECT_TRUE(out[0] >= 0.0f && out[0] <= 1.0f);
       }
+    }
+  }
+}
+
+// The accurate softmax's exp on RVV (exp_softmax.h), K exp(v): its ULP error against K exp(v) in
+// float64 over softmax's domain, at LMUL 2 (the pipelined pass's) and through the subtraction,
+// within vlak.h's 2 ULP for the accurate exp.
+TEST(ExpSoftmaxEvaluations, ScaledAccuracyOnNonPositive) {
+  const exp_test::FloatRange dom = {-87.3f, 0.0f};
+  const std::vector<float> x = Sample(dom, size_t{1} << 20, 0x5eed1001u);
+  std::vector<float> y(x.size());
+  const Simd<float, 1> d;
+  for (size_t i = 0; i < x.size(); i += Lanes(d)) {
+    const auto ds = Strip(d, std::min(Lanes(d), x.size() - i));
+    StoreU(ds, ExpSoftmaxScaled(ds, Sub(ds, LoadU(ds, x.data() + i), 0.0f)), y.data() + i);
+  }
+  const double k = exp_detail::kSoftmaxK;
+  double max_ulp = 0;
+  float worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double e = exp_test::UlpError(y[i], k * std::exp(static_cast<double>(x[i])));
+    if (!(e <= max_ulp)) {
+      max_ulp = e;
+      worst = x[i];
+    }
+  }
+  std::printf("  softmax scaled exp: max %.4f ULP (x = %.9g), bound 2\n", max_ulp, worst);
+  EXPECT_LE(max_ulp, 2.0) << "at x = " << worst;
+}
+
+// Its special values: NaN stays NaN, -inf and below -87.68 give +0, 0 gives K; the rest stay
+// within [0, K].
+TEST(ExpSoftmaxEvaluations, ScaledSpecialValues) {
+  const float in[] = {-kInf, kNaN, -kNaN, -87.7f, -88.0f, -88.5f, -1000.0f, -3e38f, 0.0f, -0.0f, -87.0f, -1e-30f};
+  const Simd<float, 0> d;
+  const float k = exp_detail::kSoftmaxK;
+  for (float v : in) {
+    std::vector<float> buf(MaxLanes(d), v), out(MaxLanes(d));
+    StoreU(d, ExpSoftmaxScaled(d, Sub(d, LoadU(d, buf.data()), 0.0f)), out.data());
+    SCOPED_TRACE(testing::Message() << "v=" << v);
+    if (std::isnan(v)) {
+      EXPECT_TRUE(std::isnan(out[0]));
+    } else if (v < -87.68f) {
+      EXPECT_EQ(Bits(out[0]), 0u);
+    } else if (v == 0.0f) {
+      EXPECT_EQ(out[0], k);
+    } else {
+      EXPECT_TRUE(out[0] > 0.0f && out[0] <= k);
     }
   }
 }

@@ -167,6 +167,39 @@ def exp_minimax_f32(fixed, free_powers, lo, hi):
     return coeffs, err, err_double
 
 
+def softmax_scaled(lo, hi):
+    """K e^t ~ t^6 + k5 t^5 + k4 t^4 + k3 t^3 + k2 t^2 + K t + K, the scaled polynomial of
+    exp_softmax.h: monic, so that its Horner evaluation starts with t + k5 (no splatted addend),
+    and K = 1/c6 (a float) multiplies every value, which softmax's normalisation cancels.
+
+    The degree-6 relative minimax with c0 = c1 = 1 gives c6; K = float(1/c6); c2..c5 are refitted
+    with c6 = 1/K held, scaled by K, rounded to float and polished (coordinate descent, as
+    exp_minimax_f32) on the error of the float coefficients. Returns (K, {power: k}, max rel error).
+    """
+    c, _ = remez(lambda t: math.exp(t) - 1 - t, lambda t: math.exp(-t), [2, 3, 4, 5, 6], lo, hi)
+    k_scale = f32(1 / c[4])
+    c6 = 1 / k_scale
+    c, _ = remez(lambda t: math.exp(t) - 1 - t - c6 * t ** 6, lambda t: math.exp(-t), [2, 3, 4, 5], lo, hi)
+    ks = {p: f32(k_scale * v) for p, v in zip([2, 3, 4, 5], c)}
+    grid = [lo + (hi - lo) * (1 - math.cos(math.pi * i / 3000)) / 2 for i in range(3001)]
+
+    def max_err(k, ts):
+        return max(abs((((((((t + k[5]) * t + k[4]) * t + k[3]) * t + k[2]) * t + k_scale) * t + k_scale)
+                        / k_scale) * math.exp(-t) - 1) for t in ts)
+    best = max_err(ks, grid)
+    improved = True
+    while improved:
+        improved = False
+        for p in (2, 3, 4, 5):
+            for step in (-4, -3, -2, -1, 1, 2, 3, 4):
+                trial = dict(ks)
+                trial[p] = f32_step(ks[p], step)
+                e = max_err(trial, grid)
+                if e < best:
+                    best, ks, improved = e, trial, True
+    return k_scale, ks, max_err(ks, [lo + (hi - lo) * i / 20000 for i in range(20001)])
+
+
 def print_poly(name, coeffs, err, lo, hi):
     print(f'{name}: relative minimax on [{lo:.9g}, {hi:.9g}], max rel error {err:.3e} '
           f'(= 2^{math.log2(err):.2f})')
@@ -211,6 +244,15 @@ def main():
     lo_p, hi_p = -ln2 / 2 - slop, ln2 / 2 + slop
     coeffs, err, err_d = exp_minimax_f32({0: 1.0, 1: 1.0}, [2, 3, 4, 5, 6], lo_p, hi_p)
     print_poly('precise   e^t ~ 1 + t + c2 t^2 + ... + c6 t^6', coeffs, err, lo_p, hi_p)
+    print()
+
+    # ---- softmax (exp_softmax.h): x - max <= 0, so n <= 0 and t stays in [-ln2/2, ln2/2] (+ slop).
+    k_scale, ks, err = softmax_scaled(lo_p, hi_p)
+    print(f'softmax   K e^t ~ ((((((t + k5) t + k4) t + k3) t + k2) t + K) t + K), relative minimax on '
+          f'[{lo_p:.9g}, {hi_p:.9g}], max rel error {err:.3e} (= 2^{math.log2(err):.2f})')
+    print(f'  K = {k_scale!r}f  // {f32_hex(k_scale)}')
+    for p in sorted(ks, reverse=True):
+        print(f'  k{p} = {ks[p]!r:>24}f  // {f32_hex(ks[p])}')
     print()
 
     # ---- Schraudolph: bits = 2^23 * (x*log2e + 127) - C. With y = x*log2e - C/2^23 the result

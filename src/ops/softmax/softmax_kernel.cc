@@ -12,13 +12,16 @@
 #include "math/exp_precise.h"
 #include "ops/softmax/softmax.h"
 #include "ops/softmax/softmax_kernels.h"
+#include "ops/softmax/softmax_pipelined.h"
 #include "ops/softmax/softmax_three_pass.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
 namespace {
 
-// LMUL per target and exp. RVV: LMUL 8, which retires the fewest instructions once spill-free
+// LMUL per target and exp. RVV, accurate exp without log: softmax_pipelined.h (LMUL 8 / 2 / 4
+// per pass, chosen by llvm-mca-22's cycles on the X60 model; its header has the table). RVV
+// otherwise: LMUL 8, which retires the fewest instructions once spill-free
 // (scripts/rvv-hackathon-table, n = 2048, accurate: 2.5K at VLEN 128 vs 4.0K at LMUL 4); the
 // precise exp keeps four register groups live (th, m, t, q besides the exponent) and spills at
 // LMUL 8, so it runs at LMUL 4. x86: LMUL 4 (4 registers per group), measured against LMUL 1 / 2
@@ -114,6 +117,15 @@ template <unsigned kExp>
 // ~50 instructions per call less on RVV).
 template <unsigned kExp>
 [[gnu::noinline]] vlak_status ThreePassRow(const float* x, float* y, size_t n, unsigned flags) {
+#if defined(VLAK_SIMD_RVV)
+  // The accurate softmax on RVV: softmax_pipelined.h (log-softmax keeps ThreePass below).
+  if constexpr (kExp == VLAK_SOFTMAX_EXP_ACCURATE) {
+    if ((flags & VLAK_SOFTMAX_LOG) == 0) {
+      softmax_detail::ThreePassPipelined<>(x, y, n, flags);
+      return VLAK_OK;
+    }
+  }
+#endif
   ThreePass<kLaneSum<kExp>>(DF<kExp>(), kExpOf<kExp>, x, y, n, flags);
   return VLAK_OK;
 }

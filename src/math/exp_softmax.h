@@ -1,0 +1,85 @@
+// K exp(v) for v <= 0 or NaN, K = 723.8725: the accurate softmax's exp on RVV, where the cycles
+// of the exp + sum + store pass are those of its vector floating-point instructions.
+//
+// Why scaled: softmax divides by the sum, so any constant factor K cancels (the stored values and
+// the sum both carry it). A monic polynomial K e^t ~ t^6 + k5 t^5 + ... + K t + K starts its
+// Horner evaluation with t + k5 (one .vf instruction) where e^t's own polynomial starts with
+// c6 t + c5, which needs c5 splatted into a register group (or copied from one every strip).
+// Every later step q t + k adds a splat held in a register across the loop (LMUL 2 leaves 16
+// groups: 5 splats and the pipelined strips of softmax_pipelined.h fit).
+//
+// Algorithm (ExpAccurateNonPositive's reduction, exp_accurate.h): v clamped at -88 (below,
+//   2^n would wrap); b = v log2e + (magic + 127); 2^n = bits(b) << 23 (exp_common.h); n = b -
+//   (magic + 127); t = v - n ln2_hi - n ln2_lo in [-ln2/2, ln2/2] (n <= 0: no overflow clamp);
+//   K e^t by the polynomial (tools/remez/exp_coeffs.py, "softmax": relative minimax with
+//   K = 1/c6 a float, max relative error 3.4e-9 = 2^-28.1, below float rounding); y = p 2^n.
+//   p is in [511.8, 1023.8], so p 2^n stays normal down to n = -126; n = -127 (v < -87.68) gives
+//   2^n = +0 and y = +0, as for every v < -88 and -inf.
+// On RVV the clamp is two unsigned minima on v's bits (ExpAccurateNonPositive explains the
+// order of the bits and why a RISC-V NaN passes): one feeds b, one t, at thresholds one ulp apart
+// so that clang does not merge them: b's fused multiply-add then overwrites its own copy of v
+// instead of a copy of the magic splat (a vmv per strip). Where the two differ (v < -87.99999)
+// 2^n is 0. Elsewhere it is a compare and a select, as in ExpAccurateNonPositive.
+// Accuracy against K exp(v) in float64 (tests/math/exp_test.cc, ExpSoftmaxEvaluations, 1M samples
+// of [-87.3, 0] through the subtraction): max 0.974 ULP, bound 2 (vlak.h's accurate exp); the
+// polynomial's own error is 2^-28, the rest is t's and the last step's rounding. (The unscaled
+// ExpAccurateNonPositive, kLean as softmax ran it at LMUL 8: 1.51.) Special values: NaN -> NaN;
+// v < -87.68 and -inf -> +0; 0 -> K.
+// Cost: 11 vector floating-point instructions (13 per strip in softmax's pass, with x - max and
+// the sum), 3 integer (2 vminu, vsll); no splat inside the loop.
+#pragma once
+
+#include "math/exp_common.h"
+
+namespace vlak::VLAK_NS {
+
+namespace exp_detail {
+// K and the monic polynomial's coefficients (tools/remez/exp_coeffs.py, "softmax").
+inline constexpr float kSoftmaxK = 723.8724975585938f;   // 0x4434F7D7
+inline constexpr float kSoftmaxK5 = 6.058085918426514f;  // 0x40C1DBD7
+inline constexpr float kSoftmaxK4 = 30.16275978088379f;  // 0x41F14D55
+inline constexpr float kSoftmaxK3 = 120.64434814453125f; // 0x42F149E8
+inline constexpr float kSoftmaxK2 = 361.9361877441406f;  // 0x43B4F7D5
+// Bits of -88.0f (b's clamp) and of the float one ulp closer to 0 (t's clamp).
+inline constexpr uint32_t kSoftmaxClampB = 0xC2B00000u;
+inline constexpr uint32_t kSoftmaxClampT = kSoftmaxClampB - 1;
+inline constexpr float kSoftmaxBias = kMagic + 127.0f;
+}  // namespace exp_detail
+
+// One strip, from v = x - max to K exp(v). The pipelined pass (ops/softmax/softmax_pipelined.h)
+// runs the same instructions in another order, so both give the same bits.
+template <class D>
+VFromD<D> ExpSoftmaxScaled(D d, VFromD<D> v) {
+  static_assert(std::is_same_v<TFromD<D>, float>, "ExpSoftmaxScaled takes f32 tags");
+  using namespace exp_detail;
+  constexpr bool kClampBits = VLAK_TARGET_ID == ::vlak::Target::kRvv;
+  VFromD<D> vb, vt;
+  MFromD<D> tiny;
+  if constexpr (kClampBits) {
+    const auto du = Rebind<uint32_t>(d);
+    vb = BitCast(d, du, Min(du, BitCast(du, d, v), kSoftmaxClampB));
+    vt = BitCast(d, du, Min(du, BitCast(du, d, v), kSoftmaxClampT));
+  } else {
+    tiny = Lt(d, v, -88.0f);
+    vb = vt = v;
+  }
+  const auto b = MulAdd(d, vb, kLog2e, Set(d, kSoftmaxBias));
+  const auto s = ExponentFromMagic(d, b);
+  const auto n = Sub(d, b, kSoftmaxBias);
+  auto t = NegMulAdd(d, n, kLn2Hi, vt);
+  t = NegMulAdd(d, n, kLn2Lo, t);
+  auto q = Add(d, t, kSoftmaxK5);
+  q = MulAdd(d, q, t, Set(d, kSoftmaxK4));
+  q = MulAdd(d, q, t, Set(d, kSoftmaxK3));
+  q = MulAdd(d, q, t, Set(d, kSoftmaxK2));
+  q = MulAdd(d, q, t, Set(d, kSoftmaxK));
+  q = MulAdd(d, q, t, Set(d, kSoftmaxK));
+  const auto y = Mul(d, q, s);
+  if constexpr (kClampBits) {
+    return y;
+  } else {
+    return IfThenZeroElse(d, tiny, y);
+  }
+}
+
+}  // namespace vlak::VLAK_NS
