@@ -35,6 +35,16 @@ namespace vlak::VLAK_NS {
 namespace {
 
 constexpr int kWarpPow2 = 3;
+// RVV byte form: rows of up to kGroupRows channels at a time, int16 lanes at LMUL 2^kGroupPow2
+// (the index and fraction stay live across the rows: at LMUL 8 they and the taps would not fit).
+// Whole calls on the llvm-mca-22 models (docs/riscv.md#cycles; `scripts/rvv-run --vlen V
+// build/rv64gcv/tools/vlak bench --suite rvv --op warp`, 8x1024x3, 2026-11-26), cycles/element on
+// X60 (VLEN 256) / X280 (512) / P670 (128):
+//   row by row, int16 LMUL 8        3.17 / 3.44 / 3.44
+//   channels together, int16 LMUL 4 2.52 / 2.89 / 3.02   (chosen)
+// clang -O3's auto-vectorised plain C (warp_ref.c): 7.61 / 3.99 / 5.34.
+constexpr size_t kGroupRows = 4;
+constexpr int kGroupPow2 = 2;
 constexpr size_t kBlock = 1024;
 // Slot p of the buffer holds column w0 - kReach + p; taps reach 128 columns left of w (n = 127
 // gives r = w - 127, l = w - 128) and 128 right (n = -128), plus one slot so that both gather
@@ -89,15 +99,17 @@ void FillBlockBytes(const int8_t* row, size_t width, size_t w0, size_t count, in
   ForEachStrip(d8, p_end - p_begin, [&](auto ds, size_t i) { StoreU(ds, LoadU(ds, from + i), scratch + p_begin + i); });
 }
 
-// The byte form of WarpRow: only bits 8..15 of the sum are kept, so the sum can wrap in int16
-// lanes (AI-Benchmark's own arithmetic), which doubles the lanes per strip against int32; the slot
-// indices (< kSlots) fit in 16 bits, which vluxei16 takes as byte offsets.
-[[maybe_unused]] void WarpRowBytes(const int8_t* row, const int16_t* offsets, int8_t* out, size_t width,
-                                   int8_t* scratch) {
-  const Simd<int16_t, kWarpPow2> d16;
+// The byte form of WarpRow, for g <= kGroupRows rows that share one row of offsets (the same image
+// row in g channels: rows[k] = src + k * channel_stride, likewise out): only bits 8..15 of the sum
+// are kept, so the sum can wrap in int16 lanes (AI-Benchmark's own arithmetic), which doubles the
+// lanes per strip against int32; the slot indices (< kSlots) fit in 16 bits, which vluxei16 takes
+// as byte offsets. The index and the fraction of a strip are computed once for the g rows.
+[[maybe_unused]] void WarpRowsBytes(size_t g, const int8_t* row, size_t channel_stride, const int16_t* offsets,
+                                    int8_t* out, size_t width, int8_t (*scratch)[kSlots]) {
+  const Simd<int16_t, kGroupPow2> d16;
   for (size_t w0 = 0; w0 < width; w0 += kBlock) {
     const size_t columns = std::min(kBlock, width - w0);
-    FillBlockBytes(row, width, w0, columns + 2 * kReach, scratch);
+    for (size_t k = 0; k < g; ++k) FillBlockBytes(row + k * channel_stride, width, w0, columns + 2 * kReach, scratch[k]);
     const int16_t* off = offsets + w0;
     int8_t* dst = out + w0;
     ForEachStrip(d16, columns, [&](auto ds, size_t j) {
@@ -108,10 +120,12 @@ void FillBlockBytes(const int8_t* row, size_t width, size_t w0, size_t count, in
       const auto f = ShiftRight<8>(ds, ShiftLeft<8>(ds, o));
       // Slot of L = column w - n - 1 is j + kReach - 1 - n; R's slot is one more (base + 1).
       const auto idx = BitCast(du, ds, Sub(ds, Iota(ds, static_cast<int16_t>(j + kReach - 1)), n));
-      const auto left = PromoteTo(ds, d8, Gather8(d8, scratch, idx));
-      const auto right = PromoteTo(ds, d8, Gather8(d8, scratch + 1, idx));
-      const auto sum = MulAdd(ds, Sub(ds, left, right), f, ShiftLeft<8>(ds, right));
-      StoreU(d8, TruncateTo(d8, ds, ShiftRight<8>(ds, sum)), dst + j);
+      for (size_t k = 0; k < g; ++k) {
+        const auto left = PromoteTo(ds, d8, Gather8(d8, scratch[k], idx));
+        const auto right = PromoteTo(ds, d8, Gather8(d8, scratch[k] + 1, idx));
+        const auto sum = MulAdd(ds, Sub(ds, left, right), f, ShiftLeft<8>(ds, right));
+        StoreU(d8, TruncateTo(d8, ds, ShiftRight<8>(ds, sum)), dst + k * channel_stride + j);
+      }
     });
   }
 }
@@ -162,12 +176,22 @@ void FillBlockBytes(const int8_t* row, size_t width, size_t w0, size_t count, in
 // Rows [begin, end) of the flattened [channels][height] rows.
 void WarpRowsI8(size_t begin, size_t end, size_t height, size_t width, const int8_t* src, const int16_t* offsets,
                 int8_t* dst) {
-  alignas(64) int32_t scratch[kSlots];
-  for (size_t q = begin; q < end; ++q) {
-    if constexpr (kTaps == Taps::kBytes) {
-      WarpRowBytes(src + q * width, offsets + q % height * width, dst + q * width, width,
-                   reinterpret_cast<int8_t*>(scratch));
-    } else {
+  if constexpr (kTaps == Taps::kBytes) {
+    // Row q uses offsets row q % height, as do q + height, q + 2 height, ... (the other channels):
+    // up to kGroupRows of them in [begin, end) at once.
+    alignas(64) int8_t scratch[kGroupRows][kSlots];
+    const size_t first_end = std::min(end, begin + height);
+    const size_t channel_stride = height * width;
+    for (size_t q0 = begin; q0 < first_end; ++q0) {
+      for (size_t q = q0; q < end; q += kGroupRows * height) {
+        const size_t g = std::min(kGroupRows, (end - q + height - 1) / height);
+        WarpRowsBytes(g, src + q * width, channel_stride, offsets + q % height * width, dst + q * width, width,
+                      scratch);
+      }
+    }
+  } else {
+    alignas(64) int32_t scratch[kSlots];
+    for (size_t q = begin; q < end; ++q) {
       WarpRow(src + q * width, offsets + q % height * width, dst + q * width, width, scratch);
     }
   }
