@@ -8,10 +8,7 @@
 // VLMAX < avl < 2*VLMAX, and fixed boundaries keep reduction orders the same on every
 // implementation. The body is a generic lambda, instantiated once per tag kind.
 //
-// The whole strips end at n - n % vlmax, computed once; vlmax is a power of two on every target
-// (RVV: VLEN, LMUL and SEW are), so that is n & -vlmax: on RVV, where vlmax is only known at run
-// time, an and instead of a remu (20 cycles on the SpacemiT X60 model, llvm-mca-22, 2026-11-26:
-// per row of a row kernel, one for each pass). ForEachStrip<2> runs them two per loop
+// The whole strips end at n - n % vlmax, computed once. ForEachStrip<2> runs them two per loop
 // iteration on RVV: the index update and branch are paid once per pair, 1 of the 5 retired
 // instructions of a max or scale strip. Only for light bodies: clang interleaves the two copies,
 // so a body that needs most of the register groups (an exp) spills when paired. x86 compilers
@@ -28,7 +25,7 @@ template <int kUnroll = 1, class D, class F>
 inline void ForEachStrip(D d, size_t n, F&& body) {
   static_assert(kUnroll == 1 || kUnroll == 2);
   const size_t vlmax = Lanes(d);
-  const size_t whole_end = n & (0 - vlmax);
+  const size_t whole_end = n - n % vlmax;
   size_t i = 0;
   if constexpr (kUnroll == 2 && VLAK_TARGET_ID == ::vlak::Target::kRvv) {
     for (const size_t pair_end = n - n % (2 * vlmax); i < pair_end; i += 2 * vlmax) {
