@@ -17,7 +17,7 @@
 // 1e-6. Rows with a NaN/inf, or sums that overflow f32 (|x - k| > ~1e19), take a cold path in f64
 // (NaN rows for NaN/inf). Cost per element: 1 pass of load + sub + add + fma (2 passes on the rare
 // outlier rows), then load, sub, fma, (load gamma, load beta, fma), store; the output is streamed
-// past L2 with the next row prefetched (output_strips.h). RVV: 1.44 / 0.75 / 0.41 instructions
+// past L2 with the next row prefetched (output_strips.h). RVV: 1.25 / 0.65 / 0.36 instructions
 // per element at VLEN 128 / 256 / 512 (16 x 2048, tests/icount).
 //
 // Backward, per row, given the forward's mean and rstd: xhat = (x - mean) * rstd, g = dy * gamma.
@@ -25,8 +25,8 @@
 //      dbeta += dy into f32 accumulators that are flushed to f64 every kFlushRows rows.
 //   2. dx = fma(g, rstd, fma(xhat, -rstd * mean(g xhat), -rstd * mean(g))), streamed past L2.
 // The first row of a flush group assigns the partials (no zeroing pass); the API adds the
-// per-thread f64 sums in thread order (LayerNormColumnSumsF32). RVV: 2.58 / 1.31 / 0.68
-// instructions per element at VLEN 128 / 256 / 512 (16 x 2048).
+// per-thread f64 sums in thread order (LayerNormColumnSumsF32). RVV: 4.06 / 2.05 / 1.04
+// instructions per element at VLEN 128 / 256 / 512 (16 x 2048; rows in pairs at LMUL 2, below).
 #include <cmath>
 #include <limits>
 
@@ -125,7 +125,11 @@ void Normalize(const float* x, const float* gamma, const float* beta, float* y, 
 // build/rv64gcv/tools/vlak bench --suite rvv --op layernorm`, 16x1024, gamma and beta given,
 // 2026-11-26), cycles/element on X60 (VLEN 256) / X280 (512) / P670 (128):
 //   row by row, LMUL 4          2.69 / 2.14 / 2.66
-//   pairs of rows, LMUL 4       2.30 / 1.79 / 2.19   (chosen)
+//   pairs of rows, LMUL 2       2.54 / 1.95 / 2.45
+//   pairs of rows, LMUL 4       2.34 / 1.86 / 2.32   (chosen: ops/row_kernel_lmul.h)
+//   LMUL 8: not available (the backward's f64 column sums beside it would need LMUL 16)
+// (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
+// ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
 // clang -O3's auto-vectorised plain C (layernorm_ref.c): 2.88 / 2.27 / 2.82. x86 keeps row by row:
 // its output pass streams and prefetches per row (output_strips.h).
 constexpr bool kRowPairs = VLAK_TARGET_ID == ::vlak::Target::kRvv;
@@ -202,7 +206,11 @@ static_assert(kFlushRows % 2 == 0, "row pairs (BackwardRowPair) must not straddl
 // --op layernorm-bwd`, 16x1024, gamma given, column sums wanted, 2026-11-26), cycles/element on
 // X60 (VLEN 256) / X280 (512) / P670 (128):
 //   row by row, LMUL 4              5.15 / 3.45 / 5.07
-//   pairs of rows, LMUL 2           4.54 / 3.12 / 4.41   (chosen)
+//   pairs of rows, LMUL 1           6.10 / 3.50 / 5.07
+//   pairs of rows, LMUL 2           4.57 / 3.19 / 4.52   (chosen)
+//   pairs of rows, LMUL 4           5.53 / 3.62 / 5.52
+// (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
+// ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
 // clang -O3's auto-vectorised plain C (layernorm_ref.c): 5.66 / 4.20 / 5.57. x86 keeps row by
 // row: its output pass streams and prefetches per row.
 constexpr bool kBackwardPairs = VLAK_TARGET_ID == ::vlak::Target::kRvv;

@@ -12,14 +12,16 @@
 // and no bounds test: out-of-row taps land on the zeros. How the taps are fetched depends on what
 // a gather costs on the target (kTaps):
 //  - RVV (kBytes): an indexed load is one instruction whatever its width, so the buffer keeps the
-//    bytes and the arithmetic wraps in int16 lanes at LMUL 8 (int8 at 4): twice the lanes per
-//    strip of int32, and the index fits in 16 bits, so two vluxei16 (L, and R from the base + 1)
-//    fetch the taps. Per strip: 1 load of offsets, 3 shifts for n and f, vid + add + sub for the
-//    index, 2 gathers, 2 widenings, sub, shift, multiply-add, shift, narrowing, store; the block
-//    copy is a byte copy. 3x8x1024 retires 13,943 / 7,823 / 4,943 instructions at VLEN 128 / 256 /
-//    512, against AI-Benchmark's loop in plain C auto-vectorised by clang-19 62,103 / 31,383 /
-//    16,023: 4.45x / 4.01x / 3.24x fewer (tests/icount). An int32 form (two vluxei32 on a widened
-//    copy) would retire 28,682 / 15,626 / 9,098 (1.76x fewer at VLEN 512).
+//    bytes and the arithmetic wraps in int16 lanes (LMUL: kGroupPow2), twice the lanes per strip
+//    of int32, and the index fits in 16 bits, so two vluxei16 (L, and R from the base + 1) fetch
+//    the taps. Per strip: 1 load of offsets, 3 shifts for n and f, vid + add + sub for the index,
+//    once for up to kGroupRows channels that share the offsets; then per channel 2 gathers, 2
+//    widenings, sub, shift, multiply-add, shift, narrowing, store; the block copy is a byte copy.
+//    3x8x1024 retires 21,401 / 11,401 / 6,569 instructions at VLEN 128 / 256 / 512 (at LMUL 4;
+//    row by row at LMUL 8 it was 13,943 / 7,823 / 4,943, and 20% more X60 cycles), against
+//    AI-Benchmark's loop in plain C auto-vectorised by clang-19 62,103 / 31,383 / 16,023: 2.90x /
+//    2.75x / 2.44x fewer (tests/icount). An int32 form (two vluxei32 on a widened copy) would
+//    retire 28,682 / 15,626 / 9,098 (1.76x fewer at VLEN 512).
 //  - x86 (kPairs): vpgatherdd costs one load per 32-bit lane and the kernel is gather-bound, so
 //    slot p holds both taps (column p in the low int16, column p + 1 in the high) and one gather
 //    replaces two; two shifts split the pair. Measured (vlak bench --op warp, 1 thread, AMD EPYC,
@@ -41,7 +43,14 @@ constexpr int kWarpPow2 = 3;
 // build/rv64gcv/tools/vlak bench --suite rvv --op warp`, 8x1024x3, 2026-11-26), cycles/element on
 // X60 (VLEN 256) / X280 (512) / P670 (128):
 //   row by row, int16 LMUL 8        3.17 / 3.44 / 3.44
-//   channels together, int16 LMUL 4 2.52 / 2.89 / 3.02   (chosen)
+//   channels together, int16 LMUL 2 2.16 / 1.93 / 2.18   (retires 1.5x fewer instructions than
+//                                   the C at VLEN 256, under the enforced 2x of warp_icount.cc)
+//   channels together, int16 LMUL 4 2.55 / 2.97 / 3.07   (chosen)
+// (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
+// ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
+//   (int16 LMUL 1 would need int8 LMUL 1/2, which simd/ does not offer.) The models charge indexed
+//   loads more per element at larger LMUL (vluxei16, 8-bit data, X60: 8 cycles for 32 elements at
+//   m1, 32 for 64 at m2, 64 for 128 at m4), which is most of the difference.
 // clang -O3's auto-vectorised plain C (warp_ref.c): 7.61 / 3.99 / 5.34.
 constexpr size_t kGroupRows = 4;
 constexpr int kGroupPow2 = 2;
