@@ -17,7 +17,7 @@
 // 1e-6. Rows with a NaN/inf, or sums that overflow f32 (|x - k| > ~1e19), take a cold path in f64
 // (NaN rows for NaN/inf). Cost per element: 1 pass of load + sub + add + fma (2 passes on the rare
 // outlier rows), then load, sub, fma, (load gamma, load beta, fma), store; the output is streamed
-// past L2 with the next row prefetched (output_strips.h). RVV: 1.44 / 0.75 / 0.41 instructions
+// past L2 with the next row prefetched (output_strips.h). RVV: 1.25 / 0.65 / 0.36 instructions
 // per element at VLEN 128 / 256 / 512 (16 x 2048, tests/icount).
 //
 // Backward, per row, given the forward's mean and rstd: xhat = (x - mean) * rstd, g = dy * gamma.
@@ -25,8 +25,8 @@
 //      dbeta += dy into f32 accumulators that are flushed to f64 every kFlushRows rows.
 //   2. dx = fma(g, rstd, fma(xhat, -rstd * mean(g xhat), -rstd * mean(g))), streamed past L2.
 // The first row of a flush group assigns the partials (no zeroing pass); the API adds the
-// per-thread f64 sums in thread order (LayerNormColumnSumsF32). RVV: 2.58 / 1.31 / 0.68
-// instructions per element at VLEN 128 / 256 / 512 (16 x 2048).
+// per-thread f64 sums in thread order (LayerNormColumnSumsF32). RVV: 4.06 / 2.05 / 1.04
+// instructions per element at VLEN 128 / 256 / 512 (16 x 2048; rows in pairs at LMUL 2, below).
 #include <cmath>
 #include <limits>
 
@@ -51,8 +51,13 @@ float SampledShift(const float* x, size_t n) {
   using DS = Simd<float, 2>;
   const size_t samples = n < kShiftSamples ? n : kShiftSamples;
   const auto ds = Strip(DS(), samples);
-  const float sum = ReduceSum(ds, LoadStrided(ds, x, static_cast<ptrdiff_t>(n / samples)));
-  return sum / static_cast<float>(samples);
+  // For whole rows of 16 samples (every row of 16 columns or more) a shift and an exact multiply
+  // by 1/16 instead of a divu and an fdiv.s (20 + 15 cycles per row on the X60 model): the same
+  // values.
+  const bool full = samples == kShiftSamples;
+  const size_t step = full ? n / kShiftSamples : n / samples;
+  const float sum = ReduceSum(ds, LoadStrided(ds, x, static_cast<ptrdiff_t>(step)));
+  return full ? sum * (1.0f / kShiftSamples) : sum / static_cast<float>(samples);
 }
 
 struct RowStats {
@@ -74,9 +79,9 @@ struct RowStats {
   return {mean, 1.0 / std::sqrt(v / static_cast<double>(n) + eps)};
 }
 
-RowStats Stats(const float* x, size_t n, float eps) {
+// inv_n = 1.0 / n, computed once per call rather than once per row.
+RowStats Stats(const float* x, size_t n, double inv_n, float eps) {
   const DF d;
-  const double inv_n = 1.0 / static_cast<double>(n);
   float k = SampledShift(x, n);
   double s1, s2;
   row_sums::ShiftedSums(d, x, n, k, s1, s2);
@@ -111,26 +116,104 @@ void Normalize(const float* x, const float* gamma, const float* beta, float* y, 
   });
 }
 
+// RVV: two rows' output passes at once (Normalize2), so that each gamma and beta strip is loaded
+// once per pair of rows: per element 2 loads instead of 3 before the store. Two rows, not four:
+// each row keeps its bias broadcast in a register group (fma(x - m, rstd, bias) takes a vector
+// addend), and at LMUL 4 four rows' biases would take 16 of the 32 vector registers beside the 12
+// or more of gamma, beta and the temporaries (four was not tried).
+// Whole calls on the llvm-mca-22 models (docs/riscv.md#cycles; `scripts/rvv-run --vlen V
+// build/rv64gcv/tools/vlak bench --suite rvv --op layernorm`, 16x1024, gamma and beta given,
+// 2026-11-26), cycles/element on X60 (VLEN 256) / X280 (512) / P670 (128):
+//   row by row, LMUL 4          2.69 / 2.14 / 2.66
+//   pairs of rows, LMUL 2       2.54 / 1.95 / 2.45
+//   pairs of rows, LMUL 4       2.34 / 1.86 / 2.32   (chosen: ops/row_kernel_lmul.h)
+//   LMUL 8: not available (the backward's f64 column sums beside it would need LMUL 16)
+// (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
+// ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
+// clang -O3's auto-vectorised plain C (layernorm_ref.c): 2.88 / 2.27 / 2.82. x86 keeps row by row:
+// its output pass streams and prefetches per row (output_strips.h).
+constexpr bool kRowPairs = VLAK_TARGET_ID == ::vlak::Target::kRvv;
+
+struct RowScale {
+  float m, rs, bias;
+};
+
+RowScale ScaleOf(const RowStats& st) {
+  // m = f32(mean); the residue mean - m enters through the bias (see the header comment).
+  const float m = static_cast<float>(st.mean);
+  return {m, static_cast<float>(st.rstd), static_cast<float>(-(st.mean - m) * st.rstd)};
+}
+
+// Normalize for two rows (x0 -> y0, x1 -> y1), gamma and beta loaded once per strip.
+template <bool kGamma, bool kBeta>
+void Normalize2(const float* x0, const float* x1, const float* gamma, const float* beta, float* y0, float* y1,
+                size_t n, RowScale a, RowScale b) {
+  const DF d;
+  ForEachStrip(d, n, [&](auto ds, size_t i) {
+    auto v0 = MulAdd(ds, Sub(ds, LoadU(ds, x0 + i), a.m), a.rs, Set(ds, a.bias));
+    auto v1 = MulAdd(ds, Sub(ds, LoadU(ds, x1 + i), b.m), b.rs, Set(ds, b.bias));
+    if constexpr (kGamma && kBeta) {
+      const auto g = LoadU(ds, gamma + i);
+      const auto be = LoadU(ds, beta + i);
+      v0 = MulAdd(ds, v0, g, be);
+      v1 = MulAdd(ds, v1, g, be);
+    } else if constexpr (kGamma) {
+      const auto g = LoadU(ds, gamma + i);
+      v0 = Mul(ds, v0, g);
+      v1 = Mul(ds, v1, g);
+    } else if constexpr (kBeta) {
+      const auto be = LoadU(ds, beta + i);
+      v0 = Add(ds, v0, be);
+      v1 = Add(ds, v1, be);
+    }
+    StoreU(ds, v0, y0 + i);
+    StoreU(ds, v1, y1 + i);
+  });
+}
+
 template <bool kGamma, bool kBeta>
 void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, const float* beta,
                  float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream) {
-  for (size_t r = 0; r < rows; ++r) {
+  const double inv_n = 1.0 / static_cast<double>(cols);
+  size_t r = 0;
+  if constexpr (kRowPairs) {
+    for (; r + 2 <= rows; r += 2) {
+      const float* x0 = x + r * x_stride;
+      const RowScale a = ScaleOf(Stats(x0, cols, inv_n, eps));
+      const RowScale b = ScaleOf(Stats(x0 + x_stride, cols, inv_n, eps));
+      // A NaN row: the NaN rstd makes every y of that row NaN through the multiply.
+      Normalize2<kGamma, kBeta>(x0, x0 + x_stride, gamma, beta, y + r * y_stride, y + (r + 1) * y_stride, cols, a, b);
+      if (mean != nullptr) mean[r] = a.m, mean[r + 1] = b.m;
+      if (rstd != nullptr) rstd[r] = a.rs, rstd[r + 1] = b.rs;
+    }
+  }
+  for (; r < rows; ++r) {
     const float* xr = x + r * x_stride;
-    const RowStats st = Stats(xr, cols, eps);
-    // m = f32(mean); the residue mean - m enters through the bias (see the header comment).
-    const float m = static_cast<float>(st.mean);
-    const float rs = static_cast<float>(st.rstd);
-    const float bias = static_cast<float>(-(st.mean - m) * st.rstd);
+    const RowScale a = ScaleOf(Stats(xr, cols, inv_n, eps));
     // A NaN row: the NaN rstd makes every y NaN through the multiply.
     const float* next = r + 1 < rows ? xr + x_stride : nullptr;
-    Normalize<kGamma, kBeta>(xr, gamma, beta, y + r * y_stride, cols, m, rs, bias, stream, next);
-    if (mean != nullptr) mean[r] = m;
-    if (rstd != nullptr) rstd[r] = rs;
+    Normalize<kGamma, kBeta>(xr, gamma, beta, y + r * y_stride, cols, a.m, a.rs, a.bias, stream, next);
+    if (mean != nullptr) mean[r] = a.m;
+    if (rstd != nullptr) rstd[r] = a.rs;
   }
 }
 
 // ---- backward ---------------------------------------------------------------------------------
 constexpr size_t kFlushRows = 16;  // f32 column partials see at most 16 terms before f64
+static_assert(kFlushRows % 2 == 0, "row pairs (BackwardRowPair) must not straddle a flush");
+// RVV: rows two at a time (BackwardRowPair). Whole calls on the llvm-mca-22 models
+// (docs/riscv.md#cycles; `scripts/rvv-run --vlen V build/rv64gcv/tools/vlak bench --suite rvv
+// --op layernorm-bwd`, 16x1024, gamma given, column sums wanted, 2026-11-26), cycles/element on
+// X60 (VLEN 256) / X280 (512) / P670 (128):
+//   row by row, LMUL 4              5.15 / 3.45 / 5.07
+//   pairs of rows, LMUL 1           6.10 / 3.50 / 5.07
+//   pairs of rows, LMUL 2           4.57 / 3.19 / 4.52   (chosen)
+//   pairs of rows, LMUL 4           5.53 / 3.62 / 5.52
+// (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
+// ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
+// clang -O3's auto-vectorised plain C (layernorm_ref.c): 5.66 / 4.20 / 5.57. x86 keeps row by
+// row: its output pass streams and prefetches per row.
+constexpr bool kBackwardPairs = VLAK_TARGET_ID == ::vlak::Target::kRvv;
 
 // f64 lanes beside DF's f32 lanes: the same count (f32 LMUL 2^p, f64 LMUL 2^(p+1)).
 using DD = Simd<double, kPow2 + 1>;
@@ -194,6 +277,77 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
   });
 }
 
+// BackwardRow for rows 0 and 1 (dy0/x0 -> dx0, dy1/x1 -> dx1) at once (RVV, kBackwardPairs): per
+// strip gamma and the column partials acc_g, acc_b are loaded and stored once for both rows. The
+// column partials are BackwardRow's bits (row 0's terms added before row 1's). At LMUL 2 (DP): the
+// two rows' sum accumulators stay live across the strips beside gamma, the partials and the row
+// temporaries, which at LMUL 4 would spill; so sum(g) and sum(g xhat) are added in LMUL-2 lanes
+// and blocks, and a paired row's dx may differ from a lone row's in the last bits (the same
+// accuracy). Which rows pair depends on the shape only (the API's row blocks are fixed by the
+// row count), so the bits do not depend on the thread count.
+using DP = Simd<float, (kPow2 > 0 ? kPow2 - 1 : 0)>;
+
+template <bool kGamma, bool kFirstOfGroup>
+void BackwardRowPair(const float* dy0, const float* dy1, const float* x0, const float* x1, const float* gamma,
+                     const float* mean, const float* rstd, float* dx0, float* dx1, size_t n, float* acc_g,
+                     float* acc_b) {
+  const DP d;
+  const size_t block = row_sums::kSumBlockStrips * Lanes(d);
+  const float m0 = mean[0], m1 = mean[1], r0 = rstd[0], r1 = rstd[1];
+  double sum_g0 = 0, sum_gx0 = 0, sum_g1 = 0, sum_gx1 = 0;
+  for (size_t b = 0; b < n; b += block) {
+    const size_t len = n - b < block ? n - b : block;
+    auto ag0 = Zero(d), agx0 = Zero(d), ag1 = Zero(d), agx1 = Zero(d);
+    ForEachStrip(d, len, [&](auto ds, size_t j) {
+      const size_t i = b + j;
+      const auto xhat0 = Mul(ds, Sub(ds, LoadU(ds, x0 + i), m0), r0);
+      const auto xhat1 = Mul(ds, Sub(ds, LoadU(ds, x1 + i), m1), r1);
+      const auto dyv0 = LoadU(ds, dy0 + i);
+      const auto dyv1 = LoadU(ds, dy1 + i);
+      VFromD<decltype(ds)> g0 = dyv0, g1 = dyv1;
+      if constexpr (kGamma) {
+        const auto gv = LoadU(ds, gamma + i);
+        g0 = Mul(ds, dyv0, gv);
+        g1 = Mul(ds, dyv1, gv);
+      }
+      ag0 = AddTU(ds, ag0, g0);
+      agx0 = MulAddTU(ds, g0, xhat0, agx0);
+      ag1 = AddTU(ds, ag1, g1);
+      agx1 = MulAddTU(ds, g1, xhat1, agx1);
+      if (acc_g != nullptr) {
+        if constexpr (kFirstOfGroup) {
+          StoreU(ds, MulAdd(ds, dyv1, xhat1, Mul(ds, dyv0, xhat0)), acc_g + i);
+          StoreU(ds, Add(ds, dyv0, dyv1), acc_b + i);
+        } else {
+          StoreU(ds, MulAdd(ds, dyv1, xhat1, MulAdd(ds, dyv0, xhat0, LoadU(ds, acc_g + i))), acc_g + i);
+          StoreU(ds, Add(ds, Add(ds, LoadU(ds, acc_b + i), dyv0), dyv1), acc_b + i);
+        }
+      }
+    });
+    sum_g0 += ReduceSum(d, ag0);
+    sum_gx0 += ReduceSum(d, agx0);
+    sum_g1 += ReduceSum(d, ag1);
+    sum_gx1 += ReduceSum(d, agx1);
+  }
+  const double inv_n = 1.0 / static_cast<double>(n);
+  const float kg0 = static_cast<float>(-static_cast<double>(r0) * sum_g0 * inv_n);
+  const float kx0 = static_cast<float>(-static_cast<double>(r0) * sum_gx0 * inv_n);
+  const float kg1 = static_cast<float>(-static_cast<double>(r1) * sum_g1 * inv_n);
+  const float kx1 = static_cast<float>(-static_cast<double>(r1) * sum_gx1 * inv_n);
+  ForEachStrip(d, n, [&](auto ds, size_t i) {
+    const auto xhat0 = Mul(ds, Sub(ds, LoadU(ds, x0 + i), m0), r0);
+    const auto xhat1 = Mul(ds, Sub(ds, LoadU(ds, x1 + i), m1), r1);
+    VFromD<decltype(ds)> g0 = LoadU(ds, dy0 + i), g1 = LoadU(ds, dy1 + i);
+    if constexpr (kGamma) {
+      const auto gv = LoadU(ds, gamma + i);
+      g0 = Mul(ds, g0, gv);
+      g1 = Mul(ds, g1, gv);
+    }
+    StoreU(ds, MulAdd(ds, g0, r0, MulAdd(ds, xhat0, kx0, Set(ds, kg0))), dx0 + i);
+    StoreU(ds, MulAdd(ds, g1, r1, MulAdd(ds, xhat1, kx1, Set(ds, kg1))), dx1 + i);
+  });
+}
+
 // sum (=, or += unless kFirst) f64(acc), n columns.
 template <bool kFirst>
 void Flush(const float* acc, double* sum, size_t n) {
@@ -210,6 +364,29 @@ void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, siz
                   double* sum_b, bool stream) {
   for (size_t r = 0; r < rows; ++r) {
     const size_t o = r * stride;
+    // kFlushRows is even: a pair never straddles a flush.
+    if constexpr (kBackwardPairs) {
+      if (r % 2 == 0 && r + 1 < rows) {
+        if (r % kFlushRows == 0) {
+          BackwardRowPair<kGamma, true>(dy + o, dy + o + stride, x + o, x + o + stride, gamma, mean + r, rstd + r,
+                                        dx + o, dx + o + stride, cols, acc_g, acc_b);
+        } else {
+          BackwardRowPair<kGamma, false>(dy + o, dy + o + stride, x + o, x + o + stride, gamma, mean + r, rstd + r,
+                                         dx + o, dx + o + stride, cols, acc_g, acc_b);
+        }
+        ++r;
+        if (acc_g != nullptr && ((r + 1) % kFlushRows == 0 || r + 1 == rows)) {
+          if (r < kFlushRows) {
+            Flush<true>(acc_g, sum_g, cols);
+            Flush<true>(acc_b, sum_b, cols);
+          } else {
+            Flush<false>(acc_g, sum_g, cols);
+            Flush<false>(acc_b, sum_b, cols);
+          }
+        }
+        continue;
+      }
+    }
     const bool last = r + 1 == rows;
     const float* next_dy = last ? nullptr : dy + o + stride;
     const float* next_x = last ? nullptr : x + o + stride;

@@ -76,6 +76,52 @@ void RowInterleaved(const float* x, const float* cos, const float* sin, float* y
   });
 }
 
+// Rows [0, rows) of one position, head_dim apart, strips outer and rows inner: each strip of the
+// position's cos and sin is loaded once for all its rows (RVV, kTableOuter). Same arithmetic per
+// pair as PairsHalves / RowInterleaved.
+template <bool kInterleaved>
+void PositionRows(const float* x, const float* cos, const float* sin, float* y, size_t rows, size_t head_dim,
+                  size_t half) {
+  const DF d;
+  ForEachStrip(d, half, [&](auto ds, size_t i) {
+    const auto c = LoadU(ds, cos + i);
+    const auto s = LoadU(ds, sin + i);
+    const float* xr = x;
+    float* yr = y;
+    for (size_t r = 0; r < rows; ++r, xr += head_dim, yr += head_dim) {
+      VFromD<decltype(ds)> xa, xb;
+      if constexpr (kInterleaved) {
+        LoadInterleaved2(ds, xr + 2 * i, xa, xb);
+      } else {
+        xa = LoadU(ds, xr + i);
+        xb = LoadU(ds, xr + half + i);
+      }
+      const auto ya = NegMulAdd(ds, xb, s, Mul(ds, xa, c));
+      const auto yb = MulAdd(ds, xb, c, Mul(ds, xa, s));
+      if constexpr (kInterleaved) {
+        StoreInterleaved2(ds, ya, yb, yr + 2 * i);
+      } else {
+        StoreU(ds, ya, yr + i);
+        StoreU(ds, yb, yr + half + i);
+      }
+    }
+  });
+}
+
+// RVV: a position's rows strip by strip (PositionRows), which loads the table strips once per
+// position instead of once per row: per pair 2 loads, 4 multiplies, 2 stores instead of 4, 4, 2.
+// Whole calls on the llvm-mca-22 models (docs/riscv.md#cycles; `scripts/rvv-run --vlen V
+// build/rv64gcv/tools/vlak bench --suite rvv --op rope`, rope 4x2x4x1024 = 8 rows per position,
+// 2026-11-26), cycles/element on X60 (VLEN 256) / X280 (512) / P670 (128):
+//   row by row, LMUL 4      1.10 / 0.70 / 1.10
+//   strips outer, LMUL 2    0.94 / 0.61 / 0.94
+//   strips outer, LMUL 4    0.87 / 0.58 / 0.87   (chosen: ops/row_kernel_lmul.h)
+//   strips outer, LMUL 8    spills (c, s, x_a, x_b and two products: 6 groups live, 4 exist)
+// clang -O3's auto-vectorised plain C (rope_ref.c): 1.54 / 0.91 / 1.47.
+// x86 keeps row by row: its streamed stores and prefetches are per row, and its timings were
+// measured that way.
+inline constexpr bool kTableOuter = VLAK_TARGET_ID == ::vlak::Target::kRvv;
+
 }  // namespace
 
 // Head rows [begin, end) of the flattened [positions][rows_per_position] rows.
@@ -94,7 +140,15 @@ void RopeRowsF32(size_t begin, size_t end, size_t rows_per_position, size_t head
     const size_t stop = (position + 1) * rows_per_position < end ? (position + 1) * rows_per_position : end;
     const float* const c = cos + position * table_stride;
     const float* const s = sin + position * table_stride;
-    if (interleaved) {
+    if (kTableOuter && !stream) {
+      const size_t n = stop - q;
+      if (interleaved) {
+        PositionRows<true>(xr, c, s, yr, n, head_dim, half);
+      } else {
+        PositionRows<false>(xr, c, s, yr, n, head_dim, half);
+      }
+      q = stop, xr += n * head_dim, yr += n * head_dim;
+    } else if (interleaved) {
       for (; q < stop; ++q, xr += head_dim, yr += head_dim) RowInterleaved(xr, c, s, yr, half);
     } else if (stream) {
       for (; q < stop; ++q, xr += head_dim, yr += head_dim) RowHalvesStreamed(xr, c, s, yr, half);

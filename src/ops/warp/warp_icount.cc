@@ -26,7 +26,9 @@ constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
     // The count includes the call's one-thread path through the parallel layer
     // (src/ops/parallel_rows.h).
-    {"warp_i8/3x8x1024",             13954,  7834,  4954},
+    // The channels sharing a row of offsets run together at int16 LMUL 4 (warp_kernel.cc): 1.5x
+    // the count of the LMUL-8 row-by-row loop but 20% fewer X60 cycles (77,904 -> 62,619).
+    {"warp_i8/3x8x1024",             21401, 11401,  6569},
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
@@ -35,7 +37,7 @@ const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 // measure and set: scripts/rvv-cycles --budgets --write.
 constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
     // case                                   spacemit-x60 cycles
-    {"warp_i8/3x8x1024",                          77904},
+    {"warp_i8/3x8x1024",                          62619},
 };
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
@@ -60,7 +62,7 @@ TEST_F(IcountBudget, Warp) {
   plain_call();
   const unsigned long long plain = Count(plain_call);
   ASSERT_EQ(dst, dst_ref);
-  // At least 2x fewer instructions than clang's auto-vectorised plain C: 4.45x / 4.01x / 3.23x at
+  // At least 2x fewer instructions than clang's auto-vectorised plain C: 2.90x / 2.75x / 2.44x at
   // VLEN 128 / 256 / 512 (qemu-icount, 2026-11-26). VLEN 512 is the closest: a 1024-column row is
   // only 8 strips there, so the widened copy of the row and the row's fixed costs weigh most.
   ReportAgainstPlainC("warp_i8/3x8x1024", vlak, plain, kPixels, 2.0, /*enforce_goal=*/true);

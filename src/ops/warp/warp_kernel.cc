@@ -12,14 +12,16 @@
 // and no bounds test: out-of-row taps land on the zeros. How the taps are fetched depends on what
 // a gather costs on the target (kTaps):
 //  - RVV (kBytes): an indexed load is one instruction whatever its width, so the buffer keeps the
-//    bytes and the arithmetic wraps in int16 lanes at LMUL 8 (int8 at 4): twice the lanes per
-//    strip of int32, and the index fits in 16 bits, so two vluxei16 (L, and R from the base + 1)
-//    fetch the taps. Per strip: 1 load of offsets, 3 shifts for n and f, vid + add + sub for the
-//    index, 2 gathers, 2 widenings, sub, shift, multiply-add, shift, narrowing, store; the block
-//    copy is a byte copy. 3x8x1024 retires 13,943 / 7,823 / 4,943 instructions at VLEN 128 / 256 /
-//    512, against AI-Benchmark's loop in plain C auto-vectorised by clang-19 62,103 / 31,383 /
-//    16,023: 4.45x / 4.01x / 3.24x fewer (tests/icount). An int32 form (two vluxei32 on a widened
-//    copy) would retire 28,682 / 15,626 / 9,098 (1.76x fewer at VLEN 512).
+//    bytes and the arithmetic wraps in int16 lanes (LMUL: kGroupPow2), twice the lanes per strip
+//    of int32, and the index fits in 16 bits, so two vluxei16 (L, and R from the base + 1) fetch
+//    the taps. Per strip: 1 load of offsets, 3 shifts for n and f, vid + add + sub for the index,
+//    once for up to kGroupRows channels that share the offsets; then per channel 2 gathers, 2
+//    widenings, sub, shift, multiply-add, shift, narrowing, store; the block copy is a byte copy.
+//    3x8x1024 retires 21,401 / 11,401 / 6,569 instructions at VLEN 128 / 256 / 512 (at LMUL 4;
+//    row by row at LMUL 8 it was 13,943 / 7,823 / 4,943, and 20% more X60 cycles), against
+//    AI-Benchmark's loop in plain C auto-vectorised by clang-19 62,103 / 31,383 / 16,023: 2.90x /
+//    2.75x / 2.44x fewer (tests/icount). An int32 form (two vluxei32 on a widened copy) would
+//    retire 28,682 / 15,626 / 9,098 (1.76x fewer at VLEN 512).
 //  - x86 (kPairs): vpgatherdd costs one load per 32-bit lane and the kernel is gather-bound, so
 //    slot p holds both taps (column p in the low int16, column p + 1 in the high) and one gather
 //    replaces two; two shifts split the pair. Measured (vlak bench --op warp, 1 thread, AMD EPYC,
@@ -35,6 +37,23 @@ namespace vlak::VLAK_NS {
 namespace {
 
 constexpr int kWarpPow2 = 3;
+// RVV byte form: rows of up to kGroupRows channels at a time, int16 lanes at LMUL 2^kGroupPow2
+// (the index and fraction stay live across the rows: at LMUL 8 they and the taps would not fit).
+// Whole calls on the llvm-mca-22 models (docs/riscv.md#cycles; `scripts/rvv-run --vlen V
+// build/rv64gcv/tools/vlak bench --suite rvv --op warp`, 8x1024x3, 2026-11-26), cycles/element on
+// X60 (VLEN 256) / X280 (512) / P670 (128):
+//   row by row, int16 LMUL 8        3.17 / 3.44 / 3.44
+//   channels together, int16 LMUL 2 2.16 / 1.93 / 2.18   (retires 1.5x fewer instructions than
+//                                   the C at VLEN 256, under the enforced 2x of warp_icount.cc)
+//   channels together, int16 LMUL 4 2.55 / 2.97 / 3.07   (chosen)
+// (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
+// ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
+//   (int16 LMUL 1 would need int8 LMUL 1/2, which simd/ does not offer.) The models charge indexed
+//   loads more per element at larger LMUL (vluxei16, 8-bit data, X60: 8 cycles for 32 elements at
+//   m1, 32 for 64 at m2, 64 for 128 at m4), which is most of the difference.
+// clang -O3's auto-vectorised plain C (warp_ref.c): 7.61 / 3.99 / 5.34.
+constexpr size_t kGroupRows = 4;
+constexpr int kGroupPow2 = 2;
 constexpr size_t kBlock = 1024;
 // Slot p of the buffer holds column w0 - kReach + p; taps reach 128 columns left of w (n = 127
 // gives r = w - 127, l = w - 128) and 128 right (n = -128), plus one slot so that both gather
@@ -89,15 +108,17 @@ void FillBlockBytes(const int8_t* row, size_t width, size_t w0, size_t count, in
   ForEachStrip(d8, p_end - p_begin, [&](auto ds, size_t i) { StoreU(ds, LoadU(ds, from + i), scratch + p_begin + i); });
 }
 
-// The byte form of WarpRow: only bits 8..15 of the sum are kept, so the sum can wrap in int16
-// lanes (AI-Benchmark's own arithmetic), which doubles the lanes per strip against int32; the slot
-// indices (< kSlots) fit in 16 bits, which vluxei16 takes as byte offsets.
-[[maybe_unused]] void WarpRowBytes(const int8_t* row, const int16_t* offsets, int8_t* out, size_t width,
-                                   int8_t* scratch) {
-  const Simd<int16_t, kWarpPow2> d16;
+// The byte form of WarpRow, for g <= kGroupRows rows that share one row of offsets (the same image
+// row in g channels: rows[k] = src + k * channel_stride, likewise out): only bits 8..15 of the sum
+// are kept, so the sum can wrap in int16 lanes (AI-Benchmark's own arithmetic), which doubles the
+// lanes per strip against int32; the slot indices (< kSlots) fit in 16 bits, which vluxei16 takes
+// as byte offsets. The index and the fraction of a strip are computed once for the g rows.
+[[maybe_unused]] void WarpRowsBytes(size_t g, const int8_t* row, size_t channel_stride, const int16_t* offsets,
+                                    int8_t* out, size_t width, int8_t (*scratch)[kSlots]) {
+  const Simd<int16_t, kGroupPow2> d16;
   for (size_t w0 = 0; w0 < width; w0 += kBlock) {
     const size_t columns = std::min(kBlock, width - w0);
-    FillBlockBytes(row, width, w0, columns + 2 * kReach, scratch);
+    for (size_t k = 0; k < g; ++k) FillBlockBytes(row + k * channel_stride, width, w0, columns + 2 * kReach, scratch[k]);
     const int16_t* off = offsets + w0;
     int8_t* dst = out + w0;
     ForEachStrip(d16, columns, [&](auto ds, size_t j) {
@@ -108,10 +129,12 @@ void FillBlockBytes(const int8_t* row, size_t width, size_t w0, size_t count, in
       const auto f = ShiftRight<8>(ds, ShiftLeft<8>(ds, o));
       // Slot of L = column w - n - 1 is j + kReach - 1 - n; R's slot is one more (base + 1).
       const auto idx = BitCast(du, ds, Sub(ds, Iota(ds, static_cast<int16_t>(j + kReach - 1)), n));
-      const auto left = PromoteTo(ds, d8, Gather8(d8, scratch, idx));
-      const auto right = PromoteTo(ds, d8, Gather8(d8, scratch + 1, idx));
-      const auto sum = MulAdd(ds, Sub(ds, left, right), f, ShiftLeft<8>(ds, right));
-      StoreU(d8, TruncateTo(d8, ds, ShiftRight<8>(ds, sum)), dst + j);
+      for (size_t k = 0; k < g; ++k) {
+        const auto left = PromoteTo(ds, d8, Gather8(d8, scratch[k], idx));
+        const auto right = PromoteTo(ds, d8, Gather8(d8, scratch[k] + 1, idx));
+        const auto sum = MulAdd(ds, Sub(ds, left, right), f, ShiftLeft<8>(ds, right));
+        StoreU(d8, TruncateTo(d8, ds, ShiftRight<8>(ds, sum)), dst + k * channel_stride + j);
+      }
     });
   }
 }
@@ -162,12 +185,22 @@ void FillBlockBytes(const int8_t* row, size_t width, size_t w0, size_t count, in
 // Rows [begin, end) of the flattened [channels][height] rows.
 void WarpRowsI8(size_t begin, size_t end, size_t height, size_t width, const int8_t* src, const int16_t* offsets,
                 int8_t* dst) {
-  alignas(64) int32_t scratch[kSlots];
-  for (size_t q = begin; q < end; ++q) {
-    if constexpr (kTaps == Taps::kBytes) {
-      WarpRowBytes(src + q * width, offsets + q % height * width, dst + q * width, width,
-                   reinterpret_cast<int8_t*>(scratch));
-    } else {
+  if constexpr (kTaps == Taps::kBytes) {
+    // Row q uses offsets row q % height, as do q + height, q + 2 height, ... (the other channels):
+    // up to kGroupRows of them in [begin, end) at once.
+    alignas(64) int8_t scratch[kGroupRows][kSlots];
+    const size_t first_end = std::min(end, begin + height);
+    const size_t channel_stride = height * width;
+    for (size_t q0 = begin; q0 < first_end; ++q0) {
+      for (size_t q = q0; q < end; q += kGroupRows * height) {
+        const size_t g = std::min(kGroupRows, (end - q + height - 1) / height);
+        WarpRowsBytes(g, src + q * width, channel_stride, offsets + q % height * width, dst + q * width, width,
+                      scratch);
+      }
+    }
+  } else {
+    alignas(64) int32_t scratch[kSlots];
+    for (size_t q = begin; q < end; ++q) {
       WarpRow(src + q * width, offsets + q % height * width, dst + q * width, width, scratch);
     }
   }
