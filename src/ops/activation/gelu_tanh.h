@@ -37,7 +37,7 @@ VFromD<D> GeluTanh(D d, VFromD<D> x) {
   gl = MulAdd(d, p, kBetaLo, Add(d, gl, Set(d, kAlphaLo)));
   const auto vh = Mul(d, xc, gh);
   const auto vl = MulAdd(d, xc, gl, MulAdd(d, xc, gh, Neg(d, vh)));
-  const auto y = Or(d, TimesSigmoid<false>(d, xc, vh, vl), And(d, x, Set(d, -0.0f)));
+  const auto y = Or(d, TimesSigmoid<false, true>(d, xc, vh, vl), And(d, x, Set(d, -0.0f)));
   const auto limit = IfThenElse(d, Gt(d, x, 0.0f), x, Set(d, -0.0f));
   return IfThenElse(d, IsNaN(d, x), x, IfThenElse(d, big, limit, y));
 }
