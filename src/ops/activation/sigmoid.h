@@ -1,33 +1,37 @@
 // sigmoid(x) = 1 / (1 + e^-x) and silu(x) = x sigmoid(x), and the engine they share with
 // gelu_tanh.h: p * sigmoid(v) for v given as vh (+ vl).
 //
-// Algorithm (TimesSigmoid): e = e^-|v| = 2^n (1 + u) (exp_parts.h, 2^n carried as S = 2^(n+64)
-//   and s = 2^n); d = 1 + e as dh + dl, exactly up to u's own error: E = RN(s + s u), dh =
-//   RN(1 + E), dl = ((1 - dh) + E) + (s + s u - E) (Fast2Sum, E <= 1; s - E is exact by Sterbenz
-//   and s u by the power of two, so the FMA gives E's rounding error exactly). 1 / d = r (1 + g):
-//   r = RN(1 / dh), the one division, and g = (1 - r dh - r dl) from two FMAs (the first exact).
-//   Then sigmoid(v) = N r (1 + U + g), with N r exact (N a power of two): N = 2^64, U = 0 for
-//   v >= 0 (1 / d), N = S, U = u for v < 0 (e / d, e's 2^n applied as S and 2^-64). One FMA
-//   rounds N r + N r (U + g), and the multiply by 2^-64 is exact, or for a result below FLT_MIN
-//   the one rounding that counts. For p sigmoid(v): Y = RN(p N r), its error by an FMA, and
-//   Y + (p N r - Y + Y (U + g)) rounded once. Each error but the last rounding is a few units of
-//   2^-26 relative: e's (exp_parts.h: t's and u's roundings, the polynomial's 2^-28.2), U + g's
-//   rounding (2^-26 of 1 + u) and g's (2^-48): together under 2^-24, half a ULP at worst.
-//   Compared with XNNPACK's f32-vsigmoid rr2-p5-div (degree 5, e rounded, 1 + e rounded, one
-//   division: about 1e-6 relative, its tests allow 1e-5) this adds the degree-6 polynomial and
-//   the compensation of 1 + e (7 ops), which is what keeps the result within 2 ULP.
+// Algorithm (TimesSigmoid): e = e^-|v| = 2^n (1 + t + v') (exp_parts.h: one float exp, degree
+//   6, 2^n carried as S = 2^(n+64)); d = 1 + e as dh + dl, exact up to e's own error, one FMA a
+//   step on S's scaled e: E = RN(S (1 + u)), dh = RN(1 + 2^-64 E), dl = ((1 - dh) + 2^-64 E) +
+//   2^-64 (S (1 + u) - E) (Fast2Sum, e <= 1; S - E is exact by Sterbenz and S u by the power of
+//   two, so that FMA gives E's rounding error exactly). 1 / d = r (1 + g): r = RN(1 / dh), the one
+//   division, g = 1 - r dh - r dl by two FMAs (the first exact). Then sigmoid(v) = N r (1 + W),
+//   N r exact (N a power of two): v >= 0: N = 2^64, W = g (1 / d); v < 0: N = S, 1 + W = (1 + t
+//   + v')(1 + g), W = t + (v' + g (1 + u)) with t and v' unrounded (e / d). One FMA rounds N r +
+//   N r W, and the multiply by 2^-64 is exact, or for a result below FLT_MIN the one rounding
+//   that counts. For p sigmoid(v): Y = RN(p N r), its error by an FMA, and Y + (p N r - Y) + Y g'
+//   + Y v' + Y t by FMAs, the largest term last, rounded once. Errors before the last rounding:
+//   e's (exp_parts.h, 2^-25.2 at worst, mostly t's rounding), W's rounding (2^-26 of 1 + W) or,
+//   for p sigmoid, the last FMA's (2^-26 of Y), 1 + e's through u's rounding (damped by e / (1 +
+//   e)): about 0.5 ULP at worst, on top of the final half ULP.
+//   Against XNNPACK's f32-vsigmoid rr2-p5-div (degree 5, e and 1 + e rounded, one division;
+//   2.3e-7 relative in the lab, its tests allow 1e-5): the degree-6 polynomial, the compensation
+//   of 1 + e and the unrounded 1 + t + v' cost about 15 ops per vector more, and are what keep
+//   the result within 2 ULP.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
 //   Zen 3, 2026-11-26; every target gives the same bits): sigmoid max MEASURE_SIG ULP,
 //   silu max MEASURE_SILU ULP; below FLT_MIN at most MEASURE_SUB x 2^-149. vlak.h's bound:
 //   2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, sigmoid(-0) = 0.5;
-//   silu(+inf) = +inf, silu(-inf) = -0, silu(-0) = -0 (Y - (-(Y - pNr) ... ) keeps the -0 of Y);
+//   silu(+inf) = +inf, silu(-inf) = -0, silu(-0) = -0 (Y - (-(Y - pNr) ...) keeps the -0 of Y);
 //   v is clamped at -120 (e^-120 < 2^-173): sigmoid rounds to 0 below -103.9, and silu's p is
 //   clamped with it (silu(-120) = -9e-51 rounds to -0); silu(x) = x for x > 20 (sigmoid(20)
 //   = 1 - 2^-28.9).
-// Cost: sigmoid 33 vector-layer ops (|v|, clamp and the sign mask 3, exp_parts.h 12, s, E, d
-//   8, r and g 3 with one Div, N, U, N r, U + g, the FMA and 2^-64 6, NaN 2); silu 39 (its
-//   clamp, the p products 3, the x > 20 rule 2).
+// Cost: sigmoid 36 vector-layer ops (|v|, clamp and the sign mask 3, exp_parts.h 13, 1 + e 7,
+//   r and g 3 with one Div, N r 2, W 4, the FMA and 2^-64 2, NaN 2); silu 44 (its clamp, the
+//   masked t, v', u 3, the p products 5, the x > 20 rule 2). RVV at VLEN 128, instructions per
+//   element with loads, stores and the loop: sigmoid 5.69 (LMUL 2), silu 13.6 (LMUL 1).
 #pragma once
 
 #include "ops/activation/exp_parts.h"

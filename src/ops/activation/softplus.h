@@ -1,24 +1,27 @@
 // softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|): two non-negative terms, no cancellation.
 //
-// Algorithm: e = e^-|x| = 2^n (1 + u) (exp_parts.h, 2^n carried as S = 2^(n+65) and s = 2^n),
-//   log1p(e) = 2 atanh(sg) with sg = e / (2 + e) in [0, 1/3]: 2 atanh(sg) = 2sg (1 + sg^2 R(sg^2)),
-//   R of degree 4 (activation_coeffs.py: 1.2e-10 = 2^-33 absolute on w R2(w)). d = 2 + e as dh + dl, exact up to u's error
-//   (E = RN(s + s u), dh = RN(2 + E), dl = ((2 - dh) + E) + (s + s u - E), as sigmoid.h), 1 / d =
-//   r (1 + g) (one division, g by two FMAs), so 2sg = Q (1 + u + g) with Q = 2 s r exact, and
-//   log1p(e) = Q (1 + K), K = (u + g) + w R2(w) (w = (2sg)^2 from Q1 = RN(Q (1 + u + g)), R2(w) =
-//   R(w/4)/4: an error of Q1 is damped by w R2 <= 0.04). x < 0: the result is Q (1 + K), one FMA
-//   on Q's 2^64-scaled copy, then 2^-64 (exact, or the one rounding of a result below FLT_MIN).
-//   x >= 0: x + Q (1 + K) as B + (b + Q K), B + b = x + Q exactly (2Sum: x and Q in either
-//   order), one rounding. Errors before it: e's (exp_parts.h, about 2^-24.9 at worst), u + g's
-//   and K's roundings (2^-26 of 1 + K each), R's: under a ULP at worst.
+// Algorithm: e = e^-|x| = 2^n (1 + t + v) (exp_parts.h, 2^n carried as S = 2^(n+65) and s = 2^n),
+//   log1p(e) = 2 atanh(sg), sg = e / (2 + e) in [0, 1/3]: 2 atanh(sg) = 2sg (1 + w R2(w)), w =
+//   (2sg)^2, R2 of degree 3 (activation_coeffs.py's method: 4.6e-9 = 2^-27.7 absolute on w R2).
+//   One division and no logarithm: fdlibm's log1p needs the division for s = f / (2 + f) as well,
+//   and a reduction of 1 + e besides. d = 2 + e as dh + dl, exact up to e's own error (E =
+//   RN(s (1 + u)), dh = RN(2 + E), dl = ((2 - dh) + E) + (s (1 + u) - E), as sigmoid.h), 1 / d =
+//   r (1 + g) (g by two FMAs), so 2sg = Q (1 + t + v)(1 + g), Q = 2 s r exact, and log1p(e) =
+//   Q (1 + K), K = t + (v + g (1 + u) + w R2 (1 + u)), t and v unrounded (w from Q1 = RN(Q (1 +
+//   u)): its error is damped by w R2 <= 0.04). x < 0: Q (1 + K) by one FMA on Q's 2^64-scaled
+//   copy, then 2^-64 (exact, or the one rounding of a result below FLT_MIN). x >= 0: x + Q (1 +
+//   K) as B + (b + Q K), B + b = x + Q exactly (2Sum: x and Q in either order), one rounding.
+//   Errors before it: e's (exp_parts.h, 2^-25.2 at worst), K's rounding (2^-26 of 1 + K), R2's:
+//   about half a ULP at worst.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
 //   Zen 3, 2026-11-26; every target gives the same bits): max MEASURE_SP ULP; below FLT_MIN
 //   at most MEASURE_SPSUB x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; softplus(-inf) = +0, softplus(+inf) = +inf (x > 20 gives
 //   x: log1p(e^-x) < 2^-28 x there); results below FLT_MIN (x < -87.3) are e^x rounded once.
-// Cost: 51 vector-layer ops (|x| and clamp 2, exp_parts.h 12, s, E, d 8, r and g 3 with one
-//   Div, Q and its copies 3, u + g, w and R 7, K 1, the x < 0 result 2, 2Sum and the x >= 0
-//   result 8, selects and NaN 6).
+// Cost: 54 vector-layer ops (|x| and clamp 2, exp_parts.h 13, s, E and 2 + e 8, r and g 3 with
+//   one Div, Q and its copies 3, w and R2 4, K 6, the x < 0 result 2, 2Sum and the x >= 0 result
+//   7, selects and NaN 6). RVV at VLEN 128 (4 lanes, LMUL 1): 16.6 instructions per element
+//   with loads, stores and the loop.
 #pragma once
 
 #include "ops/activation/exp_parts.h"
@@ -42,10 +45,9 @@ VFromD<D> Softplus(D d, VFromD<D> x) {
   const auto Q = Mul(d, Qs, kTwoM64);
   const auto Q1 = MulAdd(d, Q, u, Q);  // 2sg to 2^-23: only w is made of it
   const auto w = Mul(d, Q1, Q1);
-  auto R = MulAdd(d, w, 0.000118385113f, Set(d, 0.000418825861f));
-  R = MulAdd(d, R, w, 0.00223556347f);
-  R = MulAdd(d, R, w, 0.0124996714f);
-  R = MulAdd(d, R, w, 0.0833333433f);
+  auto R = MulAdd(d, w, 0.000547449803f, Set(d, 0.00218736031f));
+  R = MulAdd(d, R, w, 0.012506797f);
+  R = MulAdd(d, R, w, 0.0833330154f);
   // (1 + t + v)(1 + g)(1 + w R) = 1 + K, K = t + (v + g (1 + u) + w R (1 + u)): one rounding of
   // weight ~|t| (t and v enter unrounded; 1 + u's rounding is damped by w R <= 0.04).
   const auto u1 = Add(d, u, 1.0f);
