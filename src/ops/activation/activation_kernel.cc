@@ -24,10 +24,11 @@ namespace {
 // spill 3-5 registers and every glu loop 10-20 (scripts/rvv-spill-check: the exp's hoisted
 // Horner splats take two registers each there). Scalar: 1.
 template <int kOp, bool kGlu>
-inline constexpr int kPow2 =
-    (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) ? (kOp != VLAK_ACT_GELU ? 1 : 0)
-    : VLAK_TARGET_ID == ::vlak::Target::kRvv                                                ? (kOp == VLAK_ACT_SIGMOID && !kGlu ? 1 : 0)
-                                                                                            : 0;
+inline constexpr int kPow2 = [] {
+  if (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) return kOp != VLAK_ACT_GELU ? 1 : 0;
+  if (VLAK_TARGET_ID == ::vlak::Target::kRvv) return kOp == VLAK_ACT_SIGMOID && !kGlu ? 1 : 0;
+  return 0;
+}();
 
 template <int kOp, class D>
 [[gnu::always_inline]] inline VFromD<D> Act(D d, VFromD<D> v) {

@@ -29,8 +29,8 @@ using exp_detail::kLn2Lo;
 using exp_detail::kLog2e;
 using exp_detail::kMagic;
 
-// e^(z + zl) = S 2^-kScale (1 + t + v), u = RN(t + v). z in [-120, 0] (callers clamp); kLow: zl is read (|zl| <=
-// 2^-16), else it must be Zero.
+// e^(z + zl) = S 2^-kScale (1 + t + v), u = RN(t + v). z in [-120, 0] (callers clamp); kLow:
+// zl is read (|zl| <= 2^-16), else it is not.
 template <int kScale, bool kLow = false, class D>
 [[gnu::always_inline]] inline void ExpParts(D d, VFromD<D> z, VFromD<D> zl, VFromD<D>& s, VFromD<D>& t,
                                              VFromD<D>& v, VFromD<D>& u) {
