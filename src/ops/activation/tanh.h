@@ -9,8 +9,8 @@
 //   rounding, and less as a grows; the polynomial's reach to 1 is what that costs.
 //   a is clamped at 9.5, where tanh rounds to 1 (beyond 9.01).
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): max MEASURE_TANH ULP. vlak.h's bound:
-//   2 ULP.
+//   Zen 3, 2026-11-26; every target gives the same bits): max 1.027 ULP (x = -1.0037, just past the
+//   polynomial, where 2F is largest). vlak.h's bound: 2 ULP.
 // Special values: NaN -> the same NaN; tanh(+-inf) = +-1; tanh(+-0) = +-0, and every x below
 //   2^-12 gives x itself (as the correctly rounded value does).
 // Cost: 35 vector-layer ops (|x|, clamp and 2a 3, exp_parts.h 13, E, D, F and y 4 with
