@@ -32,7 +32,7 @@
 //   r and g 3 with one Div, N r 2, W 4, the FMA and 2^-64 2, NaN 2); silu 42 (its clamp, the
 //   masked t, v', u 3, the p products 5; NaN and x > 20 take x in one compare and select). RVV
 //   at VLEN 128, instructions per element with loads, stores and the loop: sigmoid 5.69 (LMUL 2),
-//   silu 13.6 (LMUL 1).
+//   silu 12.8 (LMUL 1).
 #pragma once
 
 #include "ops/activation/exp_parts.h"
