@@ -71,17 +71,29 @@ def round_f32(target, weight, powers, lo, hi, fixed=None):
 
 
 def tanh_small():
-    # tanh(x) = x + x^3 P(x^2) on [0, T]: P(s) ~ (tanh(sqrt s) - sqrt s) / s^1.5, relative weight.
-    T = mp.mpf('0.5')
+    # tanh(x) = x + x^3 P(x^2) on [0, T]: P(s) ~ (tanh(sqrt s) - sqrt s) / s^1.5, weight s (the
+    # error of x^3 P relative to x). tanh.h: T = 1, degree 6 (5.3e-9).
+    T = mp.mpf(1)
     def target(s):
         x = mp.sqrt(s)
         return (mp.tanh(x) - x) / (s * x) if s > 0 else mp.mpf(-1) / 3
-    def weight(s):
-        x = mp.sqrt(s)
-        return (s * x) / mp.tanh(x) if s > 0 else mp.mpf(0)
-    for deg in (4, 5, 6):
+    for deg in (6,):
         c, e = round_f32(target, lambda s: s if s > 0 else mp.mpf(1e-30), list(range(deg + 1)), mp.mpf(0), T * T)
         print('tanh |x| <= %s: P degree %d, max relative error of x + x^3 P ~ %.3g' % (T, deg, e))
+        print('   ', ', '.join('%.9gf' % float(v) for v in c))
+
+
+def softplus_atanh():
+    # log1p(e) = 2 atanh(sg) = 2sg (1 + w R2(w)), sg = e / (2 + e) in [0, 1/3], w = (2sg)^2 in
+    # [0, 4/9]: R2(w) ~ (atanh(sg) / sg - 1) / w, weight w (the error of w R2 added to 1).
+    # softplus.h: degree 3 (4.6e-9).
+    def target(w):
+        sg = mp.sqrt(w) / 2
+        return (mp.atanh(sg) / sg - 1) / w if w > 0 else mp.mpf(1) / 12
+    for deg in (3,):
+        c, e = round_f32(target, lambda w: w if w > 0 else mp.mpf(1e-30), list(range(deg + 1)), mp.mpf(0),
+                         mp.mpf(4) / 9)
+        print('softplus 2 atanh: R2 degree %d, max error of w R2 ~ %.3g' % (deg, e))
         print('   ', ', '.join('%.9gf' % float(v) for v in c))
 
 
@@ -121,4 +133,5 @@ def gelu_mills():
 
 if __name__ == '__main__':
     tanh_small()
+    softplus_atanh()
     # gelu_mills()

@@ -18,13 +18,17 @@ namespace {
 // LMUL per function. x86: two registers per value except gelu, whose float64 half already takes
 // two (4096 floats in L1, ns per element at LMUL 1 / 2, AVX2, 2-core AMD EPYC Zen 3 under load,
 // 2026-11-26: sigmoid 1.45 / 1.27, tanh 1.77 / 1.51, gelu 2.88 / 3.13, gelu_tanh 2.55 / 1.94,
-// silu 1.77 / 1.55, softplus 3.38 / 2.83). RVV: LMUL 1: at LMUL 2 every function but gelu spills
-// in its loop (scripts/rvv-spill-check: 1-4 registers, glu's 10-20; the exp's five hoisted
-// Horner splats take ten registers there); at LMUL 1 none does. Scalar: 1.
-template <int kOp>
-inline constexpr int kPow2 =
-    (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) && kOp != VLAK_ACT_GELU ? 1
-                                                                                                                      : 0;
+// silu 1.77 / 1.55, softplus 3.38 / 2.83; sigmoid's single-float form: 0.40x / 0.44x XNNPACK's
+// time). RVV: LMUL 2 where the loop keeps everything in registers, which halves the instructions
+// per element: sigmoid's activation loop; LMUL 1 elsewhere: at LMUL 2 the other functions' loops
+// spill 3-5 registers and every glu loop 10-20 (scripts/rvv-spill-check: the exp's hoisted
+// Horner splats take two registers each there). Scalar: 1.
+template <int kOp, bool kGlu>
+inline constexpr int kPow2 = [] {
+  if (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) return kOp != VLAK_ACT_GELU ? 1 : 0;
+  if (VLAK_TARGET_ID == ::vlak::Target::kRvv) return kOp == VLAK_ACT_SIGMOID && !kGlu ? 1 : 0;
+  return 0;
+}();
 
 template <int kOp, class D>
 [[gnu::always_inline]] inline VFromD<D> Act(D d, VFromD<D> v) {
@@ -38,7 +42,7 @@ template <int kOp, class D>
 
 template <int kOp>
 [[gnu::noinline]] void Run(const float* x, float* y, size_t n) {
-  const Simd<float, kPow2<kOp>> d;
+  const Simd<float, kPow2<kOp, false>> d;
   // Each strip is loaded before it is stored: x == y is fine.
   ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, Act<kOp>(ds, LoadU(ds, x + i)), y + i); });
 }
@@ -46,7 +50,7 @@ template <int kOp>
 template <int kOp>
 [[gnu::noinline]] void Glu(size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up, size_t up_stride, float* y,
          size_t y_stride) {
-  const Simd<float, kPow2<kOp>> d;
+  const Simd<float, kPow2<kOp, true>> d;
   for (size_t r = 0; r < rows; ++r) {
     const float* g = gate + r * gate_stride;
     const float* u = up + r * up_stride;

@@ -4,9 +4,10 @@
 //   max(x, 0) - a Q(a) for either sign. M(a) ~ P5(a) / Q6(a), a near-minimax rational on [0, 15]
 //   (activation_coeffs.py, relative error 3.2e-9: M is smooth, ~1/a at infinity, which a
 //   polynomial in a cannot follow and a rational does), phi(a) = e^{-a^2/2} / sqrt(2 pi) with
-//   -a^2/2 exact in float64, n = round(-a^2/2 log2 e) and 2^n = s1 s2 built in float (exp_dd.h's
-//   split; the vector layer has no 64-bit shifts) then widened, t = -a^2/2 - n ln2 (fdlibm's
-//   float64 ln2 split), e^t by its Taylor polynomial of degree 8 (2e-10 on |t| <= 0.347).
+//   -a^2/2 exact in float64, n = round(-a^2/2 log2 e) and 2^n = s1 s2 built in float (two
+//   halves of the exponent, as exp_precise.h splits it; the vector layer has no 64-bit shifts)
+//   then widened, t = -a^2/2 - n ln2 (fdlibm's float64 ln2 split), e^t by its Taylor polynomial
+//   of degree 8 (2e-10 on |t| <= 0.347).
 //   Every term is float64: the result before its one rounding to float is within 1e-8
 //   relative (0.2 ULP at most; a Q(a) <= a/2 when it is subtracted) down to a = 15, where it
 //   is below 2^-160. Why float64 and not a float double-float chain: the tail a Q(a) must be
@@ -24,7 +25,7 @@
 
 #include <initializer_list>
 
-#include "ops/activation/exp_dd.h"
+#include "ops/activation/exp_parts.h"
 
 namespace vlak::VLAK_NS::act {
 

@@ -1,77 +1,99 @@
 // sigmoid(x) = 1 / (1 + e^-x) and silu(x) = x sigmoid(x), and the engine they share with
-// gelu_tanh.h: p * sigmoid(v) for v given as a double-float vh + vl.
+// gelu_tanh.h: p * sigmoid(v) for v given as vh (+ vl).
 //
-// Algorithm (TimesSigmoid): e = e^-|v| = (a + b) s1 s2 (exp_dd.h), d = 1 + e = dh + dl (Fast2Sum:
-//   e <= 1, so (1 - dh) + e is exact), 1 / d = R (1 + g) (RecipDD). Then, with N = 1 for v >= 0
-//   and N = (a + b) s1 for v < 0 (sigmoid(v) = e / (1 + e), its 2^n's second factor s2 applied
-//   last): X + Xe = N R (product error kept by an FMA), Y + Ye = p X (likewise), and
-//   p sigmoid(v) = Y + (Ye + p (Xe + X g)), rounded once; for v < 0 that sum is made with s1
-//   only and the final multiply by s2 is exact or, for a denormal result, the one rounding.
-//   sigmoid skips the p products (p = 1).
+// Algorithm (TimesSigmoid): e = e^-|v| = 2^n (1 + t + v') (exp_parts.h: one float exp, degree
+//   6, 2^n carried as S = 2^(n+64)); d = 1 + e as dh + dl, exact up to e's own error, one FMA a
+//   step on S's scaled e: E = RN(S (1 + u)), dh = RN(1 + 2^-64 E), dl = ((1 - dh) + 2^-64 E) +
+//   2^-64 (S (1 + u) - E) (Fast2Sum, e <= 1; S - E is exact by Sterbenz and S u by the power of
+//   two, so that FMA gives E's rounding error exactly). 1 / d = r (1 + g): r = RN(1 / dh), the one
+//   division, g = 1 - r dh - r dl by two FMAs (the first exact). Then sigmoid(v) = N r (1 + W),
+//   N r exact (N a power of two): v >= 0: N = 2^64, W = g (1 / d); v < 0: N = S, 1 + W = (1 + t
+//   + v')(1 + g), W = t + (v' + g (1 + u)) with t and v' unrounded (e / d). One FMA rounds N r +
+//   N r W, and the multiply by 2^-64 is exact, or for a result below FLT_MIN the one rounding
+//   that counts. For p sigmoid(v): Y = RN(p N r), its error by an FMA, and Y + (p N r - Y) + Y g'
+//   + Y v' + Y t by FMAs, the largest term last, rounded once. Errors before the last rounding:
+//   e's (exp_parts.h, 2^-25.2 at worst, mostly t's rounding), W's rounding (2^-26 of 1 + W) or,
+//   for p sigmoid, the last FMA's (2^-26 of Y), 1 + e's through u's rounding (damped by e / (1 +
+//   e)): about 0.5 ULP at worst, on top of the final half ULP.
+//   Against XNNPACK's f32-vsigmoid rr2-p5-div (degree 5, e and 1 + e rounded, one division;
+//   2.3e-7 relative in the lab, its tests allow 1e-5): the degree-6 polynomial, the compensation
+//   of 1 + e and the unrounded 1 + t + v' cost about 15 ops per vector more, and are what keep
+//   the result within 2 ULP.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): sigmoid max 0.677 ULP (x = -27.35),
-//   silu max 0.710 ULP (x = -5.17); below FLT_MIN at most 0.775 / 0.828 x 2^-149. vlak.h's
+//   Zen 3, 2026-11-26; every target gives the same bits): sigmoid max 1.040 ULP (x = -5.835),
+//   silu max 1.341 ULP (x = -5.196); below FLT_MIN at most 0.749 / 0.820 x 2^-149. vlak.h's
 //   bound: 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, sigmoid(-0) = 0.5;
-//   silu(+inf) = +inf, silu(-inf) = -0, silu(-0) = -0 (p = -0 times 0.5); |v| > 120 takes e = 0:
-//   sigmoid 0 or 1, silu x or the zero of x's sign (silu(-120) = -9e-51 rounds to -0).
-// Cost: sigmoid 51 vector-layer ops (|v| and clamp 6, ExpDD 24, e and d 7, RecipDD 3 with one
-//   Div, N and the products 7, scale and NaN 4); silu 59 (the p products, the |x| > 120 rule and
-//   the sign).
+//   silu(+inf) = +inf, silu(-inf) = -0, silu(-0) = -0 (Y - (-(Y - pNr) ...) keeps the -0 of Y);
+//   v is clamped at -120 (e^-120 < 2^-173): sigmoid rounds to 0 below -103.9, and silu's p is
+//   clamped with it (silu(-120) = -9e-51 rounds to -0); silu(x) = x for x > 20 (sigmoid(20)
+//   = 1 - 2^-28.9).
+// Cost: sigmoid 36 vector-layer ops (|v|, clamp and the sign mask 3, exp_parts.h 13, 1 + e 7,
+//   r and g 3 with one Div, N r 2, W 4, the FMA and 2^-64 2, NaN 2); silu 42 (its clamp, the
+//   masked t, v', u 3, the p products 5; NaN and x > 20 take x in one compare and select). RVV
+//   at VLEN 128, instructions per element with loads, stores and the loop: sigmoid 5.69 (LMUL 2),
+//   silu 12.8 (LMUL 1).
 #pragma once
 
-#include "ops/activation/exp_dd.h"
+#include "ops/activation/exp_parts.h"
 
 namespace vlak::VLAK_NS::act {
 
-// p * sigmoid(vh + vl). kOne: p is 1 (sigmoid) and not read. Finite v and p only: |vh| > 120
-// is reduced to e = e^-120 here (callers give the exact limits), NaN is the caller's.
-template <bool kOne, class D>
+// p * sigmoid(vh + vl). kOne: p is 1 (sigmoid) and not read. kLow: vl is read (|vl| <= 2^-16),
+// else it is not read. Finite v and p only: v below -120 is taken as -120 (callers give the exact
+// limits), NaN is the caller's; p N r must not overflow (|p| <= 2^60).
+template <bool kOne, bool kLow = false, class D>
 [[gnu::always_inline]] inline VFromD<D> TimesSigmoid(D d, VFromD<D> p, VFromD<D> vh, VFromD<D> vl) {
+  constexpr float kTwo64 = 18446744073709551616.0f, kTwoM64 = 5.42101086242752217e-20f;
   const auto neg = Lt(d, vh, 0.0f);
-  const auto zh = Max(d, Neg(d, Abs(d, vh)), -120.0f);
-  const auto zl = IfThenElse(d, neg, vl, Neg(d, vl));
-  VFromD<D> a, b, s1, s2;
-  ExpDD(d, zh, zl, a, b, s1, s2);
-  const auto a1 = Mul(d, a, s1);
-  const auto b1 = Mul(d, b, s1);
-  const auto ea = Mul(d, a1, s2);
+  const auto z = Max(d, Or(d, vh, Set(d, -0.0f)), -120.0f);  // -|v|
+  VFromD<D> zl = vl;
+  if constexpr (kLow) zl = IfThenElse(d, neg, vl, Neg(d, vl));
+  VFromD<D> S, t, v, u;
+  ExpParts<64, kLow>(d, z, zl, S, t, v, u);
+  // 1 + e = dh + dl from S's scaled e: E = RN(S (1 + u)), dh = RN(1 + 2^-64 E), dl =
+  // ((1 - dh) + 2^-64 E) + 2^-64 (S (1 + u) - E), each step one FMA.
+  const auto E = MulAdd(d, S, u, S);
   const auto one = Set(d, 1.0f);
-  const auto dh = Add(d, one, ea);
-  const auto dl = MulAdd(d, b1, s2, Add(d, Sub(d, one, dh), ea));
-  VFromD<D> r, g;
-  RecipDD(d, dh, dl, r, g);
-  const auto nh = IfThenElse(d, neg, a1, one);
-  const auto nl = IfThenElseZero(d, neg, b1);
-  const auto x = Mul(d, nh, r);
-  const auto xe = MulAdd(d, nl, r, MulAdd(d, nh, r, Neg(d, x)));
+  const auto dh = MulAdd(d, E, kTwoM64, one);
+  const auto dl = MulAdd(d, MulAdd(d, S, u, Sub(d, S, E)), kTwoM64, MulAdd(d, E, kTwoM64, Sub(d, one, dh)));
+  const auto r = Div(d, one, dh);
+  const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+  const auto P = Mul(d, IfThenElse(d, neg, S, Set(d, kTwo64)), r);
   VFromD<D> y;
   if constexpr (kOne) {
     (void)p;
-    y = Add(d, x, MulAdd(d, x, g, xe));
+    // 1 + W: 1 + g for v >= 0, (1 + t + v)(1 + g) = 1 + t + (v + g (1 + u)) for v < 0, with t
+    // and v unrounded.
+    const auto W = IfThenElse(d, neg, Add(d, t, Add(d, v, MulAdd(d, g, u, g))), g);
+    y = MulAdd(d, P, W, P);
   } else {
-    const auto yh = Mul(d, p, x);
-    const auto ye = MulAdd(d, p, x, Neg(d, yh));
-    y = Add(d, yh, MulAdd(d, p, MulAdd(d, x, g, xe), ye));
+    // Y + (pP - Y) + Y (g1 + v + t), g1 = g (1 + u) (v < 0; g, v >= 0), as Y - ((((Y - pP) - Y g1)
+    // - Y v) - Y t): one rounding of weight ~|t| Y before the last, and -0 stays -0 for p = -0.
+    const auto tn = IfThenElseZero(d, neg, t);
+    const auto vn = IfThenElseZero(d, neg, v);
+    const auto g1 = MulAdd(d, g, IfThenElseZero(d, neg, u), g);
+    const auto Y = Mul(d, p, P);
+    auto c = NegMulAdd(d, Y, g1, NegMulAdd(d, p, P, Y));
+    c = NegMulAdd(d, Y, tn, NegMulAdd(d, Y, vn, c));
+    y = Sub(d, Y, c);
   }
-  return Mul(d, y, IfThenElse(d, neg, s2, one));
+  return Mul(d, y, kTwoM64);
 }
 
 template <class D>
 VFromD<D> Sigmoid(D d, VFromD<D> x) {
-  const auto y = TimesSigmoid<true>(d, x, x, Zero(d));
+  const auto y = TimesSigmoid<true>(d, x, x, x);
   return IfThenElse(d, IsNaN(d, x), x, y);
 }
 
 template <class D>
 VFromD<D> Silu(D d, VFromD<D> x) {
-  // |x| > 120: x (sigmoid is 1 to 2^-173) or the zero of x's sign; p stays finite inside.
-  const auto big = Gt(d, Abs(d, x), 120.0f);
-  const auto xc = IfThenElse(d, big, Zero(d), x);
-  // x's sign bit: silu(-0) = -0 (the compensated sum gives +0 there).
-  const auto y = Or(d, TimesSigmoid<false>(d, xc, xc, Zero(d)), And(d, x, Set(d, -0.0f)));
-  const auto limit = IfThenElse(d, Gt(d, x, 0.0f), x, Set(d, -0.0f));
-  return IfThenElse(d, IsNaN(d, x), x, IfThenElse(d, big, limit, y));
+  // x < -120: -120 (the result rounds to -0 either way); NaN gives -120 here (Max ignores it).
+  const auto p = Max(d, x, -120.0f);
+  const auto y = TimesSigmoid<false>(d, p, p, p);
+  // x > 20 and NaN in one ordered compare: both give x.
+  return IfThenElse(d, Le(d, x, 20.0f), y, x);
 }
 
 }  // namespace vlak::VLAK_NS::act

@@ -1,81 +1,66 @@
 // softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|): two non-negative terms, no cancellation.
 //
-// Algorithm: e = e^-|x| = (a + b) s1 s2 (exp_dd.h), d = 1 + e = dh + dl (Fast2Sum, e <= 1).
-//   log(dh + dl) = log(dh) + dl / dh: dh = 2^k m with k = [dh > sqrt 2], f = m - 1 exact
-//   (Sterbenz) in [-0.293, 0.414], and log1p(f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f),
-//   R the polynomial of musl's logf (fdlibm e_logf.c: Lg1..Lg4, |error| <= 2^-34.2 on |s| <=
-//   0.1716). Every rounding that is not damped by |s (f^2/2 + R)| / |log1p f| <= 0.06 is kept:
-//   f^2 by an FMA, f - f^2/2 and the sum with the correction by Fast2Sum. k ln2 is a double-float
-//   constant added by Fast2Sum, then max(x, 0) by Fast2Sum (larger first), all lows summed into
-//   one last rounding. dl / dh is log1p(g), g = 2^-k dl (1 - 2s + 2s^2), taken as g - g^2/2. For
-//   e < 2^-10 the log1p series e - e^2/2 + e^3/3 on ea + eb replaces all that: there f is 0 or
-//   a few ULPs of 1, and dl = RN(ea + eb) would carry a rounding of the result's own size.
+// Algorithm: e = e^-|x| = 2^n (1 + t + v) (exp_parts.h, 2^n carried as S = 2^(n+65) and s = 2^n),
+//   log1p(e) = 2 atanh(sg), sg = e / (2 + e) in [0, 1/3]: 2 atanh(sg) = 2sg (1 + w R2(w)), w =
+//   (2sg)^2, R2 of degree 3 (activation_coeffs.py's method: 4.6e-9 = 2^-27.7 absolute on w R2).
+//   One division and no logarithm: fdlibm's log1p needs the division for s = f / (2 + f) as well,
+//   and a reduction of 1 + e besides. d = 2 + e as dh + dl, exact up to e's own error (E =
+//   RN(s (1 + u)), dh = RN(2 + E), dl = ((2 - dh) + E) + (s (1 + u) - E), as sigmoid.h), 1 / d =
+//   r (1 + g) (g by two FMAs), so 2sg = Q (1 + t + v)(1 + g), Q = 2 s r exact, and log1p(e) =
+//   Q (1 + K), K = t + (v + g (1 + u) + w R2 (1 + u)), t and v unrounded (w from Q1 = RN(Q (1 +
+//   u)): its error is damped by w R2 <= 0.04). x < 0: Q (1 + K) by one FMA on Q's 2^64-scaled
+//   copy, then 2^-64 (exact, or the one rounding of a result below FLT_MIN). x >= 0: x + Q (1 +
+//   K) as B + (b + Q K), B + b = x + Q exactly (2Sum: x and Q in either order), one rounding.
+//   Errors before it: e's (exp_parts.h, 2^-25.2 at worst), K's rounding (2^-26 of 1 + K), R2's:
+//   about half a ULP at worst.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): max 0.798 ULP (x = -86.17, where the
-//   result is e^x just above FLT_MIN and exp_dd.h's 2^-26 shows); below FLT_MIN at most
-//   0.775 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
+//   Zen 3, 2026-11-26; every target gives the same bits): max 1.048 ULP (x = -6.550); below
+//   FLT_MIN at most 0.749 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; softplus(-inf) = +0, softplus(+inf) = +inf (x > 20 gives
 //   x: log1p(e^-x) < 2^-28 x there); results below FLT_MIN (x < -87.3) are e^x rounded once.
-// Cost: 79 vector-layer ops (ExpDD 24, e and d 7, log1p 34 with one Div, the series 6, sums
-//   and selects 8).
+// Cost: 52 vector-layer ops (|x| and clamp 2, exp_parts.h 13, s, E and 2 + e 8, r and g 3 with
+//   one Div, Q and its copies 3, w and R2 4, K 6, the x < 0 result 2, 2Sum and the x >= 0 result
+//   7, selects and NaN 4). RVV at VLEN 128 (4 lanes, LMUL 1): 16.1 instructions per element
+//   with loads, stores and the loop.
 #pragma once
 
-#include "ops/activation/exp_dd.h"
+#include "ops/activation/exp_parts.h"
 
 namespace vlak::VLAK_NS::act {
 
 template <class D>
 VFromD<D> Softplus(D d, VFromD<D> x) {
-  VFromD<D> a, b, s1, s2;
-  ExpDD(d, Max(d, Neg(d, Abs(d, x)), -120.0f), Zero(d), a, b, s1, s2);
-  const auto ea = Mul(d, Mul(d, a, s1), s2);
-  const auto eb = Mul(d, Mul(d, b, s1), s2);
+  constexpr float kTwoM64 = 5.42101086242752217e-20f, kTwoM65 = 2.71050543121376109e-20f;
+  VFromD<D> S, t, v, u;
+  ExpParts<65>(d, Max(d, Or(d, x, Set(d, -0.0f)), -120.0f), x, S, t, v, u);
+  const auto s = Mul(d, S, kTwoM65);
+  const auto E = MulAdd(d, s, u, s);
+  const auto two = Set(d, 2.0f);
+  const auto dh = Add(d, two, E);
+  const auto dl = Add(d, Add(d, Sub(d, two, dh), E), MulAdd(d, s, u, Sub(d, s, E)));
   const auto one = Set(d, 1.0f);
-  const auto dh = Add(d, one, ea);
-  const auto dl = Add(d, Add(d, Sub(d, one, dh), ea), eb);
-  const auto k1 = Gt(d, dh, 1.41421354f);
-  const auto f = Sub(d, IfThenElse(d, k1, Mul(d, dh, 0.5f), dh), 1.0f);
-  const auto fl = IfThenElse(d, k1, Mul(d, dl, 0.5f), dl);
-  // log1p(f) = f - hfsq + s (hfsq + R) as lh + ll.
-  const auto ff = Mul(d, f, f);
-  const auto hfsq = Mul(d, ff, 0.5f);
-  const auto hfsq_l = Mul(d, MulAdd(d, f, f, Neg(d, ff)), 0.5f);
-  const auto a1 = Sub(d, f, hfsq);
-  const auto e1 = Sub(d, Sub(d, f, a1), hfsq);
-  const auto s = Div(d, f, Add(d, f, 2.0f));
-  const auto z = Mul(d, s, s);
-  const auto w = Mul(d, z, z);
-  // R's and the series' steps as a product and a sum with a scalar addend: they are corrections
-  // (|s (hfsq + R)| <= 0.06 log1p f), so the extra rounding is damped, and RVV keeps no splat
-  // (scripts/rvv-spill-check: glu's loop spilled with them).
-  const auto t1 = Mul(d, w, Add(d, Mul(d, w, 0.24279078841f), 0.40000972152f));
-  const auto t2 = Mul(d, z, Add(d, Mul(d, w, 0.28498786688f), 0.66666662693f));
-  const auto corr = Mul(d, s, Add(d, hfsq, Add(d, t2, t1)));
-  const auto lh = Add(d, a1, corr);
-  auto ll = Add(d, Sub(d, a1, lh), corr);
-  ll = Add(d, ll, Sub(d, e1, hfsq_l));
-  // + log1p(g), g = fl / (1 + f) = fl (1 - s) / (1 + s) ~ fl (1 - 2s + 2s^2) (2 s^3 <= 1%): g - g^2/2.
-  const auto g = Mul(d, fl, MulAdd(d, Add(d, s, s), Sub(d, s, 1.0f), Set(d, 1.0f)));
-  ll = Add(d, ll, MulAdd(d, Mul(d, g, -0.5f), g, g));
-  // + k ln2 (ln2 = 0.693145751953125 + 1.42860677e-6, exp_common.h's split).
-  const auto k = IfThenElseZero(d, k1, one);
-  const auto kh = Mul(d, k, kLn2Hi);
-  const auto kl = Mul(d, k, kLn2Lo);
-  auto sh = Add(d, kh, lh);
-  auto low = Add(d, Add(d, Add(d, Sub(d, kh, sh), lh), ll), kl);
-  // e < 2^-10: log1p(e) = e - e^2/2 + e^3/3 (e^4/4 < 2^-32 e), on ea + eb directly: dl above is
-  // ea + eb rounded, whose error would reach the result at full weight when f is 0 or tiny.
-  const auto small = Lt(d, ea, 0.0009765625f);
-  const auto c = Mul(d, Mul(d, ea, ea), Sub(d, Mul(d, ea, 0.333333343f), 0.5f));
-  sh = IfThenElse(d, small, ea, sh);
-  low = IfThenElse(d, small, Add(d, eb, c), low);
-  // + max(x, 0).
-  const auto xp = Max(d, x, 0.0f);
-  const auto hi = Max(d, xp, sh);
-  const auto lo = Min(d, xp, sh);
-  const auto yh = Add(d, hi, lo);
-  const auto y = Add(d, yh, Add(d, Add(d, Sub(d, hi, yh), lo), low));
-  return IfThenElse(d, IsNaN(d, x), x, IfThenElse(d, Gt(d, x, 20.0f), x, y));
+  const auto r = Div(d, one, dh);
+  const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+  const auto Qs = Mul(d, S, r);  // 2^64 Q
+  const auto Q = Mul(d, Qs, kTwoM64);
+  const auto Q1 = MulAdd(d, Q, u, Q);  // 2sg to 2^-23: only w is made of it
+  const auto w = Mul(d, Q1, Q1);
+  auto R = MulAdd(d, w, 0.000547449803f, Set(d, 0.00218736031f));
+  R = MulAdd(d, R, w, 0.012506797f);
+  R = MulAdd(d, R, w, 0.0833330154f);
+  // (1 + t + v)(1 + g)(1 + w R) = 1 + K, K = t + (v + g (1 + u) + w R (1 + u)): one rounding of
+  // weight ~|t| (t and v enter unrounded; 1 + u's rounding is damped by w R <= 0.04).
+  const auto u1 = Add(d, u, 1.0f);
+  const auto K = Add(d, t, MulAdd(d, Mul(d, w, R), u1, MulAdd(d, g, u, Add(d, v, g))));
+  const auto y_neg = Mul(d, MulAdd(d, Qs, K, Qs), kTwoM64);
+  // x + Q by 2Sum (Knuth): either may be the larger.
+  const auto B = Add(d, x, Q);
+  const auto bq = Sub(d, B, x);
+  const auto b = Add(d, Sub(d, x, Sub(d, B, bq)), Sub(d, Q, bq));
+  const auto y_pos = Add(d, B, MulAdd(d, Q, K, b));
+  const auto y = IfThenElse(d, Lt(d, x, 0.0f), y_neg, y_pos);
+  // x > 20 and NaN in one ordered compare: both give x.
+  return IfThenElse(d, Le(d, x, 20.0f), y, x);
 }
 
 }  // namespace vlak::VLAK_NS::act

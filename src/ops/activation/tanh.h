@@ -1,53 +1,46 @@
 // tanh(x), odd: computed on a = |x| and given x's sign bit.
 //
-// Algorithm: a < 0.5: tanh(a) = a + a^3 P(a^2), P of degree 4 (activation_coeffs.py: relative
-//   minimax, 4e-10; P's own rounding is damped by a^2 / 3 <= 0.083). a >= 0.5: tanh(a) =
-//   1 - 2 f with f = e / (1 + e), e = e^-2a (2a exact): f = X + fl from exp_dd.h's pieces as in
-//   sigmoid.h (X = RN(e R), fl its correction), then yh = RN(1 - 2X) and its exact remainder
-//   (1 - yh) - 2X (Fast2Sum: 2X <= 1), and tanh(a) = yh + (((1 - yh) - 2X) - 2 fl), rounded
-//   once. Why 0.5: f carries e's relative error (2^-26, exp_dd.h) times 1 / (1 + e), so 1 - 2f
-//   is off by 2^-26 2f / (1 + e) absolute: 0.2 ULP of tanh at a = 0.5, 0.5 ULP at a = 0.25.
+// Algorithm: a < 1: tanh(a) = a + a^3 P(a^2), P of degree 6 (activation_coeffs.py: relative
+//   minimax 5.3e-9 = 2^-27.5 on [0, 1]; P's own rounding is damped by a^2 / 3 <= 1/3). a >= 1:
+//   tanh(a) = 1 - 2 e / (1 + e), e = e^-2a (2a exact) = 2^n (1 + u) (exp_parts.h), with nothing
+//   compensated: E = RN(2^n (1 + u)), D = RN(1 + E), F = RN(E / D), y = RN(1 - 2F). Why 1:
+//   F's errors (e's, E's, D's and the division's, about 3 x 2^-24 relative at most) reach y
+//   times 2F <= 2 e^-2 / (1 + e^-2) = 0.24, so y is off by 0.71 ULP at most before its own
+//   rounding, and less as a grows; the polynomial's reach to 1 is what that costs.
 //   a is clamped at 9.5, where tanh rounds to 1 (beyond 9.01).
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): max 0.628 ULP (x = -0.504, just past the
-//   polynomial). vlak.h's bound: 2 ULP.
+//   Zen 3, 2026-11-26; every target gives the same bits): max 1.027 ULP (x = -1.0037, just past the
+//   polynomial, where 2F is largest). vlak.h's bound: 2 ULP.
 // Special values: NaN -> the same NaN; tanh(+-inf) = +-1; tanh(+-0) = +-0, and every x below
 //   2^-12 gives x itself (as the correctly rounded value does).
-// Cost: 47 vector-layer ops (ExpDD 24, d and RecipDD 7, f 5, 1 - 2f 6, polynomial 7, clamp,
-//   select, sign and NaN 5), one Div.
+// Cost: 35 vector-layer ops (|x|, clamp and 2a 3, exp_parts.h 13, E, D, F and y 4 with
+//   one Div, the polynomial 9, select, sign and NaN 6). RVV at VLEN 128 (4 lanes, LMUL 1): 10.8
+//   instructions per element with loads, stores and the loop.
 #pragma once
 
-#include "ops/activation/exp_dd.h"
+#include "ops/activation/exp_parts.h"
 
 namespace vlak::VLAK_NS::act {
 
 template <class D>
 VFromD<D> Tanh(D d, VFromD<D> x) {
-  const auto sign = Set(d, -0.0f);
   const auto a = Min(d, Abs(d, x), 9.5f);
-  VFromD<D> ea, eb, s1, s2;
-  ExpDD(d, Mul(d, a, -2.0f), Zero(d), ea, eb, s1, s2);
-  const auto s = Mul(d, s1, s2);  // e >= e^-19: 2^n is normal
-  ea = Mul(d, ea, s);
-  eb = Mul(d, eb, s);
+  VFromD<D> s, t, v, u;
+  ExpParts<0>(d, Mul(d, a, -2.0f), a, s, t, v, u);
   const auto one = Set(d, 1.0f);
-  const auto dh = Add(d, one, ea);
-  const auto dl = Add(d, Add(d, Sub(d, one, dh), ea), eb);
-  VFromD<D> r, g;
-  RecipDD(d, dh, dl, r, g);
-  const auto f = Mul(d, ea, r);
-  const auto fl = MulAdd(d, f, g, MulAdd(d, eb, r, MulAdd(d, ea, r, Neg(d, f))));
-  const auto f2 = Add(d, f, f);
-  const auto yh = Sub(d, one, f2);
-  const auto y_exp = Add(d, yh, Sub(d, Sub(d, Sub(d, one, yh), f2), Add(d, fl, fl)));
+  const auto E = MulAdd(d, s, u, s);
+  const auto F = Div(d, E, Add(d, one, E));
+  const auto y_exp = NegMulAdd(d, F, 2.0f, one);
   const auto a2 = Mul(d, a, a);
-  auto p = MulAdd(d, a2, -0.00668255985f, Set(d, 0.0213206429f));
-  p = MulAdd(d, p, a2, -0.0539043434f);
-  p = MulAdd(d, p, a2, 0.133330122f);
-  p = MulAdd(d, p, a2, -0.333333284f);
+  auto p = MulAdd(d, a2, -0.00036264371f, Set(d, 0.00231519551f));
+  p = MulAdd(d, p, a2, -0.00796406716f);
+  p = MulAdd(d, p, a2, 0.0214982592f);
+  p = MulAdd(d, p, a2, -0.0538836494f);
+  p = MulAdd(d, p, a2, 0.133324042f);
+  p = MulAdd(d, p, a2, -0.333332986f);
   const auto y_poly = MulAdd(d, Mul(d, a2, a), p, a);
-  const auto y = IfThenElse(d, Lt(d, a, 0.5f), y_poly, y_exp);
-  return IfThenElse(d, IsNaN(d, x), x, Or(d, y, And(d, x, sign)));
+  const auto y = IfThenElse(d, Lt(d, a, 1.0f), y_poly, y_exp);
+  return IfThenElse(d, IsNaN(d, x), x, Or(d, y, And(d, x, Set(d, -0.0f))));
 }
 
 }  // namespace vlak::VLAK_NS::act

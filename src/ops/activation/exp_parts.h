@@ -1,0 +1,59 @@
+// e^z for z <= 0 as 2^n (1 + t + v): the scale, the reduced argument and the polynomial's
+// higher terms kept apart, so that the activations (sigmoid.h, tanh.h, softplus.h, gelu_tanh.h)
+// round 2^n (1 + t + v) only where they need to and carry t and v into their one last rounding.
+//
+// Algorithm: n = round(z log2 e) by the magic number (exp_common.h), th = z - n ln2_hi (exact), t
+//   = th - n ln2_lo, or th + (zl - n ln2_lo) when the argument comes as z + zl (gelu_tanh's); e^t =
+//   1 + t + v, v = t^2 q(t), q of degree 4 (relative minimax of 1 + t + t^2 q against e^t on
+//   [-ln2/2, ln2/2], 3.2e-9 = 2^-28.2: exp_precise.h's, tools/remez/exp_coeffs.py). Errors,
+//   relative to e^z: t's rounding (<= 2^-26 absolute), the polynomial's 2^-28.2 and v's rounding
+//   (2^-24 of t^2 and of v, v <= 0.07): 2^-25.2 at worst. u = RN(t + v) adds 2^-26 of 1 + u (|u| <=
+//   0.414): callers use u where e's error is damped (1 + e, its compensation) and t and v where it
+//   is not, as the leading terms of their last FMAs. (exp_precise.h keeps th and n ln2_lo apart
+//   instead of t, which removes t's rounding for one op more: not taken here, where the measured
+//   maxima leave 0.65 ULP or more to the bound.)
+// The scale: S = 2^(n + kScale) from the exponent field (a shift of the magic number's bits),
+//   normal for n + kScale in [-126, 127]: kScale = 64 keeps 2^n's scaled copy normal down to
+//   z = -120 (n = -174), so that a result below FLT_MIN is rounded once, when the caller takes
+//   its 2^-64 off at the end.
+// Cost: 13 vector-layer ops (MulAdd, Sub, 2 NegMulAdd, 4 Horner MulAdd, 2 Mul (t^2, v), Add (u),
+//   ShiftLeft; the casts are free), 14 with zl (its Add).
+#pragma once
+
+#include "math/exp_common.h"
+
+namespace vlak::VLAK_NS::act {
+
+using exp_detail::kLn2Hi;
+using exp_detail::kLn2Lo;
+using exp_detail::kLog2e;
+using exp_detail::kMagic;
+
+// e^(z + zl) = S 2^-kScale (1 + t + v), u = RN(t + v). z in [-120, 0] (callers clamp); kLow:
+// zl is read (|zl| <= 2^-16), else it is not.
+template <int kScale, bool kLow = false, class D>
+[[gnu::always_inline]] inline void ExpParts(D d, VFromD<D> z, VFromD<D> zl, VFromD<D>& s, VFromD<D>& t,
+                                             VFromD<D>& v, VFromD<D>& u) {
+  static_assert(kScale >= 0 && kScale <= 100, "2^(n + kScale) normal for n in [-174, 0]");
+  const auto di = Rebind<int32_t>(d);
+  constexpr float kBias = kMagic + static_cast<float>(127 + kScale);
+  const auto bias = MulAdd(d, z, kLog2e, Set(d, kBias));
+  const auto n = Sub(d, bias, kBias);
+  const auto th = NegMulAdd(d, n, kLn2Hi, z);
+  if constexpr (kLow) {
+    t = Add(d, th, NegMulAdd(d, n, kLn2Lo, zl));
+  } else {
+    (void)zl;
+    t = NegMulAdd(d, n, kLn2Lo, th);
+  }
+  auto q = MulAdd(d, t, 0.0013814542908221483f, Set(d, 0.00836870539933443f));
+  q = MulAdd(d, q, t, 0.041668329387903214f);
+  q = MulAdd(d, q, t, 0.1666652113199234f);
+  q = MulAdd(d, q, t, 0.4999999403953552f);
+  v = Mul(d, Mul(d, t, t), q);
+  u = Add(d, t, v);
+  // bits(bias) = bits(kMagic) + n + 127 + kScale; bits(kMagic) is even and vanishes under << 23.
+  s = BitCast(d, di, ShiftLeft<23>(di, BitCast(di, d, bias)));
+}
+
+}  // namespace vlak::VLAK_NS::act
