@@ -18,6 +18,8 @@ namespace {
 
 constexpr unsigned kKnownFlags = VLAK_ATTENTION_CAUSAL | VLAK_ATTENTION_CAUSAL_TOP_LEFT;
 constexpr size_t kMaxElems = SIZE_MAX / sizeof(float);
+// The most packed K^T and V floats a thread caches (16 MiB: 16384 keys at head_dim = value_dim = 128).
+constexpr size_t kMaxCachedFloats = size_t{1} << 22;
 
 // One core's time per fused multiply-add of the kernel, for the thread count only (results do not
 // depend on it): 2-core AMD EPYC (Zen 3), AVX2, 2026-11-26, 8 heads x 512 x 64 at 1 thread ran
@@ -116,11 +118,14 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
   if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
 
   const Target target = ActiveTarget();
-  const AttentionShape shape = Dispatch(kAttentionShape, target)(p.head_dim, p.value_dim);
-  AttentionArgs g{p, q, k, v, o, p.q_heads / p.kv_heads, shape.br, 0};
+  const AttentionShape blocking = Dispatch(kAttentionShape, target)(p.head_dim, p.value_dim, 0);
+  AttentionArgs g{p, q, k, v, o, p.q_heads / p.kv_heads, blocking.br, 0, 0};
   if (g.p.scale == 0.0f) g.p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.head_dim)));
   const size_t group_rows = g.group * p.q_len;  // <= rows
   g.chunks = (group_rows + g.rows_per_unit - 1) / g.rows_per_unit;
+  // The K^T and V cache (attention.h), up to kMaxCachedFloats per thread (else each unit packs its blocks).
+  if (g.chunks > 1 && p.kv_len <= kMaxCachedFloats / (p.head_dim + p.value_dim)) g.cached_keys = p.kv_len;
+  const AttentionShape shape = Dispatch(kAttentionShape, target)(p.head_dim, p.value_dim, g.cached_keys);
   const size_t units = p.batch * p.kv_heads * g.chunks;
 
   // Threads: the FMAs of S and P V (every key; a causal mask halves them), at kNsPerFma.
@@ -140,6 +145,7 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
   const PooledBuffer buffer(per * t);
   float* const scratch = buffer.data();
   if (scratch == nullptr) return VLAK_ERROR_OVERFLOW;
+  for (size_t w = 0; w < t; ++w) std::memset(scratch + w * per, 0, 16 * sizeof(float));
   auto* const unit_fn = Dispatch(kAttentionUnit, target);
   ParallelFor(PlanChunks(units, static_cast<int>(t), 1, 4), [&](int worker, size_t begin, size_t end) {
     for (size_t u = begin; u < end; ++u) unit_fn(g, u, scratch + static_cast<size_t>(worker) * per);

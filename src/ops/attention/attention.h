@@ -21,6 +21,9 @@ struct AttentionArgs {
   size_t group;
   size_t rows_per_unit;
   size_t chunks;  // units per (batch, kv head)
+  // Keys of packed K^T and V a thread keeps between the units of one (batch, kv head) it runs: kv_len
+  // when there are several units per (batch, kv head), else 0 (each block packed for its unit).
+  size_t cached_keys;
 };
 
 // A target's blocking: the register tile (mr rows x nr lanes), the key block (bc keys, a multiple

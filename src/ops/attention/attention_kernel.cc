@@ -130,6 +130,26 @@ static_assert(kMR <= 6, "VLAK_AT_ROWS covers 6 rows");
   }
 }
 
+// Copies keys [0, nkeys) of V's block (v: its first key, vs: the key stride) into [ceil(dv / NR)]
+// [nkeys][NR] at vt (group stride bc * NR): the P V tile then reads each group's block contiguously
+// instead of one cache line per key NR floats apart (in place, the O += P V tile took 40 % longer
+// than the S tile for the same FMAs; 1x8x512x64, perf samples, 2-core AMD EPYC Zen 3, 2026-11-26).
+// Lanes past dv are zero.
+[[gnu::noinline]] void PackV(size_t dv, const float* v, size_t vs, size_t nkeys, size_t bc, float* vt) {
+  const DF d;
+  const size_t nr = Lanes(d);
+  for (size_t col = 0; col < dv; col += nr) {
+    const size_t cols = dv - col < nr ? dv - col : nr;
+    float* dst = vt + col / nr * bc * nr;
+    const float* src = v + col;
+    if (cols == nr) {
+      for (size_t j = 0; j < nkeys; ++j) StoreU(d, LoadU(d, src + j * vs), dst + j * nr);
+    } else {
+      for (size_t j = 0; j < nkeys; ++j) StoreU(d, LoadN(d, src + j * vs, cols), dst + j * nr);
+    }
+  }
+}
+
 // S[i][pnl * NR ...] = scale * q_i . K^T panel, for kR rows (q rows qrow[0..kR)) and panels
 // [p0, p1): one FMA chain over dh per logit, from the first product.
 template <size_t kR>
@@ -195,9 +215,11 @@ using DDot = Simd<float, (VLAK_TARGET_ID == ::vlak::Target::kRvv && kPow2 > 0 ? 
 
 // O[i] = O[i] * alpha[i] + sum_j P[i][j - j0] V[j] for kR rows, each over its keys [a[i], e[i])
 // (a row without keys keeps O). v: V's row j0; ob: O's first row (dvp floats per row).
+// V's element (j, col) is at v + (j - j0) * vs + col / NR * vg + col % NR: vg = NR for V in place,
+// bc * NR for a packed block (PackV).
 template <size_t kR>
 [[gnu::noinline]] void PVTile(size_t dv, size_t dvp, const float* p, size_t bc, size_t j0, const size_t* a,
-                              const size_t* e, const float* v, size_t vs, float* ob, const float* alpha) {
+                              const size_t* e, const float* v, size_t vs, size_t vg, float* ob, const float* alpha) {
   const DF d;
   const size_t nr = Lanes(d);
   size_t ua = SIZE_MAX, ue = 0, ia = 0, ie = SIZE_MAX;
@@ -221,7 +243,7 @@ template <size_t kR>
 #define VLAK_AT_INIT(i) [[maybe_unused]] auto c##i = Zero(d); if constexpr (i < kR) c##i = Mul(d, LoadU(d, ob + i * dvp + col), alpha[i]);
     VLAK_AT_ROWS(VLAK_AT_INIT)
 #undef VLAK_AT_INIT
-    const float* vc = v + col;
+    const float* vc = v + col / nr * vg;
     auto vload = [&](size_t j) {
       const float* vp = vc + (j - j0) * vs;
       return full ? LoadU(d, vp) : LoadN(d, vp, cols);
@@ -252,7 +274,7 @@ template <size_t kR>
 // but up to four groups of value_dim at once, so that four independent accumulators hide the FMA
 // latency that one row's single chain per group would wait on (a 4-cycle FMA per key on Zen 3).
 [[gnu::noinline]] void PVRow(size_t dv, const float* p, size_t j0, size_t a, size_t e, const float* v, size_t vs,
-                             float* ob, float alpha) {
+                             size_t vg, float* ob, float alpha) {
   const DF d;
   const size_t nr = Lanes(d);
   if (a >= e) return;
@@ -260,7 +282,7 @@ template <size_t kR>
     const size_t w = dv - col < 4 * nr ? dv - col : 4 * nr;
     const size_t groups = (w + nr - 1) / nr, last = w - (groups - 1) * nr;  // lanes of the last group
     float* const o = ob + col;
-    const float* const vc = v + col;
+    const float* const vc = v + col / nr * vg;
     auto c0 = Mul(d, LoadU(d, o), alpha), c1 = c0, c2 = c0, c3 = c0;
     if (groups > 1) c1 = Mul(d, LoadU(d, o + nr), alpha);
     if (groups > 2) c2 = Mul(d, LoadU(d, o + 2 * nr), alpha);
@@ -270,9 +292,9 @@ template <size_t kR>
         const float* vp = vc + (j - j0) * vs;
         const float pj = p[j - j0];
         c0 = MulAdd(d, LoadU(d, vp), pj, c0);
-        c1 = MulAdd(d, LoadU(d, vp + nr), pj, c1);
-        c2 = MulAdd(d, LoadU(d, vp + 2 * nr), pj, c2);
-        c3 = MulAdd(d, LoadU(d, vp + 3 * nr), pj, c3);
+        c1 = MulAdd(d, LoadU(d, vp + vg), pj, c1);
+        c2 = MulAdd(d, LoadU(d, vp + 2 * vg), pj, c2);
+        c3 = MulAdd(d, LoadU(d, vp + 3 * vg), pj, c3);
       }
     } else {
       auto load = [&](const float* vp, size_t g) { return g + 1 < groups ? LoadU(d, vp) : LoadN(d, vp, last); };
@@ -280,9 +302,9 @@ template <size_t kR>
         const float* vp = vc + (j - j0) * vs;
         const float pj = p[j - j0];
         c0 = MulAdd(d, load(vp, 0), pj, c0);
-        if (groups > 1) c1 = MulAdd(d, load(vp + nr, 1), pj, c1);
-        if (groups > 2) c2 = MulAdd(d, load(vp + 2 * nr, 2), pj, c2);
-        if (groups > 3) c3 = MulAdd(d, load(vp + 3 * nr, 3), pj, c3);
+        if (groups > 1) c1 = MulAdd(d, load(vp + vg, 1), pj, c1);
+        if (groups > 2) c2 = MulAdd(d, load(vp + 2 * vg, 2), pj, c2);
+        if (groups > 3) c3 = MulAdd(d, load(vp + 3 * vg, 3), pj, c3);
       }
     }
     StoreU(d, c0, o);
@@ -310,9 +332,18 @@ template <size_t kR>
   return ReduceMax(d, m);
 }
 
-// p = exp(s - m) in place over [0, n); returns sum p.
+// p = exp(s - m) in place over [0, n); returns sum p. x86: four registers per step (LMUL 4), as
+// softmax_kernel.cc, whose measurements chose it: more independent exps in flight; at two (the
+// tiles' LMUL 2 on AVX2) the exps took 6.7 % of 1x8x512x64 against 4.4 % for softmax's on the
+// same logits (one thread, 2-core AMD EPYC Zen 3, perf samples, 2026-11-26). RVV keeps the tiles'
+// LMUL 4 (no splatted constants; LMUL 8 leaves the exp no registers to spare).
+#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
+using DExp = Simd<float, 2>;
+#else
+using DExp = DF;
+#endif
 [[gnu::noinline]] float ExpSum(float* s, size_t n, float m) {
-  const DF d;
+  const DExp d;
   auto acc = Zero(d);
   ForEachStrip(d, n, [&](auto ds, size_t t) {
     const auto e = ExpAccurateNonPositive<kEval>(ds, Sub(ds, LoadU(ds, s + t), m));
@@ -329,10 +360,22 @@ template <size_t kR>
 
 }  // namespace
 
-AttentionShape AttentionShapeF32(size_t head_dim, size_t value_dim) {
+// Scratch: a header (the (batch, kv head) + 1 whose keys the cache holds, 0: none; the caller zeroes
+// it before a call's first unit), one byte per key block (packed yet), the packed K^T (every block of
+// the cached keys, or one block), the packed V (every block of the cached keys, or none), S/P, O.
+constexpr size_t kHeaderFloats = 16;
+size_t FlagFloats(size_t cached_keys, size_t bc) { return RoundUp((cached_keys + bc - 1) / bc, 64) / 4; }
+size_t KtFloats(size_t head_dim, size_t cached_keys, size_t bc) {
+  return RoundUp(head_dim * (cached_keys > 0 ? RoundUp(cached_keys, bc) : bc), 16);
+}
+size_t VtFloats(size_t dvp, size_t cached_keys, size_t bc) { return RoundUp(dvp * RoundUp(cached_keys, bc), 16); }
+
+AttentionShape AttentionShapeF32(size_t head_dim, size_t value_dim, size_t cached_keys) {
   const size_t nr = Lanes(DF());
   const size_t bc = BlockKeys();
-  const size_t floats = RoundUp(head_dim * bc, 16) + kBR * bc + kBR * RoundUp(value_dim, nr);
+  const size_t dvp = RoundUp(value_dim, nr);
+  const size_t floats = kHeaderFloats + FlagFloats(cached_keys, bc) + KtFloats(head_dim, cached_keys, bc) +
+                        VtFloats(dvp, cached_keys, bc) + kBR * bc + kBR * dvp;
   return AttentionShape{kMR, nr, bc, kBR, floats};
 }
 
@@ -342,8 +385,11 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
   const size_t nr = Lanes(d);
   const size_t bc = BlockKeys();
   const size_t dh = p.head_dim, dv = p.value_dim, dvp = RoundUp(dv, nr);
-  float* const kt = scratch;
-  float* const sp = kt + RoundUp(dh * bc, 16);
+  const size_t cached = g.cached_keys;
+  unsigned char* const packed = reinterpret_cast<unsigned char*>(scratch + kHeaderFloats);
+  float* const kt = scratch + kHeaderFloats + FlagFloats(cached, bc);
+  float* const vt = kt + KtFloats(dh, cached, bc);
+  float* const sp = vt + VtFloats(dvp, cached, bc);
   float* const ob = sp + kBR * bc;
 
   const size_t bkv = unit / g.chunks, chunk = unit % g.chunks;
@@ -380,6 +426,18 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
   const float* const vh = uhi > 0 ? g.v + b * p.v_strides[0] + kvh * p.v_strides[1] : nullptr;
   const size_t ks = p.k_strides[2], vs = p.v_strides[2];
   const bool pack = rows >= kMR;
+  // The K^T cache: the units of one (batch, kv head) read the same key blocks, so with several
+  // units per (batch, kv head) (cached > 0) each block is packed once per thread and call, not
+  // once per unit (the packing was 12 % of 1x8x512x64's time at 96 rows per unit).
+  if (pack && cached > 0) {
+    size_t tag;
+    std::memcpy(&tag, scratch, sizeof tag);
+    if (tag != bkv + 1) {
+      tag = bkv + 1;
+      std::memcpy(scratch, &tag, sizeof tag);
+      std::memset(packed, 0, (p.kv_len + bc - 1) / bc);
+    }
+  }
   for (size_t j0 = uhi > 0 ? ulo / bc * bc : 0; j0 < uhi; j0 += bc) {
     const size_t j1 = p.kv_len - j0 < bc ? p.kv_len : j0 + bc;
     const size_t ba = ulo > j0 ? ulo : j0, be = uhi < j1 ? uhi : j1;  // keys any row sees here
@@ -391,7 +449,17 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     }
     // 1. S.
     if (pack) {
-      PackKt(dh, kh + j0 * ks, ks, (ba - j0) / nr, (be - j0 + nr - 1) / nr, j1 - j0, kt);
+      const float* kb = kt;
+      if (cached > 0) {
+        kb = kt + j0 * dh;
+        if (packed[j0 / bc] == 0) {
+          PackKt(dh, kh + j0 * ks, ks, 0, (j1 - j0 + nr - 1) / nr, j1 - j0, kt + j0 * dh);
+          if (dv > 0) PackV(dv, vh + j0 * vs, vs, j1 - j0, bc, vt + j0 * dvp);
+          packed[j0 / bc] = 1;
+        }
+      } else {
+        PackKt(dh, kh + j0 * ks, ks, (ba - j0) / nr, (be - j0 + nr - 1) / nr, j1 - j0, kt);
+      }
       for (size_t r = 0; r < rows;) {
         const size_t tr = rows - r >= kMR ? kMR : 1;
         size_t ta = SIZE_MAX, te = 0;
@@ -405,9 +473,9 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
         if (te > 0) {
           const size_t p0 = (ta - j0) / nr, p1 = (te - j0 + nr - 1) / nr;
           if (tr == kMR) {
-            STile<kMR>(dh, qrow + r, kt, p0, p1, p.scale, sp + r * bc, bc);
+            STile<kMR>(dh, qrow + r, kb, p0, p1, p.scale, sp + r * bc, bc);
           } else {
-            STile<1>(dh, qrow + r, kt, p0, p1, p.scale, sp + r * bc, bc);
+            STile<1>(dh, qrow + r, kb, p0, p1, p.scale, sp + r * bc, bc);
           }
         }
         r += tr;
@@ -427,7 +495,10 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       const float m_new = bm > m[r] ? bm : m[r];
       // A row whose logits are all -inf so far: exp(s - 0) gives its zeros (and NaNs).
       const float m_use = m_new == -kInf ? 0.0f : m_new;
-      const double al = m[r] == -kInf ? 0.0 : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_use));
+      // alpha = 1 exactly when the max did not grow (most blocks after the first few): no exp.
+      const double al = m[r] == -kInf   ? 0.0
+                        : m[r] == m_use ? 1.0
+                                        : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_use));
       const float sum = ExpSum(s, n, m_use);
       l[r] = l[r] * al + static_cast<double>(sum);
       m[r] = m_new;
@@ -435,13 +506,15 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     }
     // 3. O = O alpha + P V.
     if (dv > 0) {
-      const float* const vb = vh + j0 * vs;
+      const bool vpacked = pack && cached > 0;
+      const float* const vb = vpacked ? vt + j0 * dvp : vh + j0 * vs;
+      const size_t vks = vpacked ? nr : vs, vg = vpacked ? bc * nr : nr;
       for (size_t r = 0; r < rows;) {
         if (rows - r >= kMR) {
-          PVTile<kMR>(dv, dvp, sp + r * bc, bc, j0, a + r, e + r, vb, vs, ob + r * dvp, alpha + r);
+          PVTile<kMR>(dv, dvp, sp + r * bc, bc, j0, a + r, e + r, vb, vks, vg, ob + r * dvp, alpha + r);
           r += kMR;
         } else {
-          if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vs, ob + r * dvp, alpha[r]);
+          if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vks, vg, ob + r * dvp, alpha[r]);
           r += 1;
         }
       }
