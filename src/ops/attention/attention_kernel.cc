@@ -392,7 +392,9 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
   float* const sp = vt + VtFloats(dvp, cached, bc);
   float* const ob = sp + kBR * bc;
 
-  const size_t bkv = unit / g.chunks, chunk = unit % g.chunks;
+  const size_t split = unit % g.splits, bkv = unit / g.splits / g.chunks, chunk = unit / g.splits % g.chunks;
+  // Split-KV: this unit's keys [k0, k1) (all of them without a split).
+  const size_t k0 = split * g.split_keys, k1 = g.splits > 1 && p.kv_len - k0 > g.split_keys ? k0 + g.split_keys : p.kv_len;
   const size_t b = bkv / p.kv_heads, kvh = bkv % p.kv_heads;
   const size_t f0 = chunk * g.rows_per_unit, total = g.group * p.q_len;
   const size_t rows = total - f0 < g.rows_per_unit ? total - f0 : g.rows_per_unit;
@@ -410,8 +412,9 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     brow[r] = p.bias != nullptr ? p.bias + b * p.bias_strides[0] + h * p.bias_strides[1] + i * p.bias_strides[2]
                                 : nullptr;
     const AttentionRange range = AttentionKeys(p, i);
-    lo[r] = range.lo;
-    hi[r] = range.hi;
+    lo[r] = range.lo > k0 ? range.lo : k0;
+    hi[r] = range.hi < k1 ? range.hi : k1;
+    if (lo[r] > hi[r]) lo[r] = hi[r];
     if (lo[r] < hi[r]) {
       ulo = lo[r] < ulo ? lo[r] : ulo;
       uhi = hi[r] > uhi ? hi[r] : uhi;
@@ -521,6 +524,16 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     }
   }
 
+  // A split's part (attention.h): O as it stands (relative to e^m, or to e^0 while m is -inf), m, l.
+  if (g.splits > 1) {
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t at = unit * rows + r;  // one chunk: rows == group * q_len
+      std::memcpy(g.part_o + at * dv, ob + r * dvp, dv * sizeof(float));
+      g.part_m[at] = m[r];
+      g.part_l[at] = l[r];
+    }
+    return;
+  }
   // o = O / l, lse = m + log l; a row that saw no key (l == 0): o = 0, lse = -inf.
   for (size_t r = 0; r < rows; ++r) {
     const size_t h = kvh * g.group + (f0 + r) / p.q_len, i = (f0 + r) % p.q_len;
