@@ -160,19 +160,21 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
   if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
 
   const Target target = ActiveTarget();
-  const AttentionShape blocking = Dispatch(kAttentionShape, target)(p.head_dim, p.value_dim, 0);
-  AttentionArgs g{p, q, k, v, o, p.q_heads / p.kv_heads, blocking.br, 0, 0, 1, 0, nullptr, nullptr, nullptr};
+  AttentionShape shape = Dispatch(kAttentionShape, target)(p.head_dim, p.value_dim, 0);
+  AttentionArgs g{p, q, k, v, o, p.q_heads / p.kv_heads, shape.br, 0, 0, 1, 0, nullptr, nullptr, nullptr};
   if (g.p.scale == 0.0f) g.p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.head_dim)));
   const size_t group_rows = g.group * p.q_len;  // <= rows
   g.chunks = (group_rows + g.rows_per_unit - 1) / g.rows_per_unit;
   // The K^T and V cache (attention.h), up to kMaxCachedFloats per thread (else each unit packs its blocks).
-  if (g.chunks > 1 && p.kv_len <= kMaxCachedFloats / (p.head_dim + p.value_dim)) g.cached_keys = p.kv_len;
-  const AttentionShape shape = Dispatch(kAttentionShape, target)(p.head_dim, p.value_dim, g.cached_keys);
+  if (g.chunks > 1 && p.kv_len <= kMaxCachedFloats / (p.head_dim + p.value_dim)) {
+    g.cached_keys = p.kv_len;
+    shape = Dispatch(kAttentionShape, target)(p.head_dim, p.value_dim, g.cached_keys);
+  }
   // Split-KV (attention.h): one chunk per (batch, kv head) and more than kSplitKeys keys, while the
   // parts stay below kMaxPartFloats. Decided by the shape alone.
   size_t part_floats = 0;
-  g.split_keys = (kSplitKeys + shape.bc - 1) / shape.bc * shape.bc;
-  if (g.chunks == 1 && p.kv_len > g.split_keys) {
+  if (g.chunks == 1 && p.kv_len > kSplitKeys) g.split_keys = (kSplitKeys + shape.bc - 1) / shape.bc * shape.bc;
+  if (g.split_keys > 0 && p.kv_len > g.split_keys) {
     const size_t splits = (p.kv_len + g.split_keys - 1) / g.split_keys;
     // rows * splits * (value_dim + 3): the parts' floats (l counts twice), in double against overflow;
     // the merge's value_dim doubles come with them (nothing to allocate once o is being written).
@@ -210,7 +212,9 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
     g.part_m = reinterpret_cast<float*>(merge_acc + p.value_dim);
     g.part_o = g.part_m + n;
   }
-  for (size_t w = 0; w < t; ++w) std::memset(scratch + w * per, 0, 16 * sizeof(float));
+  if (g.cached_keys > 0) {  // the cache's header (attention_kernels.h)
+    for (size_t w = 0; w < t; ++w) std::memset(scratch + w * per, 0, 16 * sizeof(float));
+  }
   auto* const unit_fn = Dispatch(kAttentionUnit, target);
   ParallelFor(PlanChunks(units, static_cast<int>(t), 1, 4), [&](int worker, size_t begin, size_t end) {
     for (size_t u = begin; u < end; ++u) unit_fn(g, u, scratch + static_cast<size_t>(worker) * per);

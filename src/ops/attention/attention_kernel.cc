@@ -90,7 +90,7 @@ constexpr size_t kMR = 4;
 #endif
 using DF = Simd<float, kPow2>;
 constexpr size_t kBR = 16 * kMR;
-constexpr size_t kMinBlockKeys = 64;
+constexpr size_t kMinBlockKeys = 256;
 // RVV: the exp's lean evaluation needs no splatted constants (exp_common.h).
 constexpr ExpEval kEval = VLAK_TARGET_ID == ::vlak::Target::kRvv ? ExpEval::kLean : ExpEval::kFused;
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -237,13 +237,13 @@ template <size_t kR>
 #define VLAK_AT_PROW(i) [[maybe_unused]] const float* const p##i = p + (i < kR ? i : 0) * bc;
   VLAK_AT_ROWS(VLAK_AT_PROW)
 #undef VLAK_AT_PROW
-  for (size_t col = 0; col < dv; col += nr) {
+  const float* vc = v;  // V at column col
+  for (size_t col = 0; col < dv; col += nr, vc += vg) {
     const size_t cols = dv - col < nr ? dv - col : nr;
     const bool full = cols == nr;
 #define VLAK_AT_INIT(i) [[maybe_unused]] auto c##i = Zero(d); if constexpr (i < kR) c##i = Mul(d, LoadU(d, ob + i * dvp + col), alpha[i]);
     VLAK_AT_ROWS(VLAK_AT_INIT)
 #undef VLAK_AT_INIT
-    const float* vc = v + col / nr * vg;
     auto vload = [&](size_t j) {
       const float* vp = vc + (j - j0) * vs;
       return full ? LoadU(d, vp) : LoadN(d, vp, cols);
@@ -278,11 +278,11 @@ template <size_t kR>
   const DF d;
   const size_t nr = Lanes(d);
   if (a >= e) return;
-  for (size_t col = 0; col < dv; col += 4 * nr) {
+  const float* vc = v;  // V at column col
+  for (size_t col = 0; col < dv; col += 4 * nr, vc += 4 * vg) {
     const size_t w = dv - col < 4 * nr ? dv - col : 4 * nr;
     const size_t groups = (w + nr - 1) / nr, last = w - (groups - 1) * nr;  // lanes of the last group
     float* const o = ob + col;
-    const float* const vc = v + col / nr * vg;
     auto c0 = Mul(d, LoadU(d, o), alpha), c1 = c0, c2 = c0, c3 = c0;
     if (groups > 1) c1 = Mul(d, LoadU(d, o + nr), alpha);
     if (groups > 2) c2 = Mul(d, LoadU(d, o + 2 * nr), alpha);
@@ -339,6 +339,8 @@ template <size_t kR>
 // LMUL 4 (no splatted constants; LMUL 8 leaves the exp no registers to spare).
 #if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
 using DExp = Simd<float, 2>;
+#elif defined(VLAK_SIMD_RVV)
+using DExp = Simd<float, 3>;
 #else
 using DExp = DF;
 #endif
@@ -394,7 +396,8 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
 
   const size_t split = unit % g.splits, bkv = unit / g.splits / g.chunks, chunk = unit / g.splits % g.chunks;
   // Split-KV: this unit's keys [k0, k1) (all of them without a split).
-  const size_t k0 = split * g.split_keys, k1 = g.splits > 1 && p.kv_len - k0 > g.split_keys ? k0 + g.split_keys : p.kv_len;
+  const bool split_unit = g.splits > 1;
+  const size_t k0 = split * g.split_keys, k1 = split_unit && p.kv_len - k0 > g.split_keys ? k0 + g.split_keys : p.kv_len;
   const size_t b = bkv / p.kv_heads, kvh = bkv % p.kv_heads;
   const size_t f0 = chunk * g.rows_per_unit, total = g.group * p.q_len;
   const size_t rows = total - f0 < g.rows_per_unit ? total - f0 : g.rows_per_unit;
@@ -412,15 +415,28 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     brow[r] = p.bias != nullptr ? p.bias + b * p.bias_strides[0] + h * p.bias_strides[1] + i * p.bias_strides[2]
                                 : nullptr;
     const AttentionRange range = AttentionKeys(p, i);
-    lo[r] = range.lo > k0 ? range.lo : k0;
-    hi[r] = range.hi < k1 ? range.hi : k1;
-    if (lo[r] > hi[r]) lo[r] = hi[r];
+    lo[r] = range.lo;
+    hi[r] = range.hi;
     if (lo[r] < hi[r]) {
       ulo = lo[r] < ulo ? lo[r] : ulo;
       uhi = hi[r] > uhi ? hi[r] : uhi;
     }
     m[r] = -kInf;
     l[r] = 0;
+  }
+  if (split_unit) {  // a loop of its own: the rows of an unsplit unit pay nothing for it
+    ulo = SIZE_MAX;
+    uhi = 0;
+    VLAK_AT_SCALAR_LOOP
+    for (size_t r = 0; r < rows; ++r) {
+      lo[r] = lo[r] > k0 ? lo[r] : k0;
+      hi[r] = hi[r] < k1 ? hi[r] : k1;
+      if (lo[r] > hi[r]) lo[r] = hi[r];
+      if (lo[r] < hi[r]) {
+        ulo = lo[r] < ulo ? lo[r] : ulo;
+        uhi = hi[r] > uhi ? hi[r] : uhi;
+      }
+    }
   }
   std::memset(ob, 0, rows * dvp * sizeof(float));
 

@@ -324,6 +324,34 @@ TEST(Attention, SpecialValues) {
   });
 }
 
+// Several key blocks (256 keys or more each) and several units of query rows per kv head: the online
+// softmax's rescales, the K^T and V blocks a thread packs once for its units, masks across blocks.
+TEST(Attention, ManyKeyBlocks) {
+  ForEachTarget([] {
+    uint32_t seed = 600;
+    for (size_t kvh : {size_t{1}, size_t{2}}) {
+      for (int variant = 0; variant < 3; ++variant) {
+        Shape s;
+        s.q_heads = 8;
+        s.kv_heads = kvh;
+        s.q_len = kEmulated ? 13 : 50;  // 8 x 13 / kvh rows per kv head: more than one unit at kvh 1
+        s.kv_len = kEmulated ? 600 : 1100;
+        s.head_dim = 24;
+        s.value_dim = 40;
+        s.q_sd = 2.0f;
+        if (variant == 1) {
+          s.flags = VLAK_ATTENTION_CAUSAL;
+          s.window = 300;
+        } else if (variant == 2) {
+          s.bias = 2;
+          s.flags = VLAK_ATTENTION_CAUSAL_TOP_LEFT;
+        }
+        Check(s, seed++);
+      }
+    }
+  });
+}
+
 // Split-KV: a call with one chunk of query rows per kv head (few rows: decode) and more than 256
 // keys cuts the keys into splits whose parts are merged. Parts that see no key of a row (a window,
 // -inf bias), rows that see none at all (bias 2's all -inf row), NaN in one split, GQA and MQA.
