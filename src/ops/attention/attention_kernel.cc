@@ -6,7 +6,7 @@
 // ggml_compute_forward_flash_attn_ext): a work unit is up to BR query rows of one (batch, kv head);
 // the query heads of a group are rows of the same unit, so grouped-query and multi-query attention
 // read and pack each key block once for all of them. For each block of BC keys the rows see:
-//   1. S = scale * Q K^T for the block: K's block packed once into panels [BC/NR][head_dim][NR]
+//   1. S = scale * Q K^T for the block: K's block packed into panels [BC/NR][head_dim][NR]
 //      (a transpose: keys along the vector), then an MR x NR register tile per row tile and panel,
 //      Q read in place through MR row pointers and broadcast, the head_dim loop one chain of FMAs
 //      per logit (matmul_kernel.cc's micro-kernel with A = Q, B = K^T).
@@ -17,9 +17,18 @@
 //      P = exp(S - m') (vlak's accurate exp, exp_accurate.h: <= 1.5 ULP), l = l alpha + sum P
 //      (l in float64: one add per row and block, so the row sum's error does not grow with kv_len).
 //   3. O = O alpha + P V with an MR x NR register tile over value_dim (P broadcast from the block
-//      buffer, V rows read in place, the k loop over the block's keys); O stays in a per-unit
-//      buffer (BR x value_dim floats) across the blocks.
-// At the end o = O / l and lse = m + log l. Masks cost nothing outside the diagonal: a unit walks
+//      buffer, V rows read in place or from the packed block, the k loop over the block's keys);
+//      O stays in a per-unit buffer (BR x value_dim floats) across the blocks.
+// At the end o = O / l and lse = m + log l.
+// Packing once: with several units per (batch, kv head) (S above BR rows per kv head), a thread
+// keeps every block of K^T it packed, and V's blocks copied into [value_dim/NR][BC][NR], for the
+// (batch, kv head) it last worked on (AttentionArgs::cached_keys): its next unit of the same head
+// packs nothing. Packing per unit was 12 % of 1x8x512x64's time; the packed V is read contiguously
+// by the P V tile (in place, one cache line per key NR floats apart).
+// Split-KV (decode: one unit per (batch, kv head), more than 256 keys): the keys are cut into
+// splits of 256 keys, a unit each, which ends with its rows' O, m and l instead of o; the call
+// then merges them (attention.cc). So a single long head runs on every thread, and since the splits
+// depend on the shape alone, the bits do not depend on the thread count. Masks cost nothing outside the diagonal: a unit walks
 // only the blocks between its rows' first and last visible key; in a block, a row tile computes
 // only the panels its rows see, and the P V loop multiplies a row by key j only when the row sees
 // j, so a key the row does not see (a future key's inf or NaN in V) never reaches it.
@@ -41,19 +50,22 @@
 // ~ 1e-48).
 //
 // Register tiles (MR rows x NR = one vector group), S = Q K^T and O += P V alike:
-//   AVX-512 6 x 64 (LMUL 4: 24 zmm accumulators + 4 for the panel + 1 broadcast), BC = 64
-//   AVX2    6 x 16 (LMUL 2: 12 ymm accumulators + 2 + 1), BC = 64
+//   AVX-512 6 x 64 (LMUL 4: 24 zmm accumulators + 4 for the panel + 1 broadcast)
+//   AVX2    6 x 16 (LMUL 2: 12 ymm accumulators + 2 + 1)
 //   RVV     6 x (4 * VLEN / 32) (LMUL 4: 24 + 4 registers; vfmacc.vf reads Q or P from an f
-//           register), BC = max(64, NR)
+//           register)
 //   scalar  4 x 4
-// BR = 16 MR rows per unit (96 on x86): the unit's Q rows (BR x D), the packed block (D x BC), S/P
-// (BR x BC) and O (BR x value_dim) are 24 + 16 + 24 + 24 KiB at D = value_dim = 64, BC = 64: L2.
-// The packing is paid once per unit and key block, so BR sets its share: 1x8x512x64 at one thread
-// (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, perf samples) spent 18 / 12 / 7 % packing with BR = 48 /
-// 96 / 192, and P V 33 / 37 / 40 %, S 26 / 28 / 30 %, the exps 11-13 %; 96 keeps more units for
-// threads (6 per head at S = 512) and S/P and O within 24 KiB each.
-// Cost per block of BC keys and BR rows: D x BC floats packed once (strided loads), BR x BC x D
-// FMAs for S, BR x BC exps (~16 ops per NR lanes), BR x BC x value_dim FMAs for P V.
+// BC = 256 keys per block (max(256, NR) on RVV), BR = 16 MR rows per unit (96 on x86): the unit's
+// Q rows (BR x D), the packed blocks (D x BC and BC x value_dim), S/P (BR x BC) and O (BR x
+// value_dim) are 24 + 64 + 64 + 96 + 24 KiB at D = value_dim = 64: L2. Per block and row the
+// online softmax pays two reductions, one rescale of O (its loads and stores in the P V tile) and
+// a few calls; at BC = 64 these, with the packing, held 1x8x512x64 to the three-call composition's
+// speed, and BC = 256 and 512 ran it 5-8 % faster (one thread, 2-core AMD EPYC Zen 3, AVX2,
+// interleaved perf samples, 2026-11-26). 256 keeps the blocks of D = 128 within a 512 KiB L2
+// (PyTorch's CPU flash kernel takes 512). BR: 96 rows keep 6 units per head at S = 512 for threads.
+// Cost per block of BC keys and BR rows: D x BC floats packed (strided loads) and BC x value_dim
+// copied, once per thread and (batch, kv head); BR x BC x D FMAs for S, BR x BC exps (~16 ops per
+// NR lanes), BR x BC x value_dim FMAs for P V.
 // Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread, `vlak bench`, medians on a shared
 // machine, spreads 5-18 %): 1x8x512x64 11.1 ms (48 GFLOP/s) against 8.8 ms for the unfused
 // vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head (vlak-composed, whose matmuls pack
