@@ -66,13 +66,17 @@
 // Cost per block of BC keys and BR rows: D x BC floats packed (strided loads) and BC x value_dim
 // copied, once per thread and (batch, kv head); BR x BC x D FMAs for S, BR x BC exps (~16 ops per
 // NR lanes), BR x BC x value_dim FMAs for P V.
-// Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread, `vlak bench`, medians on a shared
-// machine, spreads 5-18 %): 1x8x512x64 11.1 ms (48 GFLOP/s) against 8.8 ms for the unfused
-// vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head (vlak-composed, whose matmuls pack
-// K and V once per head and keep C in registers over all 512 keys: 0.78x); causal 6.2 ms against
-// 10.1 ms (1.64x: the masked blocks are skipped); decode 1x8x1x4096x64 1.3 ms against 4.5 ms (3.4x).
-// Not done yet: sharing one packed K^T per (batch, kv head) between the units a thread runs (the
-// packing's 12 %), and splitting long key ranges over threads for decode (split-KV).
+// Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread; the machine was shared, load 6-13 on
+// 2 cores, so wall-clock medians spread by 20 % and more; these are the calls' shares of CPU-time
+// samples with the calls interleaved in one process): 1x8x512x64 1.12-1.13x the three-call
+// composition (vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head, whose matmuls run at
+// ~75 % of the FMA peak: its P V has all 512 keys in registers), 1x4x1024x128 1.10-1.13x (with
+// 64-key blocks packed per unit: 0.89x and 0.82-0.87x); causal 1x8x512x64 1.20x faster than that,
+// decode 1x8x1x4096x64 1.11x. Against PyTorch 2.11's scaled_dot_product_attention (PyPI wheel,
+// AVX2 kernels; python/tools/sdpa.py, thread CPU time medians): 1x8x1024x128 1.12x, causal
+// 1.50x, 1x2x2048x64 1.03x, 1x8x512x64 1.17x, decode 32:8 heads x 4096 x 128 2.83x. The fused
+// kernel's FMAs run at the matmul tiles' rate; what it saves is the logits' memory round trip and
+// the softmax's passes, which on this machine's 512 KiB L2 and large L3 cost the composition ~15 %.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
