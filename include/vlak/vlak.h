@@ -379,7 +379,10 @@ typedef struct vlak_attention_params {
  * key of weight 0, a -inf bias or an exp that underflows: 0 * inf is NaN); keys the row does not
  * see (causal, window) are never read into it. A +inf logit gives NaN (inf - inf). Threads over
  * (batch, kv head, block of query rows); the query heads that share a kv head run together
- * (grouped-query and multi-query attention read each key block once).
+ * (grouped-query and multi-query attention read each key block once). With one block of query
+ * rows per kv head (at most 96 rows: decode) and more than 256 keys, the keys are split into
+ * blocks of 256 that threads share, merged by log-sum-exp in a fixed order (split-KV): the split
+ * depends on the shape, not on the thread count.
  * Sizes: batch, q_heads or q_len 0: nothing to do, VLAK_OK (the arguments are still checked,
  * except the pointers). kv_len 0: every row sees no key (o = 0, lse = -inf; k and v may be NULL).
  * value_dim 0: o has no elements (lse is still written). head_dim 0 is an error.
@@ -390,7 +393,10 @@ typedef struct vlak_attention_params {
  * dividing q_heads, head_dim 0, unknown flags or both causal flags, window > 0 without a causal
  * flag, scale NaN or inf, o or lse overlapping (INVALID_ARGUMENT); an extent whose last element
  * lies beyond SIZE_MAX bytes, or batch * q_heads * q_len beyond SIZE_MAX (VLAK_ERROR_OVERFLOW, also when the scratch cannot be allocated: per
- * thread at most (head_dim + 96) * BC + 96 * value_dim floats, BC = 64 keys, 128 on RVV at VLEN 1024). */
+ * thread at most (head_dim + 96) * BC + 96 * value_dim floats, BC = 256 keys (VLEN / 8 on RVV above
+ * VLEN 2048), plus, with more than 96 query rows per kv head, the packed keys and values,
+ * (head_dim + value_dim) * kv_len floats when that is at most 4M; and per call, with split-KV,
+ * value_dim + 3 floats per query row and split, at most 16M). */
 vlak_status vlak_attention_f32(const vlak_attention_params* p, const float* q, const float* k, const float* v,
                                float* o);
 

@@ -21,6 +21,21 @@ struct AttentionArgs {
   size_t group;
   size_t rows_per_unit;
   size_t chunks;  // units per (batch, kv head)
+  // Keys of packed K^T and V a thread keeps between the units of one (batch, kv head) it runs: kv_len
+  // when there are several units per (batch, kv head), else 0 (each block packed for its unit).
+  size_t cached_keys;
+  // Split-KV (decode: few query rows, many keys): with one chunk per (batch, kv head), its keys cut
+  // into splits of split_keys keys (the last may be shorter), a unit each; unit u is split
+  // u % splits of chunk u / splits % chunks of (batch, kv head) u / splits / chunks. A split's unit
+  // writes its rows' parts instead of o and lse: part_o[(u * rows + r) * value_dim + d], the O
+  // before the division by l, part_m (the max m) and part_l (l = sum e^(s - m)), and the call merges
+  // them in split order. splits and split_keys depend only on the shape and the target's blocking,
+  // never on the thread count, so the bits do not either. splits == 1: no split.
+  size_t splits;
+  size_t split_keys;
+  float* part_o;
+  float* part_m;
+  double* part_l;
 };
 
 // A target's blocking: the register tile (mr rows x nr lanes), the key block (bc keys, a multiple

@@ -6,7 +6,7 @@
 // ggml_compute_forward_flash_attn_ext): a work unit is up to BR query rows of one (batch, kv head);
 // the query heads of a group are rows of the same unit, so grouped-query and multi-query attention
 // read and pack each key block once for all of them. For each block of BC keys the rows see:
-//   1. S = scale * Q K^T for the block: K's block packed once into panels [BC/NR][head_dim][NR]
+//   1. S = scale * Q K^T for the block: K's block packed into panels [BC/NR][head_dim][NR]
 //      (a transpose: keys along the vector), then an MR x NR register tile per row tile and panel,
 //      Q read in place through MR row pointers and broadcast, the head_dim loop one chain of FMAs
 //      per logit (matmul_kernel.cc's micro-kernel with A = Q, B = K^T).
@@ -17,9 +17,18 @@
 //      P = exp(S - m') (vlak's accurate exp, exp_accurate.h: <= 1.5 ULP), l = l alpha + sum P
 //      (l in float64: one add per row and block, so the row sum's error does not grow with kv_len).
 //   3. O = O alpha + P V with an MR x NR register tile over value_dim (P broadcast from the block
-//      buffer, V rows read in place, the k loop over the block's keys); O stays in a per-unit
-//      buffer (BR x value_dim floats) across the blocks.
-// At the end o = O / l and lse = m + log l. Masks cost nothing outside the diagonal: a unit walks
+//      buffer, V rows read in place or from the packed block, the k loop over the block's keys);
+//      O stays in a per-unit buffer (BR x value_dim floats) across the blocks.
+// At the end o = O / l and lse = m + log l.
+// Packing once: with several units per (batch, kv head) (S above BR rows per kv head), a thread
+// keeps every block of K^T it packed, and V's blocks copied into [value_dim/NR][BC][NR], for the
+// (batch, kv head) it last worked on (AttentionArgs::cached_keys): its next unit of the same head
+// packs nothing. Packing per unit was 12 % of 1x8x512x64's time; the packed V is read contiguously
+// by the P V tile (in place, one cache line per key NR floats apart).
+// Split-KV (decode: one unit per (batch, kv head), more than 256 keys): the keys are cut into
+// splits of 256 keys, a unit each, which ends with its rows' O, m and l instead of o; the call
+// then merges them (attention.cc). So a single long head runs on every thread, and since the splits
+// depend on the shape alone, the bits do not depend on the thread count. Masks cost nothing outside the diagonal: a unit walks
 // only the blocks between its rows' first and last visible key; in a block, a row tile computes
 // only the panels its rows see, and the P V loop multiplies a row by key j only when the row sees
 // j, so a key the row does not see (a future key's inf or NaN in V) never reaches it.
@@ -41,26 +50,33 @@
 // ~ 1e-48).
 //
 // Register tiles (MR rows x NR = one vector group), S = Q K^T and O += P V alike:
-//   AVX-512 6 x 64 (LMUL 4: 24 zmm accumulators + 4 for the panel + 1 broadcast), BC = 64
-//   AVX2    6 x 16 (LMUL 2: 12 ymm accumulators + 2 + 1), BC = 64
+//   AVX-512 6 x 64 (LMUL 4: 24 zmm accumulators + 4 for the panel + 1 broadcast)
+//   AVX2    6 x 16 (LMUL 2: 12 ymm accumulators + 2 + 1)
 //   RVV     6 x (4 * VLEN / 32) (LMUL 4: 24 + 4 registers; vfmacc.vf reads Q or P from an f
-//           register), BC = max(64, NR)
+//           register)
 //   scalar  4 x 4
-// BR = 16 MR rows per unit (96 on x86): the unit's Q rows (BR x D), the packed block (D x BC), S/P
-// (BR x BC) and O (BR x value_dim) are 24 + 16 + 24 + 24 KiB at D = value_dim = 64, BC = 64: L2.
-// The packing is paid once per unit and key block, so BR sets its share: 1x8x512x64 at one thread
-// (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, perf samples) spent 18 / 12 / 7 % packing with BR = 48 /
-// 96 / 192, and P V 33 / 37 / 40 %, S 26 / 28 / 30 %, the exps 11-13 %; 96 keeps more units for
-// threads (6 per head at S = 512) and S/P and O within 24 KiB each.
-// Cost per block of BC keys and BR rows: D x BC floats packed once (strided loads), BR x BC x D
-// FMAs for S, BR x BC exps (~16 ops per NR lanes), BR x BC x value_dim FMAs for P V.
-// Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread, `vlak bench`, medians on a shared
-// machine, spreads 5-18 %): 1x8x512x64 11.1 ms (48 GFLOP/s) against 8.8 ms for the unfused
-// vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head (vlak-composed, whose matmuls pack
-// K and V once per head and keep C in registers over all 512 keys: 0.78x); causal 6.2 ms against
-// 10.1 ms (1.64x: the masked blocks are skipped); decode 1x8x1x4096x64 1.3 ms against 4.5 ms (3.4x).
-// Not done yet: sharing one packed K^T per (batch, kv head) between the units a thread runs (the
-// packing's 12 %), and splitting long key ranges over threads for decode (split-KV).
+// BC = 256 keys per block (max(256, NR) on RVV), BR = 16 MR rows per unit (96 on x86): the unit's
+// Q rows (BR x D), the packed blocks (D x BC and BC x value_dim), S/P (BR x BC) and O (BR x
+// value_dim) are 24 + 64 + 64 + 96 + 24 KiB at D = value_dim = 64: L2. Per block and row the
+// online softmax pays two reductions, one rescale of O (its loads and stores in the P V tile) and
+// a few calls; at BC = 64 these, with the packing, held 1x8x512x64 to the three-call composition's
+// speed, and BC = 256 and 512 ran it 5-8 % faster (one thread, 2-core AMD EPYC Zen 3, AVX2,
+// interleaved perf samples, 2026-11-26). 256 keeps the blocks of D = 128 within a 512 KiB L2
+// (PyTorch's CPU flash kernel takes 512). BR: 96 rows keep 6 units per head at S = 512 for threads.
+// Cost per block of BC keys and BR rows: D x BC floats packed (strided loads) and BC x value_dim
+// copied, once per thread and (batch, kv head); BR x BC x D FMAs for S, BR x BC exps (~16 ops per
+// NR lanes), BR x BC x value_dim FMAs for P V.
+// Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread; the machine was shared, load 6-13 on
+// 2 cores, so wall-clock medians spread by 20 % and more; these are the calls' shares of CPU-time
+// samples with the calls interleaved in one process): 1x8x512x64 1.12-1.13x the three-call
+// composition (vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head, whose matmuls run at
+// ~75 % of the FMA peak: its P V has all 512 keys in registers), 1x4x1024x128 1.10-1.13x (with
+// 64-key blocks packed per unit: 0.89x and 0.82-0.87x); causal 1x8x512x64 1.20x faster than that,
+// decode 1x8x1x4096x64 1.11x. Against PyTorch 2.11's scaled_dot_product_attention (PyPI wheel,
+// AVX2 kernels; python/tools/sdpa.py, thread CPU time medians): 1x8x1024x128 1.12x, causal
+// 1.50x, 1x2x2048x64 1.03x, 1x8x512x64 1.17x, decode 32:8 heads x 4096 x 128 2.83x. The fused
+// kernel's FMAs run at the matmul tiles' rate; what it saves is the logits' memory round trip and
+// the softmax's passes, which on this machine's 512 KiB L2 and large L3 cost the composition ~15 %.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -90,7 +106,14 @@ constexpr size_t kMR = 4;
 #endif
 using DF = Simd<float, kPow2>;
 constexpr size_t kBR = 16 * kMR;
-constexpr size_t kMinBlockKeys = 64;
+constexpr size_t kMinBlockKeys = 256;
+// The dot path's keys per pass over a group's rows (below): x86. On RVV the passes' extra calls
+// cost 4 % more instructions at grouped decode (qemu-icount), and no RVV core's caches were measured.
+#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
+constexpr size_t kDotKeys = 64;
+#else
+constexpr size_t kDotKeys = 0;
+#endif
 // RVV: the exp's lean evaluation needs no splatted constants (exp_common.h).
 constexpr ExpEval kEval = VLAK_TARGET_ID == ::vlak::Target::kRvv ? ExpEval::kLean : ExpEval::kFused;
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -126,6 +149,26 @@ static_assert(kMR <= 6, "VLAK_AT_ROWS covers 6 rows");
     for (size_t t = 0; t < dh; ++t) {
       if (cols != nr) StoreU(d, Zero(d), dst + t * nr);
       StoreN(d, LoadStrided(ds, src + t, static_cast<ptrdiff_t>(ks)), dst + t * nr, cols);
+    }
+  }
+}
+
+// Copies keys [0, nkeys) of V's block (v: its first key, vs: the key stride) into [ceil(dv / NR)]
+// [nkeys][NR] at vt (group stride bc * NR): the P V tile then reads each group's block contiguously
+// instead of one cache line per key NR floats apart (in place, the O += P V tile took 40 % longer
+// than the S tile for the same FMAs; 1x8x512x64, perf samples, 2-core AMD EPYC Zen 3, 2026-11-26).
+// Lanes past dv are zero.
+[[gnu::noinline]] void PackV(size_t dv, const float* v, size_t vs, size_t nkeys, size_t bc, float* vt) {
+  const DF d;
+  const size_t nr = Lanes(d);
+  for (size_t col = 0; col < dv; col += nr) {
+    const size_t cols = dv - col < nr ? dv - col : nr;
+    float* dst = vt + col / nr * bc * nr;
+    const float* src = v + col;
+    if (cols == nr) {
+      for (size_t j = 0; j < nkeys; ++j) StoreU(d, LoadU(d, src + j * vs), dst + j * nr);
+    } else {
+      for (size_t j = 0; j < nkeys; ++j) StoreU(d, LoadN(d, src + j * vs, cols), dst + j * nr);
     }
   }
 }
@@ -195,9 +238,11 @@ using DDot = Simd<float, (VLAK_TARGET_ID == ::vlak::Target::kRvv && kPow2 > 0 ? 
 
 // O[i] = O[i] * alpha[i] + sum_j P[i][j - j0] V[j] for kR rows, each over its keys [a[i], e[i])
 // (a row without keys keeps O). v: V's row j0; ob: O's first row (dvp floats per row).
+// V's element (j, col) is at v + (j - j0) * vs + col / NR * vg + col % NR: vg = NR for V in place,
+// bc * NR for a packed block (PackV).
 template <size_t kR>
 [[gnu::noinline]] void PVTile(size_t dv, size_t dvp, const float* p, size_t bc, size_t j0, const size_t* a,
-                              const size_t* e, const float* v, size_t vs, float* ob, const float* alpha) {
+                              const size_t* e, const float* v, size_t vs, size_t vg, float* ob, const float* alpha) {
   const DF d;
   const size_t nr = Lanes(d);
   size_t ua = SIZE_MAX, ue = 0, ia = 0, ie = SIZE_MAX;
@@ -215,13 +260,13 @@ template <size_t kR>
 #define VLAK_AT_PROW(i) [[maybe_unused]] const float* const p##i = p + (i < kR ? i : 0) * bc;
   VLAK_AT_ROWS(VLAK_AT_PROW)
 #undef VLAK_AT_PROW
-  for (size_t col = 0; col < dv; col += nr) {
+  const float* vc = v;  // V at column col
+  for (size_t col = 0; col < dv; col += nr, vc += vg) {
     const size_t cols = dv - col < nr ? dv - col : nr;
     const bool full = cols == nr;
 #define VLAK_AT_INIT(i) [[maybe_unused]] auto c##i = Zero(d); if constexpr (i < kR) c##i = Mul(d, LoadU(d, ob + i * dvp + col), alpha[i]);
     VLAK_AT_ROWS(VLAK_AT_INIT)
 #undef VLAK_AT_INIT
-    const float* vc = v + col;
     auto vload = [&](size_t j) {
       const float* vp = vc + (j - j0) * vs;
       return full ? LoadU(d, vp) : LoadN(d, vp, cols);
@@ -252,15 +297,15 @@ template <size_t kR>
 // but up to four groups of value_dim at once, so that four independent accumulators hide the FMA
 // latency that one row's single chain per group would wait on (a 4-cycle FMA per key on Zen 3).
 [[gnu::noinline]] void PVRow(size_t dv, const float* p, size_t j0, size_t a, size_t e, const float* v, size_t vs,
-                             float* ob, float alpha) {
+                             size_t vg, float* ob, float alpha) {
   const DF d;
   const size_t nr = Lanes(d);
   if (a >= e) return;
-  for (size_t col = 0; col < dv; col += 4 * nr) {
+  const float* vc = v;  // V at column col
+  for (size_t col = 0; col < dv; col += 4 * nr, vc += 4 * vg) {
     const size_t w = dv - col < 4 * nr ? dv - col : 4 * nr;
     const size_t groups = (w + nr - 1) / nr, last = w - (groups - 1) * nr;  // lanes of the last group
     float* const o = ob + col;
-    const float* const vc = v + col;
     auto c0 = Mul(d, LoadU(d, o), alpha), c1 = c0, c2 = c0, c3 = c0;
     if (groups > 1) c1 = Mul(d, LoadU(d, o + nr), alpha);
     if (groups > 2) c2 = Mul(d, LoadU(d, o + 2 * nr), alpha);
@@ -270,9 +315,9 @@ template <size_t kR>
         const float* vp = vc + (j - j0) * vs;
         const float pj = p[j - j0];
         c0 = MulAdd(d, LoadU(d, vp), pj, c0);
-        c1 = MulAdd(d, LoadU(d, vp + nr), pj, c1);
-        c2 = MulAdd(d, LoadU(d, vp + 2 * nr), pj, c2);
-        c3 = MulAdd(d, LoadU(d, vp + 3 * nr), pj, c3);
+        c1 = MulAdd(d, LoadU(d, vp + vg), pj, c1);
+        c2 = MulAdd(d, LoadU(d, vp + 2 * vg), pj, c2);
+        c3 = MulAdd(d, LoadU(d, vp + 3 * vg), pj, c3);
       }
     } else {
       auto load = [&](const float* vp, size_t g) { return g + 1 < groups ? LoadU(d, vp) : LoadN(d, vp, last); };
@@ -280,9 +325,9 @@ template <size_t kR>
         const float* vp = vc + (j - j0) * vs;
         const float pj = p[j - j0];
         c0 = MulAdd(d, load(vp, 0), pj, c0);
-        if (groups > 1) c1 = MulAdd(d, load(vp + nr, 1), pj, c1);
-        if (groups > 2) c2 = MulAdd(d, load(vp + 2 * nr, 2), pj, c2);
-        if (groups > 3) c3 = MulAdd(d, load(vp + 3 * nr, 3), pj, c3);
+        if (groups > 1) c1 = MulAdd(d, load(vp + vg, 1), pj, c1);
+        if (groups > 2) c2 = MulAdd(d, load(vp + 2 * vg, 2), pj, c2);
+        if (groups > 3) c3 = MulAdd(d, load(vp + 3 * vg, 3), pj, c3);
       }
     }
     StoreU(d, c0, o);
@@ -310,9 +355,20 @@ template <size_t kR>
   return ReduceMax(d, m);
 }
 
-// p = exp(s - m) in place over [0, n); returns sum p.
+// p = exp(s - m) in place over [0, n); returns sum p. x86: four registers per step (LMUL 4), as
+// softmax_kernel.cc, whose measurements chose it: more independent exps in flight; at two (the
+// tiles' LMUL 2 on AVX2) the exps took 6.7 % of 1x8x512x64 against 4.4 % for softmax's on the
+// same logits (one thread, 2-core AMD EPYC Zen 3, perf samples, 2026-11-26). RVV keeps the tiles'
+// LMUL 4 (no splatted constants; LMUL 8 leaves the exp no registers to spare).
+#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
+using DExp = Simd<float, 2>;
+#elif defined(VLAK_SIMD_RVV)
+using DExp = Simd<float, 3>;
+#else
+using DExp = DF;
+#endif
 [[gnu::noinline]] float ExpSum(float* s, size_t n, float m) {
-  const DF d;
+  const DExp d;
   auto acc = Zero(d);
   ForEachStrip(d, n, [&](auto ds, size_t t) {
     const auto e = ExpAccurateNonPositive<kEval>(ds, Sub(ds, LoadU(ds, s + t), m));
@@ -329,10 +385,22 @@ template <size_t kR>
 
 }  // namespace
 
-AttentionShape AttentionShapeF32(size_t head_dim, size_t value_dim) {
+// Scratch: a header (the (batch, kv head) + 1 whose keys the cache holds, 0: none; the caller zeroes
+// it before a call's first unit), one byte per key block (packed yet), the packed K^T (every block of
+// the cached keys, or one block), the packed V (every block of the cached keys, or none), S/P, O.
+constexpr size_t kHeaderFloats = 16;
+size_t FlagFloats(size_t cached_keys, size_t bc) { return RoundUp((cached_keys + bc - 1) / bc, 64) / 4; }
+size_t KtFloats(size_t head_dim, size_t cached_keys, size_t bc) {
+  return RoundUp(head_dim * (cached_keys > 0 ? RoundUp(cached_keys, bc) : bc), 16);
+}
+size_t VtFloats(size_t dvp, size_t cached_keys, size_t bc) { return RoundUp(dvp * RoundUp(cached_keys, bc), 16); }
+
+AttentionShape AttentionShapeF32(size_t head_dim, size_t value_dim, size_t cached_keys) {
   const size_t nr = Lanes(DF());
   const size_t bc = BlockKeys();
-  const size_t floats = RoundUp(head_dim * bc, 16) + kBR * bc + kBR * RoundUp(value_dim, nr);
+  const size_t dvp = RoundUp(value_dim, nr);
+  const size_t floats = kHeaderFloats + FlagFloats(cached_keys, bc) + KtFloats(head_dim, cached_keys, bc) +
+                        VtFloats(dvp, cached_keys, bc) + kBR * bc + kBR * dvp;
   return AttentionShape{kMR, nr, bc, kBR, floats};
 }
 
@@ -342,11 +410,17 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
   const size_t nr = Lanes(d);
   const size_t bc = BlockKeys();
   const size_t dh = p.head_dim, dv = p.value_dim, dvp = RoundUp(dv, nr);
-  float* const kt = scratch;
-  float* const sp = kt + RoundUp(dh * bc, 16);
+  const size_t cached = g.cached_keys;
+  unsigned char* const packed = reinterpret_cast<unsigned char*>(scratch + kHeaderFloats);
+  float* const kt = scratch + kHeaderFloats + FlagFloats(cached, bc);
+  float* const vt = kt + KtFloats(dh, cached, bc);
+  float* const sp = vt + VtFloats(dvp, cached, bc);
   float* const ob = sp + kBR * bc;
 
-  const size_t bkv = unit / g.chunks, chunk = unit % g.chunks;
+  const size_t split = unit % g.splits, bkv = unit / g.splits / g.chunks, chunk = unit / g.splits % g.chunks;
+  // Split-KV: this unit's keys [k0, k1) (all of them without a split).
+  const bool split_unit = g.splits > 1;
+  const size_t k0 = split * g.split_keys, k1 = split_unit && p.kv_len - k0 > g.split_keys ? k0 + g.split_keys : p.kv_len;
   const size_t b = bkv / p.kv_heads, kvh = bkv % p.kv_heads;
   const size_t f0 = chunk * g.rows_per_unit, total = g.group * p.q_len;
   const size_t rows = total - f0 < g.rows_per_unit ? total - f0 : g.rows_per_unit;
@@ -373,6 +447,20 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     m[r] = -kInf;
     l[r] = 0;
   }
+  if (split_unit) {  // a loop of its own: the rows of an unsplit unit pay nothing for it
+    ulo = SIZE_MAX;
+    uhi = 0;
+    VLAK_AT_SCALAR_LOOP
+    for (size_t r = 0; r < rows; ++r) {
+      lo[r] = lo[r] > k0 ? lo[r] : k0;
+      hi[r] = hi[r] < k1 ? hi[r] : k1;
+      if (lo[r] > hi[r]) lo[r] = hi[r];
+      if (lo[r] < hi[r]) {
+        ulo = lo[r] < ulo ? lo[r] : ulo;
+        uhi = hi[r] > uhi ? hi[r] : uhi;
+      }
+    }
+  }
   std::memset(ob, 0, rows * dvp * sizeof(float));
 
   // k and v may be null when no row sees a key (kv_len 0).
@@ -380,6 +468,18 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
   const float* const vh = uhi > 0 ? g.v + b * p.v_strides[0] + kvh * p.v_strides[1] : nullptr;
   const size_t ks = p.k_strides[2], vs = p.v_strides[2];
   const bool pack = rows >= kMR;
+  // The K^T cache: the units of one (batch, kv head) read the same key blocks, so with several
+  // units per (batch, kv head) (cached > 0) each block is packed once per thread and call, not
+  // once per unit (the packing was 12 % of 1x8x512x64's time at 96 rows per unit).
+  if (pack && cached > 0) {
+    size_t tag;
+    std::memcpy(&tag, scratch, sizeof tag);
+    if (tag != bkv + 1) {
+      tag = bkv + 1;
+      std::memcpy(scratch, &tag, sizeof tag);
+      std::memset(packed, 0, (p.kv_len + bc - 1) / bc);
+    }
+  }
   for (size_t j0 = uhi > 0 ? ulo / bc * bc : 0; j0 < uhi; j0 += bc) {
     const size_t j1 = p.kv_len - j0 < bc ? p.kv_len : j0 + bc;
     const size_t ba = ulo > j0 ? ulo : j0, be = uhi < j1 ? uhi : j1;  // keys any row sees here
@@ -391,7 +491,17 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     }
     // 1. S.
     if (pack) {
-      PackKt(dh, kh + j0 * ks, ks, (ba - j0) / nr, (be - j0 + nr - 1) / nr, j1 - j0, kt);
+      const float* kb = kt;
+      if (cached > 0) {
+        kb = kt + j0 * dh;
+        if (packed[j0 / bc] == 0) {
+          PackKt(dh, kh + j0 * ks, ks, 0, (j1 - j0 + nr - 1) / nr, j1 - j0, kt + j0 * dh);
+          if (dv > 0) PackV(dv, vh + j0 * vs, vs, j1 - j0, bc, vt + j0 * dvp);
+          packed[j0 / bc] = 1;
+        }
+      } else {
+        PackKt(dh, kh + j0 * ks, ks, (ba - j0) / nr, (be - j0 + nr - 1) / nr, j1 - j0, kt);
+      }
       for (size_t r = 0; r < rows;) {
         const size_t tr = rows - r >= kMR ? kMR : 1;
         size_t ta = SIZE_MAX, te = 0;
@@ -405,16 +515,30 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
         if (te > 0) {
           const size_t p0 = (ta - j0) / nr, p1 = (te - j0 + nr - 1) / nr;
           if (tr == kMR) {
-            STile<kMR>(dh, qrow + r, kt, p0, p1, p.scale, sp + r * bc, bc);
+            STile<kMR>(dh, qrow + r, kb, p0, p1, p.scale, sp + r * bc, bc);
           } else {
-            STile<1>(dh, qrow + r, kt, p0, p1, p.scale, sp + r * bc, bc);
+            STile<1>(dh, qrow + r, kb, p0, p1, p.scale, sp + r * bc, bc);
           }
         }
         r += tr;
       }
     } else {
-      for (size_t r = 0; r < rows; ++r) {
-        if (a[r] < e[r]) SDot(dh, qrow[r], kh + j0 * ks, ks, j0, a[r], e[r], p.scale, sp + r * bc);
+      // Rows of a group (grouped-query decode) share the keys: kDotKeys at a time for all of them,
+      // so that each key is read from L1 by all but the first (1x32:8x1x4096x128 at one thread
+      // ran 6 % slower with whole 256-key blocks per row than with 64; one row reads straight on).
+      if constexpr (kDotKeys > 0) {
+        const size_t step = rows > 1 ? kDotKeys : bc;
+        for (size_t c0 = ba; c0 < be; c0 += step) {
+          const size_t c1 = be - c0 > step ? c0 + step : be;
+          for (size_t r = 0; r < rows; ++r) {
+            const size_t ra = a[r] > c0 ? a[r] : c0, re = e[r] < c1 ? e[r] : c1;
+            if (ra < re) SDot(dh, qrow[r], kh + j0 * ks, ks, j0, ra, re, p.scale, sp + r * bc);
+          }
+        }
+      } else {
+        for (size_t r = 0; r < rows; ++r) {
+          if (a[r] < e[r]) SDot(dh, qrow[r], kh + j0 * ks, ks, j0, a[r], e[r], p.scale, sp + r * bc);
+        }
       }
     }
     // 2. Online softmax, row by row.
@@ -427,7 +551,10 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       const float m_new = bm > m[r] ? bm : m[r];
       // A row whose logits are all -inf so far: exp(s - 0) gives its zeros (and NaNs).
       const float m_use = m_new == -kInf ? 0.0f : m_new;
-      const double al = m[r] == -kInf ? 0.0 : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_use));
+      // alpha = 1 exactly when the max did not grow (most blocks after the first few): no exp.
+      const double al = m[r] == -kInf   ? 0.0
+                        : m[r] == m_use ? 1.0
+                                        : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_use));
       const float sum = ExpSum(s, n, m_use);
       l[r] = l[r] * al + static_cast<double>(sum);
       m[r] = m_new;
@@ -435,19 +562,46 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     }
     // 3. O = O alpha + P V.
     if (dv > 0) {
-      const float* const vb = vh + j0 * vs;
+      const bool vpacked = pack && cached > 0;
+      const float* const vb = vpacked ? vt + j0 * dvp : vh + j0 * vs;
+      const size_t vks = vpacked ? nr : vs, vg = vpacked ? bc * nr : nr;
+      if constexpr (kDotKeys > 0) {
+        if (!pack && rows > 1) {  // the group's rows kDotKeys keys at a time, as S above
+          for (size_t c0 = ba; c0 < be; c0 += kDotKeys) {
+            const size_t c1 = be - c0 > kDotKeys ? c0 + kDotKeys : be;
+            for (size_t r = 0; r < rows; ++r) {
+              const size_t ra = a[r] > c0 ? a[r] : c0, re = e[r] < c1 ? e[r] : c1;
+              if (ra < re) {  // O alpha once, in the row's first part: the same bits as one call
+                PVRow(dv, sp + r * bc, j0, ra, re, vb, vks, vg, ob + r * dvp, alpha[r]);
+                alpha[r] = 1.0f;
+              }
+            }
+          }
+          continue;
+        }
+      }
       for (size_t r = 0; r < rows;) {
         if (rows - r >= kMR) {
-          PVTile<kMR>(dv, dvp, sp + r * bc, bc, j0, a + r, e + r, vb, vs, ob + r * dvp, alpha + r);
+          PVTile<kMR>(dv, dvp, sp + r * bc, bc, j0, a + r, e + r, vb, vks, vg, ob + r * dvp, alpha + r);
           r += kMR;
         } else {
-          if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vs, ob + r * dvp, alpha[r]);
+          if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vks, vg, ob + r * dvp, alpha[r]);
           r += 1;
         }
       }
     }
   }
 
+  // A split's part (attention.h): O as it stands (relative to e^m, or to e^0 while m is -inf), m, l.
+  if (g.splits > 1) {
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t at = unit * rows + r;  // one chunk: rows == group * q_len
+      std::memcpy(g.part_o + at * dv, ob + r * dvp, dv * sizeof(float));
+      g.part_m[at] = m[r];
+      g.part_l[at] = l[r];
+    }
+    return;
+  }
   // o = O / l, lse = m + log l; a row that saw no key (l == 0): o = 0, lse = -inf.
   for (size_t r = 0; r < rows; ++r) {
     const size_t h = kvh * g.group + (f0 + r) / p.q_len, i = (f0 + r) % p.q_len;

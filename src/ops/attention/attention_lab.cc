@@ -10,7 +10,8 @@
 //   impls:   vlak (and vlak@target); vlak-composed: per head vlak_matmul_f32 (Q K^T, TRANS_B), a scale
 //            (and mask) pass, vlak_softmax_f32, vlak_matmul_f32 (P V), the logits in memory: what a
 //            framework without a fused kernel runs. PyTorch: Debian's libtorch 1.13, which the lab
-//            links, has no scaled_dot_product_attention (PyTorch 2.0): no torch row.
+//            links, has no scaled_dot_product_attention (PyTorch 2.0): no torch row; PyTorch 2.x
+//            from PyPI is compared in Python instead (python/tools/sdpa.py, `scripts/bench sdpa`).
 #include <cmath>
 #include <cstdio>
 #include <limits>

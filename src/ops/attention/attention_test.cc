@@ -324,6 +324,85 @@ TEST(Attention, SpecialValues) {
   });
 }
 
+// Several key blocks (256 keys or more each) and several units of query rows per kv head: the online
+// softmax's rescales, the K^T and V blocks a thread packs once for its units, masks across blocks.
+TEST(Attention, ManyKeyBlocks) {
+  ForEachTarget([] {
+    uint32_t seed = 600;
+    for (size_t kvh : {size_t{1}, size_t{2}}) {
+      for (int variant = 0; variant < 3; ++variant) {
+        Shape s;
+        s.q_heads = 8;
+        s.kv_heads = kvh;
+        s.q_len = kEmulated ? 13 : 50;  // 8 x 13 / kvh rows per kv head: more than one unit at kvh 1
+        s.kv_len = kEmulated ? 600 : 1100;
+        s.head_dim = 24;
+        s.value_dim = 40;
+        s.q_sd = 2.0f;
+        if (variant == 1) {
+          s.flags = VLAK_ATTENTION_CAUSAL;
+          s.window = 300;
+        } else if (variant == 2) {
+          s.bias = 2;
+          s.flags = VLAK_ATTENTION_CAUSAL_TOP_LEFT;
+        }
+        Check(s, seed++);
+      }
+    }
+  });
+}
+
+// Split-KV: a call with one chunk of query rows per kv head (few rows: decode) and more than 256
+// keys cuts the keys into splits whose parts are merged. Parts that see no key of a row (a window,
+// -inf bias), rows that see none at all (bias 2's all -inf row), NaN in one split, GQA and MQA.
+TEST(Attention, SplitKeys) {
+  ForEachTarget([] {
+    uint32_t seed = 500;
+    // 257: a split of one key after the first; 520: three splits, the last of 8 keys.
+    const std::vector<size_t> kvs = kEmulated ? std::vector<size_t>{520} : std::vector<size_t>{257, 700, 1300};
+    for (size_t kl : kvs) {
+      for (size_t kvh : {size_t{2}, size_t{1}}) {
+        for (size_t ql : {size_t{1}, size_t{3}}) {
+          for (int variant = 0; variant < 3; ++variant) {
+            Shape s;
+            s.batch = kEmulated ? 1 : 2;
+            s.q_heads = kvh == 1 ? 4 : 8;
+            s.kv_heads = kvh;
+            s.q_len = ql;
+            s.kv_len = kl;
+            s.head_dim = 32;
+            s.value_dim = 24;
+            s.bsnh = (seed % 2) != 0;
+            s.kv_cap = kl + 5;
+            if (variant == 1) {  // rows see only the last 100 keys: the earlier splits none
+              s.flags = VLAK_ATTENTION_CAUSAL;
+              s.window = 100;
+            } else if (variant == 2) {
+              s.bias = 2;  // broadcast, with -inf, and row q_len / 2 all -inf
+              s.flags = ql > 1 ? VLAK_ATTENTION_CAUSAL_TOP_LEFT : 0;
+            }
+            Check(s, seed++);
+          }
+        }
+      }
+    }
+    // NaN in one split's key: the rows that see it are NaN, the others are not.
+    Shape s;
+    s.q_len = 2;
+    s.kv_len = kEmulated ? 520 : 900;
+    s.head_dim = 16;
+    s.value_dim = 16;
+    s.flags = VLAK_ATTENTION_CAUSAL;
+    s.window = 300;  // row 0 sees keys [kv - 301, kv - 2], row 1 [kv - 300, kv - 1]
+    Call c = Make(s, 13);
+    c.k[(s.kv_len - 301) * 16 + 3] = kNaN;  // row 0 only
+    ASSERT_EQ(Call1(c), VLAK_OK);
+    Verify(c);
+    EXPECT_TRUE(std::isnan(c.o[0]) && std::isnan(c.lse[0]));
+    EXPECT_FALSE(std::isnan(c.o[c.p.o_strides[2]]) || std::isnan(c.lse[1]));
+  });
+}
+
 // The same bits for 1, 2, 3 and 5 threads (the units never depend on the thread count).
 TEST(Attention, SameBitsForEveryThreadCount) {
   ForEachTarget([] {
@@ -336,13 +415,25 @@ TEST(Attention, SameBitsForEveryThreadCount) {
     s.head_dim = 32;
     s.value_dim = 32;
     s.flags = VLAK_ATTENTION_CAUSAL;
-    Call one = Make(s, 11);
-    ASSERT_EQ(Call1(one, 1), VLAK_OK);
-    for (int t : {2, 3, 5}) {
-      Call c = Make(s, 11);
-      ASSERT_EQ(Call1(c, t), VLAK_OK);
-      EXPECT_TRUE(SameBits(c.o.data(), one.o.data(), c.o.size())) << t;
-      EXPECT_TRUE(SameBits(c.lse.data(), one.lse.data(), c.lse.size())) << t;
+    // Also split-KV's decode (one query row against many keys: the splits and their merge) and
+    // several units per kv head (the packed K^T and V a thread keeps between them).
+    Shape decode = s;
+    decode.q_len = 1;
+    decode.kv_len = kEmulated ? 520 : 1500;
+    decode.bias = 2;
+    Shape many = s;
+    many.q_len = kEmulated ? 70 : 230;
+    many.kv_len = kEmulated ? 90 : 300;
+    many.flags = 0;
+    for (const Shape& x : {s, decode, many}) {
+      Call one = Make(x, 11);
+      ASSERT_EQ(Call1(one, 1), VLAK_OK);
+      for (int t : {2, 3, 5}) {
+        Call c = Make(x, 11);
+        ASSERT_EQ(Call1(c, t), VLAK_OK);
+        EXPECT_TRUE(SameBits(c.o.data(), one.o.data(), c.o.size())) << t << " q_len " << x.q_len;
+        EXPECT_TRUE(SameBits(c.lse.data(), one.lse.data(), c.lse.size())) << t << " q_len " << x.q_len;
+      }
     }
   });
 }
