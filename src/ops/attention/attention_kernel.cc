@@ -359,11 +359,13 @@ template <size_t kR>
 // softmax_kernel.cc, whose measurements chose it: more independent exps in flight; at two (the
 // tiles' LMUL 2 on AVX2) the exps took 6.7 % of 1x8x512x64 against 4.4 % for softmax's on the
 // same logits (one thread, 2-core AMD EPYC Zen 3, perf samples, 2026-11-26). RVV keeps the tiles'
-// LMUL 4 (no splatted constants; LMUL 8 leaves the exp no registers to spare).
+// LMUL 4, chosen by cycles: on the budget test's 1x1x64x64x64 causal call LMUL 8 retires 1.5 %
+// fewer instructions but costs 4.4 % more SpacemiT X60 cycles (143,880 against 137,874; qemu-icount
+// weighted by llvm-mca-22, scripts/rvv-cycles --budgets, 2026-11-26).
 #if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
 using DExp = Simd<float, 2>;
 #elif defined(VLAK_SIMD_RVV)
-using DExp = Simd<float, 3>;
+using DExp = Simd<float, 2>;
 #else
 using DExp = DF;
 #endif
