@@ -132,6 +132,23 @@ def f32_step(x, k):
     return struct.unpack('<f', struct.pack('<i', i))[0]
 
 
+def polish_f32(coeffs, powers, error):
+    """Coordinate descent on float32 coefficients: each of `powers` moved by up to +-4 ulps while
+    error(coeffs) drops; returns the polished {power: coefficient}."""
+    best = error(coeffs)
+    improved = True
+    while improved:
+        improved = False
+        for p in powers:
+            for k in (-4, -3, -2, -1, 1, 2, 3, 4):
+                trial = dict(coeffs)
+                trial[p] = f32_step(coeffs[p], k)
+                e = error(trial)
+                if e < best:
+                    best, coeffs, improved = e, trial, True
+    return coeffs
+
+
 def exp_minimax_f32(fixed, free_powers, lo, hi):
     """Relative minimax of e^t by sum(fixed[p] t^p) + sum(c_p t^p, p in free_powers).
 
@@ -152,17 +169,7 @@ def exp_minimax_f32(fixed, free_powers, lo, hi):
         items = sorted(allc.items())
         return max(abs(sum(v * t ** p for p, v in items) * math.exp(-t) - 1) for t in ts)
 
-    best = max_err(coeffs, grid)
-    improved = True
-    while improved:
-        improved = False
-        for p in free_powers:
-            for k in (-4, -3, -2, -1, 1, 2, 3, 4):
-                trial = dict(coeffs)
-                trial[p] = f32_step(coeffs[p], k)
-                e = max_err(trial, grid)
-                if e < best:
-                    best, coeffs, improved = e, trial, True
+    coeffs = polish_f32(coeffs, free_powers, lambda cs: max_err(cs, grid))
     err = max_err(coeffs, [lo + (hi - lo) * i / 20000 for i in range(20001)])
     return coeffs, err, err_double
 
@@ -186,17 +193,7 @@ def softmax_scaled(lo, hi):
     def max_err(k, ts):
         return max(abs((((((((t + k[5]) * t + k[4]) * t + k[3]) * t + k[2]) * t + k_scale) * t + k_scale)
                         / k_scale) * math.exp(-t) - 1) for t in ts)
-    best = max_err(ks, grid)
-    improved = True
-    while improved:
-        improved = False
-        for p in (2, 3, 4, 5):
-            for step in (-4, -3, -2, -1, 1, 2, 3, 4):
-                trial = dict(ks)
-                trial[p] = f32_step(ks[p], step)
-                e = max_err(trial, grid)
-                if e < best:
-                    best, ks, improved = e, trial, True
+    ks = polish_f32(ks, (2, 3, 4, 5), lambda k: max_err(k, grid))
     return k_scale, ks, max_err(ks, [lo + (hi - lo) * i / 20000 for i in range(20001)])
 
 
