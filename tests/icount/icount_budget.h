@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "icount_live.h"
 #include "icount_marker.h"
 #include "vlak/vlak.h"
 
@@ -104,35 +105,12 @@ inline unsigned long long FindBudget(const std::vector<std::span<const Budget>>&
   return 0;
 }
 
-// The plugin rewrites its live file at every end marker:
-//   vlak-icount-live last=<N> region=<N> regions=<K> [cycles=<C> model=<M> uncosted=<U> unknown_vtype=<W>]
-// the bracketed part when it weights by a cost table (scripts/rvv-run passes one).
-// No member initialisers: ReadLive sets every field, and Count's locals then need no stores the
-// compiler could schedule inside the measured region.
-struct Live {
-  unsigned long long last;
-  unsigned long long regions;
-  double cycles;  // < 0: not weighted
-  char model[64];
-  unsigned long long uncosted, unknown_vtype;
-};
+// The plugin's live file (icount_live.h): the count, and with a cost table the cycles, of the
+// region just closed. vlak_icount_live has no member initialisers and the reader sets every field,
+// so Count's locals need no stores the compiler could schedule inside the measured region.
+using Live = vlak_icount_live;
 
-inline bool ReadLive(Live& live) {
-  live.last = live.regions = live.uncosted = live.unknown_vtype = 0;
-  live.cycles = -1;
-  live.model[0] = 0;
-  const char* path = std::getenv("VLAK_ICOUNT_LIVE");
-  if (path == nullptr) return false;
-  FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return false;
-  bool ok = std::fscanf(f, "vlak-icount-live last=%llu region=%*llu regions=%llu", &live.last, &live.regions) == 2;
-  if (ok && std::fscanf(f, " cycles=%lf model=%63s uncosted=%llu unknown_vtype=%llu", &live.cycles, live.model,
-                        &live.uncosted, &live.unknown_vtype) != 4) {
-    live.cycles = -1;
-  }
-  std::fclose(f);
-  return ok;
-}
+inline bool ReadLive(Live& live) { return vlak_icount_read_live(&live) != 0; }
 
 // Every region Count measured, in order: CheckBudget(name, count) takes the cycles of the latest
 // region that retired `count` instructions, so the files that pass counts around need not carry them.

@@ -8,10 +8,10 @@
  * to FILE (appended) if out=FILE is given, else to stderr.
  *
  * live=FILE: at every end marker, FILE is rewritten with
- *   vlak-icount-live last=<N> region=<N> regions=<K>
+ *   vlak-icount-live last=<N> region=<N> regions=<K> [cycles=<C> model=<M> uncosted=<U> unknown_vtype=<W>]
  * before the guest executes its next instruction, so the program itself can read the count of
- * the region it just closed (vlak_icount_read_last() in icount_marker.h) and print it, as
- * the RISC-V hackathon softmax's (April 2025) harness prints rdinstret differences.
+ * the region it just closed (vlak_icount_read_live() in icount_live.h, the line's one reader) and
+ * print it, as the RISC-V hackathon softmax's (April 2025) harness prints rdinstret differences.
  *
  * total   every retired guest instruction.
  * region  instructions retired strictly between the begin/end marker HINTs

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "icount_live.h"
 #include "icount_marker.h"
 #include "ops/softmax/softmax.h"
 #include "hackathon_softmax.h"
@@ -60,15 +61,12 @@ bool WriteFloats(const char* path, const std::vector<float>& v) {
   return std::fclose(f) == 0 && ok;
 }
 
-// The plugin's live file (qemu-icount live=FILE) holds the count of the region just closed.
+// The plugin's live file (icount_live.h) holds the count of the region just closed.
 bool ReadLiveCount(unsigned long long& count) {
-  const char* path = std::getenv("VLAK_ICOUNT_LIVE");
-  if (path == nullptr) return false;
-  FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return false;
-  const bool ok = std::fscanf(f, "vlak-icount-live last=%llu", &count) == 1;
-  std::fclose(f);
-  return ok;
+  vlak_icount_live live;
+  if (vlak_icount_read_live(&live) == 0) return false;
+  count = live.last;
+  return true;
 }
 
 int Usage(const char* msg) {

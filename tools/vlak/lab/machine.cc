@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "icount_live.h"
 #include "lab/baselines.h"
 #include "vlak/vlak.h"
 
@@ -61,23 +62,16 @@ bool IcountAvailable() {
 bool ReadIcountLive(unsigned long long* count, double* cycles, std::string* model) {
   if (cycles != nullptr) *cycles = NAN;
   if (model != nullptr) model->clear();
-  const char* path = std::getenv("VLAK_ICOUNT_LIVE");
-  if (path == nullptr) return false;
-  FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return false;
-  const bool ok = std::fscanf(f, "vlak-icount-live last=%llu region=%*llu regions=%*llu", count) == 1;
-  double c = 0;
-  char name[64];
-  unsigned long long uncosted = 0, unknown = 0;
+  vlak_icount_live live;
+  if (vlak_icount_read_live(&live) == 0) return false;
+  *count = live.last;
   // Cycles only where every instruction of the region was costed under a known vtype: a partial
   // sum would read as a faster kernel.
-  if (ok && std::fscanf(f, " cycles=%lf model=%63s uncosted=%llu unknown_vtype=%llu", &c, name, &uncosted, &unknown) == 4 &&
-      uncosted == 0 && unknown == 0 && std::string(name) != "none") {
-    if (cycles != nullptr) *cycles = c;
-    if (model != nullptr) *model = name;
+  if (live.cycles >= 0 && live.uncosted == 0 && live.unknown_vtype == 0 && std::string(live.model) != "none") {
+    if (cycles != nullptr) *cycles = live.cycles;
+    if (model != nullptr) *model = live.model;
   }
-  std::fclose(f);
-  return ok;
+  return true;
 }
 
 namespace {
