@@ -780,6 +780,40 @@ TEST(LabReport, TablesAndChartsFromAFixedFile) {
   EXPECT_NE(out.rvv_table.find("vlak-accurate-m1"), std::string::npos);
 }
 
+// The K1 section: vlak's X60-model cycles per element at 1.6 GHz in the published study's unit
+// (1e10 elements/s), beside its GCC / ZCC / Triton rows; layernorm adds forward and backward.
+TEST(LabReport, K1PublishedBesideTheX60Model) {
+  const auto rec = [](const char* op, const char* impl, double cyc) {
+    Record r;
+    r.op = op;
+    r.shape = op == std::string("matmul") ? "64x64x64" : "16x1024";
+    r.impl = impl;
+    r.mode = "icount";
+    r.vlen = 256;
+    r.cycle_model = "spacemit-x60";
+    r.cycles_per_element = cyc;
+    r.instr_per_element = 1;
+    return r;
+  };
+  ReportInput in;
+  in.path = "rvv.json";
+  in.results.settings["mode"] = "icount";
+  // matmul at 0.25 cycles/element: 1.6e9 / 0.25 / 1e10 = 0.64; published best (Triton) 0.03716.
+  in.results.records = {rec("matmul", "vlak", 0.25), rec("matmul", "c-gcc", 32.0), rec("layernorm", "vlak", 1.5),
+                        rec("layernorm-bwd", "vlak", 2.5)};
+  const ReportOutput out = BuildReport({in});
+  const std::string& md = out.markdown;
+  EXPECT_NE(md.find("SpacemiT K1: published single-thread figures and vlak's X60 model"), std::string::npos) << md;
+  EXPECT_NE(md.find("not a measurement on silicon"), std::string::npos);
+  // 0.64 / 0.03716 = 17.2x; c-gcc 1.6e9 / 32 / 1e10 = 0.005.
+  EXPECT_NE(md.find("| Matmul | 64x64x64 | 0.0311 | 0.0257 | 0.0372 | 0.640 | 0.00500 | 17.2x |"), std::string::npos) << md;
+  // Layernorm: 1.6e9 / (1.5 + 2.5) / 1e10 = 0.04 against ZCC's 0.0057: 7.02x.
+  EXPECT_NE(md.find("| Layernorm | 16x1024 | 0.00470 | 0.00570 | 0.00530 | 0.0400 | - | 7.02x |"), std::string::npos) << md;
+  // No row for an operator without X60-weighted records.
+  EXPECT_EQ(md.find("| Softmax |"), std::string::npos);
+  EXPECT_NE(out.rvv_table.find("vlak (model)"), std::string::npos);
+}
+
 TEST(LabReport, HeadlineImplementation) {
   std::vector<Record> recs(2);
   recs[0].op = "exp";

@@ -35,18 +35,38 @@
 //   AVX-512 6 x 64 (LMUL 4: 24 zmm accumulators + 4 for B + 1 broadcast); narrow 14 x 32. The
 //           14 x 32 tile for every n measured 78 / 77 / 72 % of peak against 85 / 84 / 79.
 //   AVX2    6 x 16 (LMUL 2: 12 ymm accumulators + 2 for B + 1 broadcast); narrow 12 x 8
-//   RVV     3 x (8 * VLEN / 32) (LMUL 8: 3 accumulator groups + 1 for B: all 32 registers; vfmacc.vf
-//           reads A from an f register); narrow 7 x (4 * VLEN / 32) (LMUL 4). Spill-free
-//           (ctest rvv.spill_check).
+//   RVV     6 x (4 * VLEN / 32) (LMUL 4: 6 accumulator groups + 2 B groups, software-pipelined;
+//           vfmacc.vf reads A from an f register); narrow 8 x (2 * VLEN / 32) (LMUL 2).
+//           Spill-free (ctest rvv.spill_check).
 //   scalar  4 x 4
 // Cost per k step of a tile: 1 vector-group load of B, MR scalar loads (RVV flw) or broadcasts
-// (x86 vbroadcastss) of A, MR fused multiply-adds of a group. On RVV the k loop, unrolled by 4,
-// retires per step 1 vle32 + 3 flw + 3 vfmacc.vf + 1 pointer add, and 3 row-pointer adds + a
-// counter and a branch per 4 steps: ~9.25 instructions per 3 * VLMAX(m8) FMAs.
-// Measured (qemu-icount, 64 x 64 x 64, tests/icount): 0.123 / 0.066 / 0.059 instructions per FMA
-// at VLEN 128 / 256 / 512 (32,271 / 17,385 / 15,395); clang -O3's auto-vectorised plain C
-// (src/ops/matmul/matmul_ref.c) 2.09 / 1.59 / 9.09: 17x / 24x / 155x more. AI-Benchmark's 256x512x256:
-// 0.103 / 0.052 / 0.026 per FMA, 20x / 30x / 350x fewer than the plain C.
+// (x86 vbroadcastss) of A, MR fused multiply-adds of a group.
+// RVV tile by modelled cycles (2026-11-26, llvm-mca 22.1.8, clang 19.1.7; peak 8 FMA/cycle on all
+// three models: vfmacc.vf e32 m1 1 cycle at VLEN 256 on the X60, 2 at 512 on the X280, 0.5 at 128
+// on the P670). The main k loop's body (scripts/rvv-cycles --match Panel), % of peak on
+// spacemit-x60 / sifive-x280 / sifive-p670:
+//   LMUL 8 x 3 rows, B loaded just before its FMAs (before)   59 / 94 / 100
+//   LMUL 4 x 6 rows, next step's B and A loaded first (now)   87 / 84 / 100
+//   LMUL 2 x 8 rows, the same (the narrow tile)                80 / 72 / 100
+// The in-order X60 issues the three vfmacc.vf m8 only after the B load's 8-cycle latency, every
+// step; with the next step's load issued before the current step's FMAs the load pipe runs under
+// them. Hand-written bodies under llvm-mca put LMUL 4 x 7 rows (not pipelined: no register
+// group left) at 73 / 80 and LMUL 2 x 14 rows pipelined at 85 / 77, but clang keeps 14 row
+// pointers only by reloading them from the stack (72 % on the X60).
+// Whole calls (qemu-icount's instructions weighted by each model's reciprocal throughputs,
+// tools/qemu-icount/rvv-costs.tsv: packing, edges and loop overhead included, but no overlap of
+// the load and FMA pipes), % of peak at 64^3 / 128^3 / 256^3, before -> now:
+//   spacemit-x60 (VLEN 256)  49.4 / 53.3 / 54.5 -> 56.5 / 60.2 / 63.2
+//   sifive-x280  (VLEN 512)  63.8 / 67.5 / 68.8 -> 65.9 / 70.3 / 73.5
+//   sifive-p670  (VLEN 128)  48.3 / 51.7 / 52.7 -> 52.5 / 55.7 / 58.5
+// That sum cannot reach 75 % on the X60 with vfmacc.vf: per k step a tile of MR rows x G groups
+// at LMUL L pays MR * G * L cycles of FMAs, G loads of B (4 / 8 / 16 cycles at m2 / m4 / m8) and
+// MR flw (0.5 each); within 32 vector registers the best is LMUL 2 x 15 rows, 30 / (30 + 4 + 7.5)
+// = 72 %, before loop overhead. More instructions than LMUL 8 (qemu-icount, 64^3: 28,069 against
+// 17,412 at VLEN 256): every vector instruction counts one whatever its LMUL.
+// Measured (qemu-icount, 64 x 64 x 64, tests/icount): 0.206 / 0.107 / 0.057 instructions per FMA
+// at VLEN 128 / 256 / 512 (53,948 / 27,986 / 15,005); clang -O3's auto-vectorised plain C
+// (src/ops/matmul/matmul_ref.c) 2.09 / 1.59 / 9.09: 10x / 15x / 159x more.
 // Speed (Xeon with AVX-512, 2026-11-23, one thread, thread CPU time, best of 3, FMA peak 220
 // GFLOP/s in the same run): 64^3 - 2048^3 and 256x512x256 at 76-83 % of peak, 12-36 % ahead of
 // OpenBLAS and 1-21 % ahead of oneDNN 2.6; Q K^T 512x512x64 at 96 % of oneDNN. Two threads (wall
@@ -65,28 +85,36 @@ namespace {
 // n fits one narrow panel, where the wide tile would be at least half padding (attention's P V
 // with head_dim 64 at VLEN 512, or n = 32 on AVX-512). Registers: accumulators MR groups + one B
 // group (+ one broadcast register on x86; RVV's vfmacc.vf reads A from an f register).
-// RVV: LMUL 8 with 3 rows retires fewer instructions per FMA than LMUL 4 with 7 rows (every
-// vector instruction counts one whatever the LMUL: per k step 7 + 3 + loop vs 15 + 7 + loop).
+// RVV: LMUL 8 with 3 rows retires the fewest instructions per FMA (every vector instruction counts
+// one whatever the LMUL), but on the in-order X60 model its B load (16 cycles at m8) stalls the
+// three vfmacc.vf behind it, and there is no register group left to load the next step's B early.
 #if defined(VLAK_SIMD_RVV)
-constexpr int kPow2 = 3;  // 3 x 8 + 8 = 32 registers
-constexpr size_t kMR = 3;
-constexpr int kNarrowPow2 = 2;  // 7 x 4 + 4 = 32
-constexpr size_t kNarrowMR = 7;
+// Chosen by modelled cycles, not instruction counts (llvm-mca-22's spacemit-x60, sifive-x280 and
+// sifive-p670; the comment at the top of this file has the figures). Software-pipelined (below):
+// two B groups live.
+constexpr int kPow2 = 2;  // 6 x 4 + 2 x 4 = 32 registers
+constexpr size_t kMR = 6;
+constexpr int kNarrowPow2 = 1;  // 8 x 2 + 2 x 2 = 20
+constexpr size_t kNarrowMR = 8;
+constexpr bool kPipelined = true;
 #elif defined(VLAK_SIMD_AVX512)
 constexpr int kPow2 = 2;  // 6 x 4 + 4 + 1 = 29 zmm
 constexpr size_t kMR = 6;
 constexpr int kNarrowPow2 = 1;  // 14 x 2 + 2 + 1 = 31
 constexpr size_t kNarrowMR = 14;
+constexpr bool kPipelined = false;
 #elif defined(VLAK_SIMD_AVX2)
 constexpr int kPow2 = 1;  // 6 x 2 + 2 + 1 = 15 ymm
 constexpr size_t kMR = 6;
 constexpr int kNarrowPow2 = 0;  // 12 + 1 + 1 = 14
 constexpr size_t kNarrowMR = 12;
+constexpr bool kPipelined = false;
 #else
 constexpr int kPow2 = 0;
 constexpr size_t kMR = 4;
 constexpr int kNarrowPow2 = 0;  // no narrower group: the same tile
 constexpr size_t kNarrowMR = 4;
+constexpr bool kPipelined = false;
 #endif
 using DF = Simd<float, kPow2>;
 using DFNarrow = Simd<float, kNarrowPow2>;
@@ -130,17 +158,42 @@ template <size_t kMR_, class D>
 #undef VLAK_MM_INIT
 #define VLAK_MM_FMA(i) \
   if constexpr (i < kMR_) c##i = MulAdd(d, bv, a##i[p], c##i);
-    // Unrolled by 4 (the order per accumulator stays p = 1, 2, ...): on RVV the row pointers'
-    // increments and the branch are paid once per 4 steps. At LMUL 8 the tile takes all 32
-    // vector registers, and clang's pre-RA scheduler hoists the next steps' B loads and spills
-    // accumulators for them: src/CMakeLists.txt builds this file with that scheduler off on
-    // RISC-V (ctest rvv.spill_check guards it). An empty asm fence per accumulator between steps
-    // also avoided the spills but cost a vsetvli per step: 10.25 instead of 9.25 instructions.
     size_t p = 1;
-    for (b += nr; p + 4 <= kc;) {
-      for (int u = 0; u < 4; ++u, ++p, b += nr) {
-        const VFromD<D> bv = LoadU(d, b);
-        VLAK_MM_ROWS(VLAK_MM_FMA)
+    b += nr;
+    if constexpr (kPipelined) {
+      // Software-pipelined for in-order cores: step p + 1's B group and A scalars are loaded
+      // before step p's fused multiply-adds, so on the X60 (in-order, dual issue) the vector
+      // load and the flw run under the previous step's vfmacc instead of stalling the next one
+      // for their latency. Two B groups and two sets of MR A scalars are live. The loop stops
+      // one step early so the look-ahead never reads past the panel; the tail reloads.
+      if (kc > 4) {
+        VFromD<D> bn = LoadU(d, b);
+#define VLAK_MM_AN(i) [[maybe_unused]] float an##i = i < kMR_ ? a##i[1] : 0.0f;
+        VLAK_MM_ROWS(VLAK_MM_AN)
+#undef VLAK_MM_AN
+#define VLAK_MM_FMA_PIPE(i)                 \
+  if constexpr (i < kMR_) {                 \
+    const float ac##i = an##i;              \
+    an##i = a##i[p + 1];                    \
+    c##i = MulAdd(d, bv, ac##i, c##i);      \
+  }
+        for (; p + 4 < kc;) {
+          for (int u = 0; u < 4; ++u, ++p, b += nr) {
+            const VFromD<D> bv = bn;
+            bn = LoadU(d, b + nr);
+            VLAK_MM_ROWS(VLAK_MM_FMA_PIPE)
+          }
+        }
+#undef VLAK_MM_FMA_PIPE
+      }
+    } else {
+      // Unrolled by 4 (the order per accumulator stays p = 1, 2, ...): on RVV the row pointers'
+      // increments and the branch are paid once per 4 steps.
+      for (; p + 4 <= kc;) {
+        for (int u = 0; u < 4; ++u, ++p, b += nr) {
+          const VFromD<D> bv = LoadU(d, b);
+          VLAK_MM_ROWS(VLAK_MM_FMA)
+        }
       }
     }
     for (; p < kc; ++p, b += nr) {

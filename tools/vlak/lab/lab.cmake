@@ -25,7 +25,7 @@ set(_registry_file ${CMAKE_CURRENT_BINARY_DIR}/lab_generated/lab_registry.inc)
 file(CONFIGURE OUTPUT ${_registry_file} CONTENT "${_registry}")
 
 add_library(vlak_lab STATIC
-  ${_lab}/baselines.cc ${_lab}/gomp.cc ${_lab}/machine.cc ${_op_lab_files}
+  ${_lab}/baselines.cc ${_lab}/gomp.cc ${_lab}/k1_published.cc ${_lab}/machine.cc ${_op_lab_files}
   ${_lab}/ops.cc ${_lab}/peak_i8_x86.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/roofline.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
   ${_lab}/summary.cc ${_lab}/svg.cc ${_suites_cc})
 target_include_directories(vlak_lab PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/lab_generated)

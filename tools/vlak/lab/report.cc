@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "lab/k1_published.h"
 #include "lab/svg.h"
 
 namespace vlak::lab {
@@ -303,6 +304,80 @@ std::pair<std::string, int> LmulFamily(const Record& r) {
   return {r.impl, r.lmul};
 }
 
+// vlak's X60-model cycles per element (the records weighted on spacemit-x60) at the K1's 1.6 GHz,
+// in the unit of a published K1 study, beside its single-thread GCC, ZCC and Triton figures. A
+// model estimate (qemu-icount's instructions weighted by llvm-mca's reciprocal throughputs, every
+// load hitting the cache) at the rvv suite's shapes, not a measurement; the study's figures are
+// measured on the board over its own shapes.
+void K1Section(const std::vector<Record>& recs, std::string& md, std::string& text) {
+  struct Row {
+    const K1Published* pub;
+    std::string shape;
+    double vlak = std::nan(""), c_gcc = std::nan("");
+  };
+  std::vector<Row> rows;
+  // Cycles per element of impl for (op, shape) on the X60 model; NaN without such a record.
+  auto cycles = [&](const std::string& op, const std::string& shape, const std::string& impl) {
+    double c = std::nan("");
+    for (const auto& r : recs) {
+      if (r.op == op && r.shape == shape && r.impl == impl && r.Ok() && r.cycle_model == "spacemit-x60" &&
+          r.cycles_per_element > 0) {
+        c = r.cycles_per_element;
+      }
+    }
+    return c;
+  };
+  for (const auto& pub : K1PublishedT1()) {
+    const std::string first = pub.lab_ops.front();
+    std::vector<std::string> shapes;
+    for (const auto& r : recs) {
+      if (r.op == first && r.cycle_model == "spacemit-x60" &&
+          std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) {
+        shapes.push_back(r.shape);
+      }
+    }
+    for (const auto& shape : shapes) {
+      Row row{&pub, shape};
+      double v = 0, g = 0;
+      for (const char* op : pub.lab_ops) {
+        v += cycles(op, shape, HeadlineImpl(recs, op));
+        g += cycles(op, shape, "c-gcc");
+      }
+      if (v > 0) row.vlak = K1NormFromCycles(v);
+      if (g > 0) row.c_gcc = K1NormFromCycles(g);
+      if (!std::isnan(row.vlak)) rows.push_back(row);
+    }
+  }
+  if (rows.empty()) return;
+  md += "### SpacemiT K1: published single-thread figures and vlak's X60 model\n\n";
+  md += "Published: a public Triton-on-RISC-V study measured on the SpacemiT K1 (X60 cores; AI-Benchmark's C "
+        "operators built by GCC 15.0.0 and ZCC 3.2.4 at -O3, and Triton-CPU kernels), one thread, each its "
+        "\"Average(GB/s)\" over its shapes. That unit is not bytes: the study normalises by the operator's time "
+        "complexity, and AI-Benchmark's plot script divides the shape product by the seconds and by 1e10, so one "
+        "\"GB/s\" is 1e10 elements/s (0.1 byte per element of the shape product for every operator; the lab's "
+        "`norm`). vlak (model): the X60 model's cycles per element of the rvv suite's run at that shape, at "
+        "1.6 GHz, in the same unit: **a model estimate (llvm-mca-22's reciprocal throughputs, every load hitting "
+        "the cache), not a measurement on silicon**, at the suite's small shapes rather than the study's. "
+        "c-gcc (model): the lab's plain C built by GCC (not the study's binary) on the same model.\n\n";
+  md += MarkdownRow({"operator", "rvv suite shape", "GCC (K1)", "ZCC (K1)", "Triton (K1)", "vlak (X60 model)",
+                     "c-gcc (X60 model)", "vlak / best published", "note"});
+  md += "|---|---|--:|--:|--:|--:|--:|--:|---|\n";
+  text += "\nSpacemiT K1, one thread, in the study's \"GB/s\" (1e10 elements/s): published GCC / ZCC / Triton, "
+          "vlak from the X60 model at 1.6 GHz (a model, not silicon)\n";
+  char line[256];
+  for (const auto& row : rows) {
+    const double best = std::max({row.pub->gcc, row.pub->zcc, row.pub->triton});
+    md += MarkdownRow({row.pub->name, row.shape, FormatNumber(row.pub->gcc), FormatNumber(row.pub->zcc),
+                       FormatNumber(row.pub->triton), FormatNumber(row.vlak),
+                       std::isnan(row.c_gcc) ? "-" : FormatNumber(row.c_gcc), Speed(row.vlak / best), row.pub->note});
+    std::snprintf(line, sizeof line, "  %-12s %-14s GCC %8s  ZCC %8s  Triton %8s  vlak (model) %8s  %s\n", row.pub->name,
+                  row.shape.c_str(), FormatNumber(row.pub->gcc).c_str(), FormatNumber(row.pub->zcc).c_str(),
+                  FormatNumber(row.pub->triton).c_str(), FormatNumber(row.vlak).c_str(), Speed(row.vlak / best).c_str());
+    text += line;
+  }
+  md += "\n";
+}
+
 void RvvSection(const std::vector<Record>& recs, ReportOutput* out, std::string& md) {
   md += "## RISC-V: instructions and model cycles per element\n\n";
   if (recs.empty()) {
@@ -485,6 +560,7 @@ void RvvSection(const std::vector<Record>& recs, ReportOutput* out, std::string&
     }
     md += "\n";
   }
+  K1Section(recs, md, text);
   out->rvv_table = text;
 }
 
