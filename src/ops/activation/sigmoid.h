@@ -36,6 +36,7 @@
 #pragma once
 
 #include "ops/activation/exp_parts.h"
+#include "ops/activation/recip.h"
 
 namespace vlak::VLAK_NS::act {
 
@@ -57,22 +58,25 @@ template <bool kOne, bool kLow = false, class D>
   const auto one = Set(d, 1.0f);
   const auto dh = MulAdd(d, E, kTwoM64, one);
   const auto dl = MulAdd(d, MulAdd(d, S, u, Sub(d, S, E)), kTwoM64, MulAdd(d, E, kTwoM64, Sub(d, one, dh)));
-  const auto r = Div(d, one, dh);
+  // 1 / d = r (1 + g + g^2 + ...): r to 2^-13.3 without a division (recip.h), g = 1 - r dh - r dl
+  // (the first FMA's rounding is 2^-24 of g), G = g + g^2, leaving g^3 < 2^-39.
+  const auto r = Recip1To2(d, dh, one);
   const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+  const auto G = MulAdd(d, g, g, g);
   const auto P = Mul(d, IfThenElse(d, neg, S, Set(d, kTwo64)), r);
   VFromD<D> y;
   if constexpr (kOne) {
     (void)p;
-    // 1 + W: 1 + g for v >= 0, (1 + t + v)(1 + g) = 1 + t + (v + g (1 + u)) for v < 0, with t
+    // 1 + W: 1 + G for v >= 0, (1 + t + v)(1 + G) = 1 + t + (v + G (1 + u)) for v < 0, with t
     // and v unrounded.
-    const auto W = IfThenElse(d, neg, Add(d, t, Add(d, v, MulAdd(d, g, u, g))), g);
+    const auto W = IfThenElse(d, neg, Add(d, t, Add(d, v, MulAdd(d, G, u, G))), G);
     y = MulAdd(d, P, W, P);
   } else {
-    // Y + (pP - Y) + Y (g1 + v + t), g1 = g (1 + u) (v < 0; g, v >= 0), as Y - ((((Y - pP) - Y g1)
+    // Y + (pP - Y) + Y (g1 + v + t), g1 = G (1 + u) (v < 0; G, v >= 0), as Y - ((((Y - pP) - Y g1)
     // - Y v) - Y t): one rounding of weight ~|t| Y before the last, and -0 stays -0 for p = -0.
     const auto tn = IfThenElseZero(d, neg, t);
     const auto vn = IfThenElseZero(d, neg, v);
-    const auto g1 = MulAdd(d, g, IfThenElseZero(d, neg, u), g);
+    const auto g1 = MulAdd(d, G, IfThenElseZero(d, neg, u), G);
     const auto Y = Mul(d, p, P);
     auto c = NegMulAdd(d, Y, g1, NegMulAdd(d, p, P, Y));
     c = NegMulAdd(d, Y, tn, NegMulAdd(d, Y, vn, c));

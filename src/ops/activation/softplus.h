@@ -25,6 +25,7 @@
 #pragma once
 
 #include "ops/activation/exp_parts.h"
+#include "ops/activation/recip.h"
 
 namespace vlak::VLAK_NS::act {
 
@@ -39,19 +40,25 @@ VFromD<D> Softplus(D d, VFromD<D> x) {
   const auto dh = Add(d, two, E);
   const auto dl = Add(d, Add(d, Sub(d, two, dh), E), MulAdd(d, s, u, Sub(d, s, E)));
   const auto one = Set(d, 1.0f);
-  const auto r = Div(d, one, dh);
+  // 1 / d = r (1 + g + g^2 + ...): r to 2^-11.2 without a division (recip.h), g = 1 - r dh - r dl,
+  // G = g + g^2, leaving g^3 < 2^-33.
+  const auto r = Recip2To3(d, dh, one);
   const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+  const auto G = MulAdd(d, g, g, g);
   const auto Qs = Mul(d, S, r);  // 2^64 Q
   const auto Q = Mul(d, Qs, kTwoM64);
-  const auto Q1 = MulAdd(d, Q, u, Q);  // 2sg to 2^-23: only w is made of it
+  // 2sg = Q U, U = (1 + u)(1 + G), to 2^-23: only w is made of it.
+  const auto u1 = Add(d, u, 1.0f);
+  const auto U = MulAdd(d, G, u1, u1);
+  const auto Q1 = Mul(d, Q, U);
   const auto w = Mul(d, Q1, Q1);
   auto R = MulAdd(d, w, 0.000547449803f, Set(d, 0.00218736031f));
   R = MulAdd(d, R, w, 0.012506797f);
   R = MulAdd(d, R, w, 0.0833330154f);
-  // (1 + t + v)(1 + g)(1 + w R) = 1 + K, K = t + (v + g (1 + u) + w R (1 + u)): one rounding of
-  // weight ~|t| (t and v enter unrounded; 1 + u's rounding is damped by w R <= 0.04).
-  const auto u1 = Add(d, u, 1.0f);
-  const auto K = Add(d, t, MulAdd(d, Mul(d, w, R), u1, MulAdd(d, g, u, Add(d, v, g))));
+  // (1 + t + v)(1 + G)(1 + w R) = 1 + K, K = t + (v + G (1 + u) + w R U): one rounding of weight
+  // ~|t| (t and v enter unrounded; U's rounding is damped by w R <= 0.04). G w R is kept: G
+  // reaches 2^-11.2 (recip.h), G w R 2^-15.8.
+  const auto K = Add(d, t, MulAdd(d, Mul(d, w, R), U, MulAdd(d, G, u, Add(d, v, G))));
   const auto y_neg = Mul(d, MulAdd(d, Qs, K, Qs), kTwoM64);
   // x + Q by 2Sum (Knuth): either may be the larger.
   const auto B = Add(d, x, Q);

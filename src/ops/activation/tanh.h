@@ -19,6 +19,7 @@
 #pragma once
 
 #include "ops/activation/exp_parts.h"
+#include "ops/activation/recip.h"
 
 namespace vlak::VLAK_NS::act {
 
@@ -29,7 +30,13 @@ VFromD<D> Tanh(D d, VFromD<D> x) {
   ExpParts<0>(d, Mul(d, a, -2.0f), a, s, t, v, u);
   const auto one = Set(d, 1.0f);
   const auto E = MulAdd(d, s, u, s);
-  const auto F = Div(d, E, Add(d, one, E));
+  // F = E / den without a division: r = 1 / den to 2^-17.9 (recip.h; den <= 1 + e^-2 where y_exp is
+  // taken), F0 = E r, and one correction by the residual E - F0 den (one FMA, Markstein's): F's
+  // error is then r's squared (2^-35.8) and its own rounding, as the division's.
+  const auto den = Add(d, one, E);
+  const auto r = Recip1To1p1354(d, den, one);
+  const auto F0 = Mul(d, E, r);
+  const auto F = MulAdd(d, r, NegMulAdd(d, F0, den, E), F0);
   const auto y_exp = NegMulAdd(d, F, 2.0f, one);
   const auto a2 = Mul(d, a, a);
   auto p = MulAdd(d, a2, -0.00036264371f, Set(d, 0.00231519551f));
