@@ -47,7 +47,8 @@ template <bool kOne, bool kLow = false, class D>
 [[gnu::always_inline]] inline VFromD<D> TimesSigmoid(D d, VFromD<D> p, VFromD<D> vh, VFromD<D> vl) {
   constexpr float kTwo64 = 18446744073709551616.0f, kTwoM64 = 5.42101086242752217e-20f;
   const auto neg = Lt(d, vh, 0.0f);
-  const auto z = Max(d, Or(d, vh, Set(d, -0.0f)), -120.0f);  // -|v|
+  // -|v| by two sign ops (an Or with -0 needs the mask as a register held through the RVV loop).
+  const auto z = Max(d, Neg(d, Abs(d, vh)), -120.0f);
   VFromD<D> zl = vl;
   if constexpr (kLow) zl = IfThenElse(d, neg, vl, Neg(d, vl));
   VFromD<D> S, t, v, u;
@@ -58,11 +59,11 @@ template <bool kOne, bool kLow = false, class D>
   const auto one = Set(d, 1.0f);
   const auto dh = MulAdd(d, E, kTwoM64, one);
   const auto dl = MulAdd(d, MulAdd(d, S, u, Sub(d, S, E)), kTwoM64, MulAdd(d, E, kTwoM64, Sub(d, one, dh)));
-  // 1 / d = r (1 + g + g^2 + ...): r to 2^-13.3 without a division (recip.h), g = 1 - r dh - r dl
-  // (the first FMA's rounding is 2^-24 of g), G = g + g^2, leaving g^3 < 2^-39.
+  // 1 / d = r (1 + g + g^2 + ...): r to 2^-8.2 without a division (recip.h), g = 1 - r dh - r dl
+  // (the first FMA's rounding is 2^-24 of g), G = g + g^2 + g^3, leaving g^4 < 2^-32.
   const auto r = Recip1To2(d, dh, one);
   const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
-  const auto G = MulAdd(d, g, g, g);
+  const auto G = MulAdd(d, MulAdd(d, g, g, g), g, g);
   const auto P = Mul(d, IfThenElse(d, neg, S, Set(d, kTwo64)), r);
   VFromD<D> y;
   if constexpr (kOne) {
