@@ -39,11 +39,12 @@ VFromD<D> GeluTanh(D d, VFromD<D> x) {
   const auto gh = Add(d, hi, lo);
   auto gl = Add(d, Add(d, Sub(d, hi, gh), lo), gpe);
   gl = MulAdd(d, pe, kBetaHi, gl);
-  gl = MulAdd(d, p, kBetaLo, Add(d, gl, Set(d, kAlphaLo)));
+  gl = MulAdd(d, p, kBetaLo, Add(d, gl, kAlphaLo));
   const auto vh = Mul(d, xc, gh);
   const auto vl = MulAdd(d, xc, gl, MulAdd(d, xc, gh, Neg(d, vh)));
-  const auto y = Or(d, TimesSigmoid<false, true>(d, xc, vh, vl), And(d, x, Set(d, -0.0f)));
-  const auto limit = IfThenElse(d, Gt(d, x, 0.0f), x, Set(d, -0.0f));
+  const auto sign = SignOf(d, x);
+  const auto y = Or(d, TimesSigmoid<false, true, (Pow2FromD<D> >= 1 ? 4 : 0)>(d, xc, vh, vl), sign);
+  const auto limit = IfThenElse(d, Gt(d, x, 0.0f), x, sign);  // x < -12: -0
   return IfThenElse(d, IsNaN(d, x), x, IfThenElse(d, big, limit, y));
 }
 

@@ -43,7 +43,7 @@ namespace vlak::VLAK_NS::act {
 // p * sigmoid(vh + vl). kOne: p is 1 (sigmoid) and not read. kLow: vl is read (|vl| <= 2^-16),
 // else it is not read. Finite v and p only: v below -120 is taken as -120 (callers give the exact
 // limits), NaN is the caller's; p N r must not overflow (|p| <= 2^60).
-template <bool kOne, bool kLow = false, class D>
+template <bool kOne, bool kLow = false, int kHere = 0, class D>
 [[gnu::always_inline]] inline VFromD<D> TimesSigmoid(D d, VFromD<D> p, VFromD<D> vh, VFromD<D> vl) {
   constexpr float kTwo64 = 18446744073709551616.0f, kTwoM64 = 5.42101086242752217e-20f;
   const auto neg = Lt(d, vh, 0.0f);
@@ -52,7 +52,7 @@ template <bool kOne, bool kLow = false, class D>
   VFromD<D> zl = vl;
   if constexpr (kLow) zl = IfThenElse(d, neg, vl, Neg(d, vl));
   VFromD<D> S, t, v, u;
-  ExpParts<64, kLow>(d, z, zl, S, t, v, u);
+  ExpParts<64, kLow, kHere>(d, z, zl, S, t, v, u);
   // 1 + e = dh + dl from S's scaled e: E = RN(S (1 + u)), dh = RN(1 + 2^-64 E), dl =
   // ((1 - dh) + 2^-64 E) + 2^-64 (S (1 + u) - E), each step one FMA.
   const auto E = MulAdd(d, S, u, S);
@@ -64,7 +64,8 @@ template <bool kOne, bool kLow = false, class D>
   const auto r = Recip1To2(d, dh, one);
   const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
   const auto G = MulAdd(d, MulAdd(d, g, g, g), g, g);
-  const auto P = Mul(d, IfThenElse(d, neg, S, Set(d, kTwo64)), r);
+  // Two products and a select: a select of S and 2^64 first needs 2^64 as a vector register.
+  const auto P = IfThenElse(d, neg, Mul(d, S, r), Mul(d, r, kTwo64));
   VFromD<D> y;
   if constexpr (kOne) {
     (void)p;
@@ -96,7 +97,8 @@ template <class D>
 VFromD<D> Silu(D d, VFromD<D> x) {
   // x < -120: -120 (the result rounds to -0 either way); NaN gives -120 here (Max ignores it).
   const auto p = Max(d, x, -120.0f);
-  const auto y = TimesSigmoid<false>(d, p, p, p);
+  // At LMUL 2 (RVV) two of the exp's constants are splat in the loop, which keeps it from spilling.
+  const auto y = TimesSigmoid<false, false, (Pow2FromD<D> >= 1 ? 2 : 0)>(d, p, p, p);
   // x > 20 and NaN in one ordered compare: both give x.
   return IfThenElse(d, Le(d, x, 20.0f), y, x);
 }

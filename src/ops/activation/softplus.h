@@ -33,7 +33,7 @@ template <class D>
 VFromD<D> Softplus(D d, VFromD<D> x) {
   constexpr float kTwoM64 = 5.42101086242752217e-20f, kTwoM65 = 2.71050543121376109e-20f;
   VFromD<D> S, t, v, u;
-  ExpParts<65>(d, Max(d, Or(d, x, Set(d, -0.0f)), -120.0f), x, S, t, v, u);
+  ExpParts<65, false, (Pow2FromD<D> >= 1 ? 3 : 0)>(d, Max(d, Neg(d, Abs(d, x)), -120.0f), x, S, t, v, u);
   const auto s = Mul(d, S, kTwoM65);
   const auto E = MulAdd(d, s, u, s);
   const auto two = Set(d, 2.0f);

@@ -27,7 +27,7 @@ template <class D>
 VFromD<D> Tanh(D d, VFromD<D> x) {
   const auto a = Min(d, Abs(d, x), 9.5f);
   VFromD<D> s, t, v, u;
-  ExpParts<0>(d, Mul(d, a, -2.0f), a, s, t, v, u);
+  ExpParts<0, false, (Pow2FromD<D> >= 1 ? 2 : 0)>(d, Mul(d, a, -2.0f), a, s, t, v, u);
   const auto one = Set(d, 1.0f);
   const auto E = MulAdd(d, s, u, s);
   // F = E / den without a division: r = 1 / den to 2^-17.9 (recip.h; den <= 1 + e^-2 where y_exp is
@@ -47,7 +47,7 @@ VFromD<D> Tanh(D d, VFromD<D> x) {
   p = MulAdd(d, p, a2, -0.333332986f);
   const auto y_poly = MulAdd(d, Mul(d, a2, a), p, a);
   const auto y = IfThenElse(d, Lt(d, a, 1.0f), y_poly, y_exp);
-  return IfThenElse(d, IsNaN(d, x), x, Or(d, y, And(d, x, Set(d, -0.0f))));
+  return IfThenElse(d, IsNaN(d, x), x, Or(d, y, SignOf(d, x)));
 }
 
 }  // namespace vlak::VLAK_NS::act
