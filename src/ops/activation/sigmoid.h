@@ -64,8 +64,12 @@ template <bool kOne, bool kLow = false, int kHere = 0, class D>
   const auto r = Recip1To2(d, dh, one);
   const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
   const auto G = MulAdd(d, MulAdd(d, g, g, g), g, g);
-  // Two products and a select: a select of S and 2^64 first needs 2^64 as a vector register.
-  const auto P = IfThenElse(d, neg, Mul(d, S, r), Mul(d, r, kTwo64));
+  // N r. On RVV two products and a select: a select of S and 2^64 first needs 2^64 as a vector
+  // register held through the loop (X60 model, sigmoid: as many instructions, 1.6 % fewer
+  // cycles). x86: the select first, one op fewer. The same bits.
+  constexpr bool kTwoProducts = VLAK_TARGET_ID == ::vlak::Target::kRvv;
+  const auto P = kTwoProducts ? IfThenElse(d, neg, Mul(d, S, r), Mul(d, r, kTwo64))
+                              : Mul(d, IfThenElse(d, neg, S, Set(d, kTwo64)), r);
   VFromD<D> y;
   if constexpr (kOne) {
     (void)p;
