@@ -29,12 +29,23 @@ using exp_detail::kLn2Lo;
 using exp_detail::kLog2e;
 using exp_detail::kMagic;
 
-// x's sign bit alone (-0 or +0), by two shifts: an And with -0 needs the mask as a vector register
-// held through the RVV loop, which at LMUL 2 the activations have none to spare for.
+// x's sign bit alone (-0 or +0), and -|x|. On RVV by shifts and sign ops: an And or Or with -0
+// needs the mask as a vector register held through the loop, which at LMUL 2 the activations
+// have none to spare for. x86: the one op with the mask. The same bits.
 template <class D>
 [[gnu::always_inline]] inline VFromD<D> SignOf(D d, VFromD<D> x) {
-  const auto di = Rebind<int32_t>(d);
-  return BitCast(d, di, ShiftLeft<31>(di, ShiftRight<31>(di, BitCast(di, d, x))));
+  if constexpr (VLAK_TARGET_ID == ::vlak::Target::kRvv) {
+    const auto di = Rebind<int32_t>(d);
+    return BitCast(d, di, ShiftLeft<31>(di, ShiftRight<31>(di, BitCast(di, d, x))));
+  } else {
+    return And(d, x, Set(d, -0.0f));
+  }
+}
+
+template <class D>
+[[gnu::always_inline]] inline VFromD<D> NegAbs(D d, VFromD<D> x) {
+  if constexpr (VLAK_TARGET_ID == ::vlak::Target::kRvv) return Neg(d, Abs(d, x));
+  else return Or(d, x, Set(d, -0.0f));
 }
 
 // The splat of c, made where it is used when kHere. On RVV clang hoists a constant's splat out of

@@ -27,6 +27,18 @@
 
 namespace vlak::VLAK_NS::act {
 
+// Division-free in RISC-V builds, every target there (RVV and scalar give the same bits), and in
+// any build with -DVLAK_ACT_DIV_FREE=1: how the host checks these numerics on all 2^32 floats
+// (`vlak accuracy activations --exhaustive` from such a build; the same IEEE ops, so the same
+// bits as RVV). x86 builds keep the division and its bits: Zen 3 runs vdivps on its own unit
+// beside the FMA pipes these loops fill, and the five or six FMA-class ops in its place made
+// sigmoid 10-25 % slower there (vlak bench, AVX2, 2026-11-26).
+#if defined(__riscv) || (defined(VLAK_ACT_DIV_FREE) && VLAK_ACT_DIV_FREE)
+inline constexpr bool kDivFree = true;
+#else
+inline constexpr bool kDivFree = false;
+#endif
+
 // c (s - x) as (x - s) (-c) (a splat of s for s - x is what clang made of the other order), then
 // one Newton step: r0 + r0 (1 - x r0).
 template <class D>

@@ -47,8 +47,7 @@ template <bool kOne, bool kLow = false, int kHere = 0, class D>
 [[gnu::always_inline]] inline VFromD<D> TimesSigmoid(D d, VFromD<D> p, VFromD<D> vh, VFromD<D> vl) {
   constexpr float kTwo64 = 18446744073709551616.0f, kTwoM64 = 5.42101086242752217e-20f;
   const auto neg = Lt(d, vh, 0.0f);
-  // -|v| by two sign ops (an Or with -0 needs the mask as a register held through the RVV loop).
-  const auto z = Max(d, Neg(d, Abs(d, vh)), -120.0f);
+  const auto z = Max(d, NegAbs(d, vh), -120.0f);
   VFromD<D> zl = vl;
   if constexpr (kLow) zl = IfThenElse(d, neg, vl, Neg(d, vl));
   VFromD<D> S, t, v, u;
@@ -61,9 +60,16 @@ template <bool kOne, bool kLow = false, int kHere = 0, class D>
   const auto dl = MulAdd(d, MulAdd(d, S, u, Sub(d, S, E)), kTwoM64, MulAdd(d, E, kTwoM64, Sub(d, one, dh)));
   // 1 / d = r (1 + g + g^2 + ...): r to 2^-8.2 without a division (recip.h), g = 1 - r dh - r dl
   // (the first FMA's rounding is 2^-24 of g), G = g + g^2 + g^3, leaving g^4 < 2^-32.
-  const auto r = Recip1To2(d, dh, one);
-  const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
-  const auto G = MulAdd(d, MulAdd(d, g, g, g), g, g);
+  // With the division (x86, recip.h), r = RN(1 / dh) and G = g.
+  VFromD<D> r, G;
+  if constexpr (kDivFree) {
+    r = Recip1To2(d, dh, one);
+    const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+    G = MulAdd(d, MulAdd(d, g, g, g), g, g);
+  } else {
+    r = Div(d, one, dh);
+    G = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+  }
   // N r. On RVV two products and a select: a select of S and 2^64 first needs 2^64 as a vector
   // register held through the loop (X60 model, sigmoid: as many instructions, 1.6 % fewer
   // cycles). x86: the select first, one op fewer. The same bits.

@@ -33,7 +33,7 @@ template <class D>
 VFromD<D> Softplus(D d, VFromD<D> x) {
   constexpr float kTwoM64 = 5.42101086242752217e-20f, kTwoM65 = 2.71050543121376109e-20f;
   VFromD<D> S, t, v, u;
-  ExpParts<65, false, (Pow2FromD<D> >= 1 ? 3 : 0)>(d, Max(d, Neg(d, Abs(d, x)), -120.0f), x, S, t, v, u);
+  ExpParts<65, false, (Pow2FromD<D> >= 1 ? 3 : 0)>(d, Max(d, NegAbs(d, x), -120.0f), x, S, t, v, u);
   const auto s = Mul(d, S, kTwoM65);
   const auto E = MulAdd(d, s, u, s);
   const auto two = Set(d, 2.0f);
@@ -42,15 +42,23 @@ VFromD<D> Softplus(D d, VFromD<D> x) {
   const auto one = Set(d, 1.0f);
   // 1 / d = r (1 + g + g^2 + ...): r to 2^-11.2 without a division (recip.h), g = 1 - r dh - r dl,
   // G = g + g^2, leaving g^3 < 2^-33.
-  const auto r = Recip2To3(d, dh, one);
-  const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
-  const auto G = MulAdd(d, g, g, g);
+  // With the division (x86, recip.h): r = RN(1 / dh), G = g (2^-24), U = 1 + u, Q1 = RN(Q (1 + u)).
+  const auto u1 = Add(d, u, 1.0f);
+  VFromD<D> r, G, U;
+  if constexpr (kDivFree) {
+    r = Recip2To3(d, dh, one);
+    const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+    G = MulAdd(d, g, g, g);
+    U = MulAdd(d, G, u1, u1);
+  } else {
+    r = Div(d, one, dh);
+    G = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+    U = u1;
+  }
   const auto Qs = Mul(d, S, r);  // 2^64 Q
   const auto Q = Mul(d, Qs, kTwoM64);
   // 2sg = Q U, U = (1 + u)(1 + G), to 2^-23: only w is made of it.
-  const auto u1 = Add(d, u, 1.0f);
-  const auto U = MulAdd(d, G, u1, u1);
-  const auto Q1 = Mul(d, Q, U);
+  const auto Q1 = kDivFree ? Mul(d, Q, U) : MulAdd(d, Q, u, Q);
   const auto w = Mul(d, Q1, Q1);
   auto R = MulAdd(d, w, 0.000547449803f, Set(d, 0.00218736031f));
   R = MulAdd(d, R, w, 0.012506797f);

@@ -33,10 +33,16 @@ VFromD<D> Tanh(D d, VFromD<D> x) {
   // F = E / den without a division: r = 1 / den to 2^-17.9 (recip.h; den <= 1 + e^-2 where y_exp is
   // taken), F0 = E r, and one correction by the residual E - F0 den (one FMA, Markstein's): F's
   // error is then r's squared (2^-35.8) and its own rounding, as the division's.
+  // x86: the division (recip.h).
   const auto den = Add(d, one, E);
-  const auto r = Recip1To1p1354(d, den, one);
-  const auto F0 = Mul(d, E, r);
-  const auto F = MulAdd(d, r, NegMulAdd(d, F0, den, E), F0);
+  VFromD<D> F;
+  if constexpr (kDivFree) {
+    const auto r = Recip1To1p1354(d, den, one);
+    const auto F0 = Mul(d, E, r);
+    F = MulAdd(d, r, NegMulAdd(d, F0, den, E), F0);
+  } else {
+    F = Div(d, E, den);
+  }
   const auto y_exp = NegMulAdd(d, F, 2.0f, one);
   const auto a2 = Mul(d, a, a);
   auto p = MulAdd(d, a2, -0.00036264371f, Set(d, 0.00231519551f));
