@@ -13,9 +13,9 @@
 //   |T_2(L(0))|: p = c (a + b - x), c = 8 / ((a + b)^2 + 4 a b) (1 - x p has its vertex at (a +
 //   b) / 2, and equal and opposite values there and at a and b). Two ops with scalar operands (a
 //   subtract and a product), where c0 + c1 x by an FMA would need its addend as a vector, a
-//   register held through the loop on RVV (the LMUL 2 loops had none to spare). Newton: r1 = r0 + r0 (1 - x r0),
-//   error e^2 plus r1's rounding (2^-24). Seeds used (float constants; errors checked on 20001
-//   floats of each interval with the float arithmetic of these lines):
+//   register held through the loop on RVV (the LMUL 2 loops had none to spare). Newton: r1 = r0
+//   + r0 (1 - x r0), error e^2 plus r1's rounding (2^-24). Seeds used (float constants; errors
+//   checked on 20001 floats of each interval with the float arithmetic of these lines):
 //     [1, 2]       8/17 (3 - x):  1/17 = 2^-4.1, after Newton 3.46e-3 = 2^-8.2
 //     [2, 3]       8/49 (5 - x):  1/49 = 2^-5.6, after Newton 4.2e-4 = 2^-11.2
 //     [1, 1.1354]  0.87897 (2.1354 - x):  2.0e-3 = 2^-9.0, after Newton 4.1e-6 = 2^-17.9

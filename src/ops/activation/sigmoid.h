@@ -5,12 +5,13 @@
 //   6, 2^n carried as S = 2^(n+64)); d = 1 + e as dh + dl, exact up to e's own error, one FMA a
 //   step on S's scaled e: E = RN(S (1 + u)), dh = RN(1 + 2^-64 E), dl = ((1 - dh) + 2^-64 E) +
 //   2^-64 (S (1 + u) - E) (Fast2Sum, e <= 1; S - E is exact by Sterbenz and S u by the power of
-//   two, so that FMA gives E's rounding error exactly). 1 / d = r (1 + g): r = RN(1 / dh), the one
-//   division, g = 1 - r dh - r dl by two FMAs (the first exact). Then sigmoid(v) = N r (1 + W),
-//   N r exact (N a power of two): v >= 0: N = 2^64, W = g (1 / d); v < 0: N = S, 1 + W = (1 + t
-//   + v')(1 + g), W = t + (v' + g (1 + u)) with t and v' unrounded (e / d). One FMA rounds N r +
-//   N r W, and the multiply by 2^-64 is exact, or for a result below FLT_MIN the one rounding
-//   that counts. For p sigmoid(v): Y = RN(p N r), its error by an FMA, and Y + (p N r - Y) + Y g'
+//   two, so that FMA gives E's rounding error exactly). 1 / d = r (1 + G): x86 r = RN(1 / dh),
+//   the one division, G = g = 1 - r dh - r dl by two FMAs (the first exact); RISC-V r from
+//   recip.h (8/17 (3 - dh) and one Newton step, 2^-8.2, no division), G = g + g^2 + g^3.
+//   Then sigmoid(v) = N r (1 + W), N r exact (N a power of two): v >= 0: N = 2^64, W = G; v < 0:
+//   N = S, 1 + W = (1 + t + v')(1 + G), W = t + (v' + G (1 + u)) with t and v' unrounded (e /
+//   d). One FMA rounds N r + N r W, and the multiply by 2^-64 is exact, or for a result below
+//   FLT_MIN the one rounding that counts. For p sigmoid(v): Y = RN(p N r), its error by an FMA, and Y + (p N r - Y) + Y g'
 //   + Y v' + Y t by FMAs, the largest term last, rounded once. Errors before the last rounding:
 //   e's (exp_parts.h, 2^-25.2 at worst, mostly t's rounding), W's rounding (2^-26 of 1 + W) or,
 //   for p sigmoid, the last FMA's (2^-26 of Y), 1 + e's through u's rounding (damped by e / (1 +
@@ -20,9 +21,12 @@
 //   of 1 + e and the unrounded 1 + t + v' cost about 15 ops per vector more, and are what keep
 //   the result within 2 ULP.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): sigmoid max 1.040 ULP (x = -5.835),
-//   silu max 1.341 ULP (x = -5.196); below FLT_MIN at most 0.749 / 0.820 x 2^-149. vlak.h's
-//   bound: 2 ULP, 2^-149 below FLT_MIN.
+//   Zen 3, 2026-11-26; the x86 targets give the same bits): sigmoid max 1.040 ULP (x = -5.835),
+//   silu max 1.341 ULP (x = -5.196); below FLT_MIN at most 0.749 / 0.820 x 2^-149. RISC-V's
+//   division-free form (RVV and scalar the same bits; checked on AVX2 built with
+//   -DVLAK_ACT_DIV_FREE=1, the same bits as RVV on 200009 samples): sigmoid 1.023 ULP (x =
+//   -5.860), silu 1.322 (x = -37.78); below FLT_MIN 0.886 / 0.899 x 2^-149. vlak.h's bound: 2
+//   ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, sigmoid(-0) = 0.5;
 //   silu(+inf) = +inf, silu(-inf) = -0, silu(-0) = -0 (Y - (-(Y - pNr) ...) keeps the -0 of Y);
 //   v is clamped at -120 (e^-120 < 2^-173): sigmoid rounds to 0 below -103.9, and silu's p is
@@ -30,9 +34,11 @@
 //   = 1 - 2^-28.9).
 // Cost: sigmoid 36 vector-layer ops (|v|, clamp and the sign mask 3, exp_parts.h 13, 1 + e 7,
 //   r and g 3 with one Div, N r 2, W 4, the FMA and 2^-64 2, NaN 2); silu 42 (its clamp, the
-//   masked t, v', u 3, the p products 5; NaN and x > 20 take x in one compare and select). RVV
-//   at VLEN 128, instructions per element with loads, stores and the loop: sigmoid 5.69 (LMUL 2),
-//   silu 12.8 (LMUL 1).
+//   masked t, v', u 3, the p products 5; NaN and x > 20 take x in one compare and select).
+//   RISC-V: the Div becomes 6 FMA-class ops and G 2 more, -|v| 2, N r 3. RVV, LMUL 2, n = 2048
+//   (activation_icount.cc, 2026-11-26): instructions per element at VLEN 128 sigmoid 6.69, silu
+//   8.19 (glu silu, LMUL 1: 15.4); SpacemiT X60 model (VLEN 256) whole-call cycles per element
+//   sigmoid 8.03, silu 9.78, glu silu 11.5 (with the division: 11.7, 13.9, 14.6).
 #pragma once
 
 #include "ops/activation/exp_parts.h"
