@@ -11,8 +11,8 @@
 //   Then sigmoid(v) = N r (1 + W), N r exact (N a power of two): v >= 0: N = 2^64, W = G; v < 0:
 //   N = S, 1 + W = (1 + t + v')(1 + G), W = t + (v' + G (1 + u)) with t and v' unrounded (e /
 //   d). One FMA rounds N r + N r W, and the multiply by 2^-64 is exact, or for a result below
-//   FLT_MIN the one rounding that counts. For p sigmoid(v): Y = RN(p N r), its error by an FMA, and Y + (p N r - Y) + Y g'
-//   + Y v' + Y t by FMAs, the largest term last, rounded once. Errors before the last rounding:
+//   FLT_MIN the one rounding that counts. For p sigmoid(v): Y = RN(p N r), its error by an FMA,
+//   and Y + (p N r - Y) + Y g' + Y v' + Y t by FMAs, the largest term last, rounded once. Errors before the last rounding:
 //   e's (exp_parts.h, 2^-25.2 at worst, mostly t's rounding), W's rounding (2^-26 of 1 + W) or,
 //   for p sigmoid, the last FMA's (2^-26 of Y), 1 + e's through u's rounding (damped by e / (1 +
 //   e)): about 0.5 ULP at worst, on top of the final half ULP.
