@@ -1,12 +1,11 @@
-// 1 / x on a known interval without a division: a polynomial seed and one Newton step, for the
+// 1 / x on a known interval without a division: a linear seed and one Newton step, for the
 // activations' denominators (sigmoid.h's and softplus.h's 1 + e and 2 + e, tanh.h's 1 + E).
 //
 // Why: the division was the dearest op of every activation on RVV. On the SpacemiT X60 model
 //   (llvm-mca-22, VLEN 256, tools/qemu-icount/rvv-costs.tsv) vfdiv.vv e32m1 costs 40 cycles and
-//   vfrdiv.vf 12, an FMA 1; on Zen 3 a 256-bit vdivps issues once per ~5 cycles, two FMAs per
-//   cycle. RVV's vfrec7 (7 bits) and x86's rcpps (12 bits, its bits differ between Intel and AMD)
-//   would give different results on each target; a seed from FMAs is the same on every target,
-//   so that the exhaustive host check covers RVV too.
+//   vfrdiv.vf 12, an FMA 1. RVV's vfrec7 (7 bits) would need a host emulation of its table for
+//   the exhaustive check; a seed from IEEE ops gives the same bits on any target, so an x86
+//   build of the same code checks RVV's results on all 2^32 floats (kDivFree below).
 // Seed: the line p with the least max |1 - x p(x)| on [a, b]: 1 - x p(x) = T_2(L(x)) / T_2(L(0)),
 //   L mapping [a, b] onto [-1, 1] (Chebyshev's equioscillation; the classic Newton-Raphson
 //   division seed 48/17 - 32/17 x on [1/2, 1] is the case [1/2, 1]), relative error 1 /
@@ -31,8 +30,10 @@ namespace vlak::VLAK_NS::act {
 // any build with -DVLAK_ACT_DIV_FREE=1: how the host checks these numerics on all 2^32 floats
 // (`vlak accuracy activations --exhaustive` from such a build; the same IEEE ops, so the same
 // bits as RVV). x86 builds keep the division and its bits: Zen 3 runs vdivps on its own unit
-// beside the FMA pipes these loops fill, and the five or six FMA-class ops in its place made
-// sigmoid 10-25 % slower there (vlak bench, AVX2, 2026-11-26).
+// beside the FMA pipes these loops fill, and the six FMA-class ops in its place made sigmoid about
+// 20 % slower there (`vlak bench --op activation-sigmoid --impls vlak,xnnpack`, AVX2, 2-core AMD
+// EPYC Zen 3 under load, 2026-11-26: XNNPACK's time / vlak's 0.44x -> 0.36x at 4096 floats,
+// 0.56x -> 0.45x at 16M).
 #if defined(__riscv) || (defined(VLAK_ACT_DIV_FREE) && VLAK_ACT_DIV_FREE)
 inline constexpr bool kDivFree = true;
 #else
@@ -42,7 +43,8 @@ inline constexpr bool kDivFree = false;
 // c (s - x) as (x - s) (-c) (a splat of s for s - x is what clang made of the other order), then
 // one Newton step: r0 + r0 (1 - x r0).
 template <class D>
-[[gnu::always_inline]] inline VFromD<D> RecipNewton(D d, VFromD<D> x, float s, float c, VFromD<D> one) {
+[[gnu::always_inline]] inline VFromD<D> RecipNewton(D d, VFromD<D> x, float s, float c,
+                                                     VFromD<D> one) {
   const auto r0 = Mul(d, Sub(d, x, s), -c);
   return MulAdd(d, r0, NegMulAdd(d, r0, x, one), r0);
 }
