@@ -27,7 +27,7 @@ namespace {
 // 2-6 registers spilled). X60 whole-call cycles, LMUL 1 / 2 (scripts/rvv-cycles --budgets,
 // 2026-11-26): tanh 18697 / 17879, silu 21232 / 20021, softplus 22784 / 23110, gelu_tanh 36860
 // / 34358; softplus at LMUL 2 for its 42 % fewer instructions. glu: LMUL 1 (at LMUL 2 its loops
-// spill 7-22 registers: the row loop around them holds more). Scalar: 1.
+// still spill 2-5 registers: the row loop around them holds more). Scalar: 1.
 template <int kOp, bool kGlu>
 inline constexpr int kPow2 = [] {
   if (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) return kOp != VLAK_ACT_GELU ? 1 : 0;
