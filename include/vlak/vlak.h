@@ -201,16 +201,20 @@ typedef enum vlak_activation VLAK_ENUM_BASE {
 } vlak_activation;
 
 /* y[i] = act(x[i]) for i < n. x == y is allowed (other overlaps are not). Large n splits into
- * blocks over vlak_get_num_threads() threads. The results are the same bits on every target and
- * thread count.
+ * blocks over vlak_get_num_threads() threads. The results are the same bits on every target of
+ * an architecture (x86; RISC-V: below) and thread count.
  * Accuracy against the float64 value y64 of the formula, over every finite float x (measured on
  * all of them, `vlak accuracy activations --exhaustive`): where |y64| >= FLT_MIN, |y - y64| <= 2
  * ULPs of the float nearest y64; below, |y - y64| <= 2^-149 (denormal results are kept, rounded
- * once). Measured maxima on all 4,278,190,080 finite floats, AVX2 (every target gives the same
- * bits: scalar and AVX2 compared on all 2^32 inputs, RVV at VLEN 128 and 512 on 2^24 spread
- * over them):
+ * once). Measured maxima on all 4,278,190,080 finite floats, AVX2 (the x86 targets give the
+ * same bits: scalar and AVX2 compared on all 2^32 inputs):
  *   sigmoid 1.040 ULP, tanh 1.027, gelu 0.553, gelu_tanh 1.336, silu 1.341, softplus 1.048;
  *   below FLT_MIN at most 0.820 x 2^-149.
+ * RISC-V builds (RVV and scalar give the same bits) replace the division of sigmoid, tanh,
+ * gelu_tanh, silu and softplus by FMAs, so their bits differ; the same algorithm measured on all
+ * 2^32 floats (an x86 build with -DVLAK_ACT_DIV_FREE=1, the same bits as RVV on samples):
+ *   sigmoid 1.023 ULP, tanh 1.034, gelu_tanh 1.388, silu 1.322, softplus 1.069 (gelu as above);
+ *   below FLT_MIN at most 0.899 x 2^-149.
  * Special values, bit for bit: NaN gives the same NaN. At -inf / +inf: sigmoid 0 / 1, tanh
  * -1 / 1, gelu -0 / +inf, gelu_tanh -0 / +inf, silu -0 / +inf, softplus 0 / +inf. -0 gives -0
  * for tanh, gelu, gelu_tanh and silu (x times a positive factor), 0.5 for sigmoid, log(2) for
@@ -227,8 +231,8 @@ vlak_status vlak_activation_f32(size_t n, const float* x, float* y, vlak_activat
  * over every binade and over [-30, 30] times ups over 2^+-30, each function), plus |up| * 2^-149
  * where act(gate) is below FLT_MIN (there an act(gate) that rounds to 0 times an infinite up is
  * NaN, IEEE 0 * inf).
- * Rows and blocks of long rows run on threads; the results are the same bits on every target
- * and thread count.
+ * Rows and blocks of long rows run on threads; the results are the same bits on every target of
+ * an architecture (as vlak_activation_f32's) and thread count.
  * Errors (nothing written): an unknown op, NULL pointer, a stride < cols, y equal to gate or up
  * with another stride, sizes whose extent overflows size_t, vlak_target_error(). rows == 0 or
  * cols == 0: VLAK_OK (pointers not checked). */

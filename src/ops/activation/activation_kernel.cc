@@ -19,14 +19,19 @@ namespace {
 // two (4096 floats in L1, ns per element at LMUL 1 / 2, AVX2, 2-core AMD EPYC Zen 3 under load,
 // 2026-11-26: sigmoid 1.45 / 1.27, tanh 1.77 / 1.51, gelu 2.88 / 3.13, gelu_tanh 2.55 / 1.94,
 // silu 1.77 / 1.55, softplus 3.38 / 2.83; sigmoid's single-float form: 0.40x / 0.44x XNNPACK's
-// time). RVV: LMUL 2 where the loop keeps everything in registers, which halves the instructions
-// per element: sigmoid's activation loop; LMUL 1 elsewhere: at LMUL 2 the other functions' loops
-// spill 3-5 registers and every glu loop 10-20 (scripts/rvv-spill-check: the exp's hoisted
-// Horner splats take two registers each there). Scalar: 1.
+// time). RVV: LMUL 2 for every activation loop but gelu's, which halves the instructions per
+// element. They keep everything in registers there because the masks are made by shifts
+// (exp_parts.h's SignOf), the reciprocal's seed takes scalar operands (recip.h) and silu's,
+// tanh's, softplus's and gelu_tanh's exps splat 2-4 of their Horner constants in the loop
+// (SetAt: one vfmv.v.f each) rather than hold them (scripts/rvv-spill-check: with them held,
+// 2-6 registers spilled). X60 whole-call cycles, LMUL 1 / 2 (scripts/rvv-cycles --budgets,
+// 2026-11-26): tanh 18697 / 17879, silu 21232 / 20021, softplus 22784 / 23110, gelu_tanh 36860
+// / 34358; softplus at LMUL 2 for its 42 % fewer instructions. glu: LMUL 1 (at LMUL 2 its loops
+// still spill 2-5 registers: the row loop around them holds more). Scalar: 1.
 template <int kOp, bool kGlu>
 inline constexpr int kPow2 = [] {
   if (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) return kOp != VLAK_ACT_GELU ? 1 : 0;
-  if (VLAK_TARGET_ID == ::vlak::Target::kRvv) return kOp == VLAK_ACT_SIGMOID && !kGlu ? 1 : 0;
+  if (VLAK_TARGET_ID == ::vlak::Target::kRvv) return kOp != VLAK_ACT_GELU && !kGlu ? 1 : 0;
   return 0;
 }();
 

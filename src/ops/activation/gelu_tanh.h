@@ -10,14 +10,16 @@
 //   reduced argument takes 2w's low half, t = (2w_hi - n ln2_hi) + (2w_lo - n ln2_lo)), rounded
 //   once.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): max 1.336 ULP (x = -2.516); below
-//   FLT_MIN (x in (-11.1, -10.1)) at most 0.817 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below
-//   FLT_MIN.
+//   Zen 3, 2026-11-26; the x86 targets give the same bits): max 1.336 ULP (x = -2.516); below
+//   FLT_MIN (x in (-11.1, -10.1)) at most 0.817 x 2^-149. RISC-V's division-free sigmoid (RVV
+//   and scalar the same bits; checked on AVX2 built with -DVLAK_ACT_DIV_FREE=1): max 1.388 ULP
+//   (x = -2.750), below FLT_MIN 0.883 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; gelu_tanh(+inf) = +inf, gelu_tanh(-inf) = -0 (|x| > 12:
 //   x, or the zero of x's sign: |result| < 2^-170 below -12); gelu_tanh(-0) = -0.
 // Cost: 68 vector-layer ops (2w 16, TimesSigmoid 42 with 2w's low half, limits, sign and NaN
-//   10), one Div. RVV at VLEN 128 (4 lanes, LMUL 1): 20.8 instructions per element with loads,
-//   stores and the loop.
+//   10), one Div (RISC-V: none, sigmoid.h). RVV, LMUL 2, n = 2048 (activation_icount.cc,
+//   2026-11-26): 13.1 instructions per element at VLEN 128; SpacemiT X60 model (VLEN 256) 16.8
+//   cycles per element for the whole call (with the division at LMUL 1: 21.0).
 #pragma once
 
 #include "ops/activation/sigmoid.h"
@@ -39,11 +41,12 @@ VFromD<D> GeluTanh(D d, VFromD<D> x) {
   const auto gh = Add(d, hi, lo);
   auto gl = Add(d, Add(d, Sub(d, hi, gh), lo), gpe);
   gl = MulAdd(d, pe, kBetaHi, gl);
-  gl = MulAdd(d, p, kBetaLo, Add(d, gl, Set(d, kAlphaLo)));
+  gl = MulAdd(d, p, kBetaLo, Add(d, gl, kAlphaLo));
   const auto vh = Mul(d, xc, gh);
   const auto vl = MulAdd(d, xc, gl, MulAdd(d, xc, gh, Neg(d, vh)));
-  const auto y = Or(d, TimesSigmoid<false, true>(d, xc, vh, vl), And(d, x, Set(d, -0.0f)));
-  const auto limit = IfThenElse(d, Gt(d, x, 0.0f), x, Set(d, -0.0f));
+  const auto sign = SignOf(d, x);
+  const auto y = Or(d, TimesSigmoid<false, true, (Pow2FromD<D> >= 1 ? 4 : 0)>(d, xc, vh, vl), sign);
+  const auto limit = IfThenElse(d, Gt(d, x, 0.0f), x, sign);  // x < -12: -0
   return IfThenElse(d, IsNaN(d, x), x, IfThenElse(d, big, limit, y));
 }
 

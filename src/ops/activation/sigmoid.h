@@ -5,13 +5,14 @@
 //   6, 2^n carried as S = 2^(n+64)); d = 1 + e as dh + dl, exact up to e's own error, one FMA a
 //   step on S's scaled e: E = RN(S (1 + u)), dh = RN(1 + 2^-64 E), dl = ((1 - dh) + 2^-64 E) +
 //   2^-64 (S (1 + u) - E) (Fast2Sum, e <= 1; S - E is exact by Sterbenz and S u by the power of
-//   two, so that FMA gives E's rounding error exactly). 1 / d = r (1 + g): r = RN(1 / dh), the one
-//   division, g = 1 - r dh - r dl by two FMAs (the first exact). Then sigmoid(v) = N r (1 + W),
-//   N r exact (N a power of two): v >= 0: N = 2^64, W = g (1 / d); v < 0: N = S, 1 + W = (1 + t
-//   + v')(1 + g), W = t + (v' + g (1 + u)) with t and v' unrounded (e / d). One FMA rounds N r +
-//   N r W, and the multiply by 2^-64 is exact, or for a result below FLT_MIN the one rounding
-//   that counts. For p sigmoid(v): Y = RN(p N r), its error by an FMA, and Y + (p N r - Y) + Y g'
-//   + Y v' + Y t by FMAs, the largest term last, rounded once. Errors before the last rounding:
+//   two, so that FMA gives E's rounding error exactly). 1 / d = r (1 + G): x86 r = RN(1 / dh),
+//   the one division, G = g = 1 - r dh - r dl by two FMAs (the first exact); RISC-V r from
+//   recip.h (8/17 (3 - dh) and one Newton step, 2^-8.2, no division), G = g + g^2 + g^3.
+//   Then sigmoid(v) = N r (1 + W), N r exact (N a power of two): v >= 0: N = 2^64, W = G; v < 0:
+//   N = S, 1 + W = (1 + t + v')(1 + G), W = t + (v' + G (1 + u)) with t and v' unrounded (e /
+//   d). One FMA rounds N r + N r W, and the multiply by 2^-64 is exact, or for a result below
+//   FLT_MIN the one rounding that counts. For p sigmoid(v): Y = RN(p N r), its error by an FMA,
+//   and Y + (p N r - Y) + Y g' + Y v' + Y t by FMAs, the largest term last, rounded once. Errors before the last rounding:
 //   e's (exp_parts.h, 2^-25.2 at worst, mostly t's rounding), W's rounding (2^-26 of 1 + W) or,
 //   for p sigmoid, the last FMA's (2^-26 of Y), 1 + e's through u's rounding (damped by e / (1 +
 //   e)): about 0.5 ULP at worst, on top of the final half ULP.
@@ -20,9 +21,12 @@
 //   of 1 + e and the unrounded 1 + t + v' cost about 15 ops per vector more, and are what keep
 //   the result within 2 ULP.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): sigmoid max 1.040 ULP (x = -5.835),
-//   silu max 1.341 ULP (x = -5.196); below FLT_MIN at most 0.749 / 0.820 x 2^-149. vlak.h's
-//   bound: 2 ULP, 2^-149 below FLT_MIN.
+//   Zen 3, 2026-11-26; the x86 targets give the same bits): sigmoid max 1.040 ULP (x = -5.835),
+//   silu max 1.341 ULP (x = -5.196); below FLT_MIN at most 0.749 / 0.820 x 2^-149. RISC-V's
+//   division-free form (RVV and scalar the same bits; checked on AVX2 built with
+//   -DVLAK_ACT_DIV_FREE=1, the same bits as RVV on 200009 samples): sigmoid 1.023 ULP (x =
+//   -5.860), silu 1.322 (x = -37.78); below FLT_MIN 0.886 / 0.899 x 2^-149. vlak.h's bound: 2
+//   ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, sigmoid(-0) = 0.5;
 //   silu(+inf) = +inf, silu(-inf) = -0, silu(-0) = -0 (Y - (-(Y - pNr) ...) keeps the -0 of Y);
 //   v is clamped at -120 (e^-120 < 2^-173): sigmoid rounds to 0 below -103.9, and silu's p is
@@ -30,49 +34,67 @@
 //   = 1 - 2^-28.9).
 // Cost: sigmoid 36 vector-layer ops (|v|, clamp and the sign mask 3, exp_parts.h 13, 1 + e 7,
 //   r and g 3 with one Div, N r 2, W 4, the FMA and 2^-64 2, NaN 2); silu 42 (its clamp, the
-//   masked t, v', u 3, the p products 5; NaN and x > 20 take x in one compare and select). RVV
-//   at VLEN 128, instructions per element with loads, stores and the loop: sigmoid 5.69 (LMUL 2),
-//   silu 12.8 (LMUL 1).
+//   masked t, v', u 3, the p products 5; NaN and x > 20 take x in one compare and select).
+//   RISC-V: the Div becomes 6 FMA-class ops and G 2 more, -|v| 2, N r 3. RVV, LMUL 2, n = 2048
+//   (activation_icount.cc, 2026-11-26): instructions per element at VLEN 128 sigmoid 6.69, silu
+//   8.19 (glu silu, LMUL 1: 15.4); SpacemiT X60 model (VLEN 256) whole-call cycles per element
+//   sigmoid 8.03, silu 9.78, glu silu 11.5 (with the division: 11.7, 13.9, 14.6).
 #pragma once
 
 #include "ops/activation/exp_parts.h"
+#include "ops/activation/recip.h"
 
 namespace vlak::VLAK_NS::act {
 
 // p * sigmoid(vh + vl). kOne: p is 1 (sigmoid) and not read. kLow: vl is read (|vl| <= 2^-16),
 // else it is not read. Finite v and p only: v below -120 is taken as -120 (callers give the exact
 // limits), NaN is the caller's; p N r must not overflow (|p| <= 2^60).
-template <bool kOne, bool kLow = false, class D>
+template <bool kOne, bool kLow = false, int kHere = 0, class D>
 [[gnu::always_inline]] inline VFromD<D> TimesSigmoid(D d, VFromD<D> p, VFromD<D> vh, VFromD<D> vl) {
   constexpr float kTwo64 = 18446744073709551616.0f, kTwoM64 = 5.42101086242752217e-20f;
   const auto neg = Lt(d, vh, 0.0f);
-  const auto z = Max(d, Or(d, vh, Set(d, -0.0f)), -120.0f);  // -|v|
+  const auto z = Max(d, NegAbs(d, vh), -120.0f);
   VFromD<D> zl = vl;
   if constexpr (kLow) zl = IfThenElse(d, neg, vl, Neg(d, vl));
   VFromD<D> S, t, v, u;
-  ExpParts<64, kLow>(d, z, zl, S, t, v, u);
+  ExpParts<64, kLow, kHere>(d, z, zl, S, t, v, u);
   // 1 + e = dh + dl from S's scaled e: E = RN(S (1 + u)), dh = RN(1 + 2^-64 E), dl =
   // ((1 - dh) + 2^-64 E) + 2^-64 (S (1 + u) - E), each step one FMA.
   const auto E = MulAdd(d, S, u, S);
   const auto one = Set(d, 1.0f);
   const auto dh = MulAdd(d, E, kTwoM64, one);
   const auto dl = MulAdd(d, MulAdd(d, S, u, Sub(d, S, E)), kTwoM64, MulAdd(d, E, kTwoM64, Sub(d, one, dh)));
-  const auto r = Div(d, one, dh);
-  const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
-  const auto P = Mul(d, IfThenElse(d, neg, S, Set(d, kTwo64)), r);
+  // 1 / d = r (1 + g + g^2 + ...): r to 2^-8.2 without a division (recip.h), g = 1 - r dh - r dl
+  // (the first FMA's rounding is 2^-24 of g), G = g + g^2 + g^3, leaving g^4 < 2^-32.
+  // With the division (x86, recip.h), r = RN(1 / dh) and G = g.
+  VFromD<D> r, G;
+  if constexpr (kDivFree) {
+    r = Recip1To2(d, dh, one);
+    const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+    G = MulAdd(d, MulAdd(d, g, g, g), g, g);
+  } else {
+    r = Div(d, one, dh);
+    G = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+  }
+  // N r. On RVV two products and a select: a select of S and 2^64 first needs 2^64 as a vector
+  // register held through the loop (X60 model, sigmoid: as many instructions, 1.6 % fewer
+  // cycles). x86: the select first, one op fewer. The same bits.
+  constexpr bool kTwoProducts = VLAK_TARGET_ID == ::vlak::Target::kRvv;
+  const auto P = kTwoProducts ? IfThenElse(d, neg, Mul(d, S, r), Mul(d, r, kTwo64))
+                              : Mul(d, IfThenElse(d, neg, S, Set(d, kTwo64)), r);
   VFromD<D> y;
   if constexpr (kOne) {
     (void)p;
-    // 1 + W: 1 + g for v >= 0, (1 + t + v)(1 + g) = 1 + t + (v + g (1 + u)) for v < 0, with t
+    // 1 + W: 1 + G for v >= 0, (1 + t + v)(1 + G) = 1 + t + (v + G (1 + u)) for v < 0, with t
     // and v unrounded.
-    const auto W = IfThenElse(d, neg, Add(d, t, Add(d, v, MulAdd(d, g, u, g))), g);
+    const auto W = IfThenElse(d, neg, Add(d, t, Add(d, v, MulAdd(d, G, u, G))), G);
     y = MulAdd(d, P, W, P);
   } else {
-    // Y + (pP - Y) + Y (g1 + v + t), g1 = g (1 + u) (v < 0; g, v >= 0), as Y - ((((Y - pP) - Y g1)
+    // Y + (pP - Y) + Y (g1 + v + t), g1 = G (1 + u) (v < 0; G, v >= 0), as Y - ((((Y - pP) - Y g1)
     // - Y v) - Y t): one rounding of weight ~|t| Y before the last, and -0 stays -0 for p = -0.
     const auto tn = IfThenElseZero(d, neg, t);
     const auto vn = IfThenElseZero(d, neg, v);
-    const auto g1 = MulAdd(d, g, IfThenElseZero(d, neg, u), g);
+    const auto g1 = MulAdd(d, G, IfThenElseZero(d, neg, u), G);
     const auto Y = Mul(d, p, P);
     auto c = NegMulAdd(d, Y, g1, NegMulAdd(d, p, P, Y));
     c = NegMulAdd(d, Y, tn, NegMulAdd(d, Y, vn, c));
@@ -91,7 +113,8 @@ template <class D>
 VFromD<D> Silu(D d, VFromD<D> x) {
   // x < -120: -120 (the result rounds to -0 either way); NaN gives -120 here (Max ignores it).
   const auto p = Max(d, x, -120.0f);
-  const auto y = TimesSigmoid<false>(d, p, p, p);
+  // At LMUL 2 (RVV) two of the exp's constants are splat in the loop, which keeps it from spilling.
+  const auto y = TimesSigmoid<false, false, (Pow2FromD<D> >= 1 ? 2 : 0)>(d, p, p, p);
   // x > 20 and NaN in one ordered compare: both give x.
   return IfThenElse(d, Le(d, x, 20.0f), y, x);
 }

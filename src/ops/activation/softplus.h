@@ -3,28 +3,35 @@
 // Algorithm: e = e^-|x| = 2^n (1 + t + v) (exp_parts.h, 2^n carried as S = 2^(n+65) and s = 2^n),
 //   log1p(e) = 2 atanh(sg), sg = e / (2 + e) in [0, 1/3]: 2 atanh(sg) = 2sg (1 + w R2(w)), w =
 //   (2sg)^2, R2 of degree 3 (activation_coeffs.py's method: 4.6e-9 = 2^-27.7 absolute on w R2).
-//   One division and no logarithm: fdlibm's log1p needs the division for s = f / (2 + f) as well,
-//   and a reduction of 1 + e besides. d = 2 + e as dh + dl, exact up to e's own error (E =
+//   One division and no logarithm: fdlibm's log1p needs the division for s = f / (2 + f) as
+//   well, and a reduction of 1 + e besides. d = 2 + e as dh + dl, exact up to e's own error (E =
 //   RN(s (1 + u)), dh = RN(2 + E), dl = ((2 - dh) + E) + (s (1 + u) - E), as sigmoid.h), 1 / d =
-//   r (1 + g) (g by two FMAs), so 2sg = Q (1 + t + v)(1 + g), Q = 2 s r exact, and log1p(e) =
-//   Q (1 + K), K = t + (v + g (1 + u) + w R2 (1 + u)), t and v unrounded (w from Q1 = RN(Q (1 +
-//   u)): its error is damped by w R2 <= 0.04). x < 0: Q (1 + K) by one FMA on Q's 2^64-scaled
-//   copy, then 2^-64 (exact, or the one rounding of a result below FLT_MIN). x >= 0: x + Q (1 +
-//   K) as B + (b + Q K), B + b = x + Q exactly (2Sum: x and Q in either order), one rounding.
-//   Errors before it: e's (exp_parts.h, 2^-25.2 at worst), K's rounding (2^-26 of 1 + K), R2's:
-//   about half a ULP at worst.
+//   r (1 + G): x86 r = RN(1 / dh) and G = g = 1 - r dh - r dl by two FMAs; RISC-V r by recip.h
+//   (8/49 (5 - dh) and a Newton step, 2^-11.2, no division) and G = g + g^2. So 2sg = Q (1 + t +
+//   v)(1 + G), Q = 2 s r exact, and log1p(e) = Q (1 + K), K = t + (v + G (1 + u) + w R2 U), U =
+//   (1 + u)(1 + G) (x86: 1 + u; without the division G w R2 reaches 2^-15.8 and is kept), t and
+//   v unrounded (w from Q1 = RN(Q U), x86 RN(Q (1 + u)): its error is damped by w R2 <= 0.04).
+//   x < 0: Q (1 + K) by one FMA on Q's 2^64-scaled copy, then 2^-64 (exact, or the one rounding
+//   of a result below FLT_MIN). x >= 0: x + Q (1 + K) as B + (b + Q K), B + b = x + Q exactly
+//   (2Sum: x and Q in either order), one rounding. Errors before it: e's (exp_parts.h, 2^-25.2
+//   at worst), K's rounding (2^-26 of 1 + K), R2's: about half a ULP at worst.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): max 1.048 ULP (x = -6.550); below
-//   FLT_MIN at most 0.749 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
+//   Zen 3, 2026-11-26; the x86 targets give the same bits): max 1.048 ULP (x = -6.550); below
+//   FLT_MIN at most 0.749 x 2^-149. RISC-V's division-free form (RVV and scalar the same bits;
+//   checked on AVX2 built with -DVLAK_ACT_DIV_FREE=1): max 1.069 ULP (x = -5.868); below FLT_MIN
+//   0.896 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; softplus(-inf) = +0, softplus(+inf) = +inf (x > 20 gives
 //   x: log1p(e^-x) < 2^-28 x there); results below FLT_MIN (x < -87.3) are e^x rounded once.
 // Cost: 52 vector-layer ops (|x| and clamp 2, exp_parts.h 13, s, E and 2 + e 8, r and g 3 with
 //   one Div, Q and its copies 3, w and R2 4, K 6, the x < 0 result 2, 2Sum and the x >= 0 result
-//   7, selects and NaN 4). RVV at VLEN 128 (4 lanes, LMUL 1): 16.1 instructions per element
-//   with loads, stores and the loop.
+//   7, selects and NaN 4); RISC-V: the Div becomes 4 ops, G and U 2 more. RVV, LMUL 2, n = 2048
+//   (activation_icount.cc, 2026-11-26): 9.95 instructions per element at VLEN 128; SpacemiT X60
+//   model (VLEN 256) 11.3 cycles per element for the whole call (with the division at LMUL 1:
+//   15.4).
 #pragma once
 
 #include "ops/activation/exp_parts.h"
+#include "ops/activation/recip.h"
 
 namespace vlak::VLAK_NS::act {
 
@@ -32,26 +39,40 @@ template <class D>
 VFromD<D> Softplus(D d, VFromD<D> x) {
   constexpr float kTwoM64 = 5.42101086242752217e-20f, kTwoM65 = 2.71050543121376109e-20f;
   VFromD<D> S, t, v, u;
-  ExpParts<65>(d, Max(d, Or(d, x, Set(d, -0.0f)), -120.0f), x, S, t, v, u);
+  ExpParts<65, false, (Pow2FromD<D> >= 1 ? 3 : 0)>(d, Max(d, NegAbs(d, x), -120.0f), x, S, t, v, u);
   const auto s = Mul(d, S, kTwoM65);
   const auto E = MulAdd(d, s, u, s);
   const auto two = Set(d, 2.0f);
   const auto dh = Add(d, two, E);
   const auto dl = Add(d, Add(d, Sub(d, two, dh), E), MulAdd(d, s, u, Sub(d, s, E)));
   const auto one = Set(d, 1.0f);
-  const auto r = Div(d, one, dh);
-  const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+  // 1 / d = r (1 + g + g^2 + ...): r to 2^-11.2 without a division (recip.h), g = 1 - r dh - r dl,
+  // G = g + g^2, leaving g^3 < 2^-33.
+  // With the division (x86, recip.h): r = RN(1 / dh), G = g (2^-24), U = 1 + u, Q1 = RN(Q (1 + u)).
+  const auto u1 = Add(d, u, 1.0f);
+  VFromD<D> r, G, U;
+  if constexpr (kDivFree) {
+    r = Recip2To3(d, dh, one);
+    const auto g = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+    G = MulAdd(d, g, g, g);
+    U = MulAdd(d, G, u1, u1);
+  } else {
+    r = Div(d, one, dh);
+    G = NegMulAdd(d, r, dl, NegMulAdd(d, r, dh, one));
+    U = u1;
+  }
   const auto Qs = Mul(d, S, r);  // 2^64 Q
   const auto Q = Mul(d, Qs, kTwoM64);
-  const auto Q1 = MulAdd(d, Q, u, Q);  // 2sg to 2^-23: only w is made of it
+  // 2sg = Q U, U = (1 + u)(1 + G), to 2^-23: only w is made of it.
+  const auto Q1 = kDivFree ? Mul(d, Q, U) : MulAdd(d, Q, u, Q);
   const auto w = Mul(d, Q1, Q1);
   auto R = MulAdd(d, w, 0.000547449803f, Set(d, 0.00218736031f));
   R = MulAdd(d, R, w, 0.012506797f);
   R = MulAdd(d, R, w, 0.0833330154f);
-  // (1 + t + v)(1 + g)(1 + w R) = 1 + K, K = t + (v + g (1 + u) + w R (1 + u)): one rounding of
-  // weight ~|t| (t and v enter unrounded; 1 + u's rounding is damped by w R <= 0.04).
-  const auto u1 = Add(d, u, 1.0f);
-  const auto K = Add(d, t, MulAdd(d, Mul(d, w, R), u1, MulAdd(d, g, u, Add(d, v, g))));
+  // (1 + t + v)(1 + G)(1 + w R) = 1 + K, K = t + (v + G (1 + u) + w R U): one rounding of weight
+  // ~|t| (t and v enter unrounded; U's rounding is damped by w R <= 0.04). G w R is kept: G
+  // reaches 2^-11.2 (recip.h), G w R 2^-15.8.
+  const auto K = Add(d, t, MulAdd(d, Mul(d, w, R), U, MulAdd(d, G, u, Add(d, v, G))));
   const auto y_neg = Mul(d, MulAdd(d, Qs, K, Qs), kTwoM64);
   // x + Q by 2Sum (Knuth): either may be the larger.
   const auto B = Add(d, x, Q);
