@@ -18,6 +18,7 @@
 //           as vlak_glu_f32, which promises act(gate) as vlak_activation_f32 rounds it).
 //   threads: vlak splits a call itself; the C peers split the array into equal blocks over OpenMP
 //           threads, XNNPACK over its pthreadpool.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -223,7 +224,7 @@ void MulInPlace(float* y, const float* u, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] *= u[i];
 }
 
-// vlak_activation_f32(gate) into y (on vlak's threads), then y *= up over the same thread count:
+// vlak_activation_f32(gate) into y (on vlak's threads), then y *= up on up to as many threads:
 // what a caller without vlak_glu_f32 would write (no temporary: y is the buffer). Its kind is not
 // "vlak", so that every vlak row gets a ratio against it (the runner skips vlak's own rows).
 ImplDef VlakTwoCallImpl(vlak_activation fn) {
@@ -234,7 +235,12 @@ ImplDef VlakTwoCallImpl(vlak_activation fn) {
                     float* y = out[0].F32();
                     if (vlak_activation_f32(n, p.In(0).F32(), y, fn) != VLAK_OK) return false;
                     const float* u = p.In(1).F32();
-                    return ParallelOk(vlak_get_num_threads(), n, [&](size_t b, size_t e) {
+                    // The multiply on as many threads as have 64K elements each (at most vlak's
+                    // count): a small array is not worth waking a thread, as vlak's cost model
+                    // also decides for the first call.
+                    const int threads = static_cast<int>(std::min<size_t>(
+                        static_cast<size_t>(vlak_get_num_threads()), std::max<size_t>(1, n / 65536)));
+                    return ParallelOk(threads, n, [&](size_t b, size_t e) {
                       MulInPlace(y + b, u + b, e - b);
                       return true;
                     });
