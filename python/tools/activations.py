@@ -9,7 +9,8 @@ a loaded machine's waiting for a core is not in it) of enough back-to-back calls
 milliseconds, divided by their number; each call is what a Python caller pays, its dispatch
 included. The table gives each one's median per call and the ratio peer / vlak of the medians
 (above 1: vlak is faster) against the issue's goal: 3x PyTorch, 1.5x onnxruntime, and for glu
-1.3x vlak's own two calls (vlak.activation into y, then numpy y *= up).
+1.3x vlak's own two calls (vlak.activation into y, then numpy y *= up); and each one's largest
+relative error against the float64 formula, since a faster peer may be a cruder approximation.
 
 Peers, per function (torch with torch.set_num_threads(1); onnxruntime with intra- and inter-op
 threads 1, one-node models built in memory with the onnx package's helper):
@@ -30,6 +31,7 @@ exits with status 2.
 """
 import argparse
 import contextlib
+import math
 import os
 import statistics
 import sys
@@ -151,6 +153,37 @@ def ort_call(ort, sess, arrays, y):
     return lambda: sess.run_with_iobinding(io)
 
 
+# ---- accuracy ----------------------------------------------------------------------------------
+
+REF_ELEMENTS = 65536  # the float64 reference on the first this many elements (gelu's erfc is math.erfc per element)
+
+
+def reference(fn, x):
+    """fn(x) in float64 (vlak.h's formulas), independent of every implementation measured."""
+    x = x.astype(np.float64)
+    if fn == "sigmoid":
+        return 1.0 / (1.0 + np.exp(-x))
+    if fn == "tanh":
+        return np.tanh(x)
+    if fn == "gelu":
+        return 0.5 * x * np.frompyfunc(math.erfc, 1, 1)(-x / math.sqrt(2.0)).astype(np.float64)
+    if fn == "gelu_tanh":
+        # 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)): no cancellation where tanh(u) is near -1
+        return x / (1.0 + np.exp(-2.0 * math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    if fn == "silu":
+        return x / (1.0 + np.exp(-x))
+    if fn == "softplus":
+        return np.logaddexp(0.0, x)
+    raise ValueError(fn)
+
+
+def max_rel(y, ref):
+    """max |y - ref| / |ref| (|ref| below FLT_MIN counted as FLT_MIN): the error where the value is
+    tiny (sigmoid's and gelu's negative tails) shows, as vlak.h's ULP bound sees it."""
+    y = y[: ref.size].astype(np.float64)
+    return float(np.max(np.abs(y - ref) / np.maximum(np.abs(ref), np.finfo(np.float32).tiny)))
+
+
 # ---- timing ------------------------------------------------------------------------------------
 
 def per_call_repeats(f):
@@ -207,7 +240,10 @@ def main():
         head.append(f"onnxruntime {ort.__version__}")
     print(", ".join(head) + f"; 1 thread, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}")
     print("per-call medians of thread CPU time; ratio = peer / vlak (> 1: vlak faster); goal: the issue's")
-    print(f"{'case':22} {'peer':24} {'peer med':>12} {'vlak med':>12} {'ratio':>7} {'goal':>5}  {'max|diff|':>9}")
+    print("max rel: max |y - y64| / |y64| over the first 64K elements, y64 the float64 formula (vlak's in")
+    print("parentheses); max abs: the peer's max |y - y64| there")
+    print(f"{'case':22} {'peer':24} {'peer med':>12} {'vlak med':>12} {'ratio':>7} {'goal':>5}  {'max rel':>8} {'(vlak)':>9} "
+          f"{'max abs':>8}")
     rng = np.random.default_rng(1)
     cases = [(fn, False) for fn in args.functions.split(",") if fn] + [(fn, True) for fn in args.glu.split(",") if fn]
     short = []
@@ -251,18 +287,22 @@ def main():
             with torch.inference_mode() if torch is not None else contextlib.nullcontext():
                 times = interleaved(calls, args.samples)
             vm = statistics.median(times["vlak"])
+            m = min(n, REF_ELEMENTS)
+            ref = reference(fn, x[:m]) * (up[:m].astype(np.float64) if glu else 1.0)
+            vrel = max_rel(ys["vlak"], ref)
             case = f"{'glu-' if glu else ''}{fn} {size_text(n)}"
             for name, ts in times.items():
                 if name == "vlak":
                     continue
                 pm = statistics.median(ts)
                 goal = GOALS["torch" if name == "torch" else "vlak-2call" if name == "vlak-2call" else "ort"]
-                diff = float(np.max(np.abs(ys[name].astype(np.float64) - ys["vlak"])))
+                rel = max_rel(ys[name], ref)
+                absdiff = float(np.max(np.abs(ys[name][:m].astype(np.float64) - ref)))
                 ratio = pm / vm
                 mark = "" if ratio >= goal else " <"
                 if ratio < goal:
                     short.append(f"{case} vs {name}: {ratio:.2f}x (goal {goal:g}x)")
-                print(f"{case:22} {name:24} {us(pm)} {us(vm)} {ratio:6.2f}x {goal:4g}x  {diff:9.1e}{mark}")
+                print(f"{case:22} {name:24} {us(pm)} {us(vm)} {ratio:6.2f}x {goal:4g}x  {rel:8.1e} ({vrel:7.1e}) {absdiff:8.1e}{mark}")
     print(f"short of the goal ({len(short)}): " + ("; ".join(short) if short else "none"))
     return 0
 
