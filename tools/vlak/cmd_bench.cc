@@ -226,9 +226,11 @@ int CmdBench(int argc, char** argv) {
     }
   }
 
-  // A busy machine is worth saying out loud: medians survive it, multi-thread runs do not.
+  // A busy machine is worth saying out loud: medians survive it, multi-thread runs do not. The
+  // load average alone also counts a build that has just ended, so other processes must also have
+  // been busy at the start (a quarter of a core or more over 0.2 s), where that was measured.
   const double load1 = std::atof(m.load.c_str());
-  if (!opt.icount && load1 > 0.75 * m.cores) {
+  if (!opt.icount && load1 > 0.75 * m.cores && (m.busy_others < 0 || m.busy_others >= 0.25)) {
     std::printf("\nnote: load average %s on %d cores when the run started: other jobs shared the CPU, so spreads are wide "
                 "and multi-thread cases mostly measure waiting for a core.\n", m.load.c_str(), m.cores);
   }

@@ -76,6 +76,31 @@ bool ReadIcountLive(unsigned long long* count, double* cycles, std::string* mode
 
 namespace {
 
+// Busy and total jiffies of all CPUs, from /proc/stat's first line.
+bool CpuJiffies(unsigned long long* busy, unsigned long long* total) {
+  std::ifstream f("/proc/stat");
+  std::string cpu;
+  unsigned long long v[8] = {0};
+  if (!(f >> cpu) || cpu != "cpu") return false;
+  for (unsigned long long& x : v) {
+    if (!(f >> x)) return false;
+  }
+  *total = 0;
+  for (unsigned long long x : v) *total += x;
+  *busy = *total - v[3] - v[4];  // less idle and iowait
+  return true;
+}
+
+// Cores' worth of CPU other processes kept busy over 0.2 s while this one sleeps.
+double BusyOtherCores(int cores) {
+  unsigned long long b0 = 0, t0 = 0, b1 = 0, t1 = 0;
+  if (cores <= 0 || !CpuJiffies(&b0, &t0)) return -1;
+  const timespec nap{0, 200000000};
+  nanosleep(&nap, nullptr);
+  if (!CpuJiffies(&b1, &t1) || t1 <= t0) return -1;
+  return static_cast<double>(cores) * static_cast<double>(b1 - b0) / static_cast<double>(t1 - t0);
+}
+
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
   size_t i = 0;
@@ -185,6 +210,7 @@ Machine CollectMachine() {
     std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", l1, l5, l15);
     m.load = buf;
   }
+  m.busy_others = BusyOtherCores(m.cores);
   return m;
 }
 

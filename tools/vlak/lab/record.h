@@ -93,6 +93,9 @@ struct Machine {
   std::map<std::string, std::string> libraries;  // "xnnpack" -> version or "not built"
   std::string omp_blocktime;
   std::string load;  // /proc/loadavg's 1, 5, 15 minute averages when the run started
+  // Cores' worth of CPU time other processes used over 0.2 s at the start (/proc/stat), < 0 if
+  // unknown: the load average also counts a build that just ended, as `make bench` runs right after one.
+  double busy_others = -1;
 };
 
 struct Results {
