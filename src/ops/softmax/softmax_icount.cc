@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "icount/icount_budget.h"
+#include "ops/softmax/softmax.h"
 #include "vlak/vlak.h"
 
 namespace {
@@ -68,6 +69,27 @@ TEST_F(IcountBudget, Softmax2048) {
   EXPECT_GE(snr, 100.0);
 
   CheckBudget("softmax_f32/2048", count);
+}
+
+// The other modes on the same row: the fast exp, log-softmax, and the two-pass algorithm (which
+// vlak_softmax_f32 takes on its own only for rows beyond L2; forced here through SoftmaxF32).
+void CountMode(const char* name, unsigned flags, vlak::SoftmaxAlgo algo) {
+  const std::vector<float> x = Uniform(2024, 0.0f, 1.0f);
+  std::vector<float> y(kN);
+  unsigned long long count = 0;
+  ASSERT_NO_FATAL_FAILURE(vlak_icount::CountAfterWarmUp(
+      [&] { return vlak::SoftmaxF32(1, kN, x.data(), kN, y.data(), kN, flags, algo); }, count));
+  CheckBudget(name, count);
+}
+
+TEST_F(IcountBudget, Softmax2048Fast) {
+  CountMode("softmax_f32/2048/fast", VLAK_SOFTMAX_EXP_FAST, vlak::SoftmaxAlgo::kThreePass);
+}
+TEST_F(IcountBudget, Softmax2048Log) {
+  CountMode("softmax_f32/2048/log", VLAK_SOFTMAX_LOG, vlak::SoftmaxAlgo::kThreePass);
+}
+TEST_F(IcountBudget, Softmax2048TwoPass) {
+  CountMode("softmax_f32/2048/2pass", 0, vlak::SoftmaxAlgo::kTwoPass);
 }
 
 }  // namespace
