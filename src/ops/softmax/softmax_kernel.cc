@@ -144,7 +144,11 @@ template <unsigned kExp>
 #if defined(VLAK_SIMD_RVV)
   // The accurate and the fast softmax and log-softmax on RVV: softmax_pipelined.h.
   if constexpr (kPipe<kExp>) {
-    softmax_detail::ThreePassPipelined<kPipeExp<kExp>>(x, y, n, flags);
+    if (flags & VLAK_SOFTMAX_LOG) {
+      softmax_detail::ThreePassPipelined<kPipeExp<kExp>, true>(x, y, n, flags);
+    } else {
+      softmax_detail::ThreePassPipelined<kPipeExp<kExp>, false>(x, y, n, flags);
+    }
     return VLAK_OK;
   }
 #endif

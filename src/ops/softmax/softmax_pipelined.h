@@ -30,7 +30,7 @@
 // Chosen by the X60: exp m2 pipelined, max m8 ahead, scale m4 ahead: 0.27 + 1.92 + 0.58 = 2.76
 // cycles/element (was 3.91); X280 0.13 + 2.55 + 0.20 = 2.88 (was 2.94); P670 0.25 + 2.02 + 0.25 =
 // 2.52 (was 3.01). It costs instructions: m2 strips retire 4x the m8 ones (qemu-icount, n = 2048:
-// 7142 / 3703 / 1975 at VLEN 128 / 256 / 512, against 2516 / 1342 / 755 at LMUL 8).
+// 7134 / 3695 / 1967 at VLEN 128 / 256 / 512, against 2516 / 1342 / 755 at LMUL 8).
 //
 // Sums: per-lane f32 sums of at most kPipelineBlock x 3 strips, added into a block-sum vector,
 // which goes to f64 every kPipelineFlush blocks.
@@ -116,9 +116,13 @@ VFromD<D> PipeExpStrip(D d, VFromD<D> v) {
 }
 
 // The pass over the row, K exp(x - m) (K = kPipeScale): stored, summed or scaled as kOut says;
-// returns the sum in f64 (0 for kStoreScaled). D: f32 at LMUL 2 (or 1, the lab's sweep).
-template <PipeExp kE, PipeOut kOut, class D>
-double ExpPipelined(D d, const float* x, float* y, size_t n, float m, float factor = 1.0f) {
+// returns the sum in f64 (0 for kStoreScaled). D: f32 at LMUL 2 (or 1, the lab's sweep). The
+// factor is an argument of the kStoreScaled pass only: a constant 1.0f passed to the others cost
+// the three-pass row 3 instructions per call (qemu-icount, VLEN 128 to 512).
+template <PipeExp kE, PipeOut kOut, class D, class... Factor>
+double ExpPipelined(D d, const float* x, float* y, size_t n, float m, Factor... factors) {
+  static_assert(sizeof...(Factor) == (kOut == PipeOut::kStoreScaled ? 1 : 0), "a factor exactly for kStoreScaled");
+  const float factor = (1.0f * ... * static_cast<float>(factors));
   using namespace exp_detail;
   constexpr bool kStore = kOut != PipeOut::kSum;
   constexpr bool kSumUp = kOut != PipeOut::kStoreScaled;
@@ -135,8 +139,12 @@ double ExpPipelined(D d, const float* x, float* y, size_t n, float m, float fact
   const auto p0 = Set(d, kFast ? kBittrickSoftmaxK0 : kSoftmaxK);
   double total = 0;
   size_t done = 0;  // strips
+  // The per-lane sum of the current block, then of the last strips: one vector, so the tail needs
+  // no zero splat of its own (clang hoists such a splat and holds it in a register group across
+  // the loop: with 5 polynomial splats, 9 strip values, acc and blocks it is the 17th group).
+  auto acc = Zero(d);
   if (strips >= 2) {
-    auto acc = Zero(d), blocks = Zero(d);
+    auto blocks = Zero(d);
     // Per strip in flight: t (x - m, then the reduced argument), b (b, n, then the polynomial),
     // s (2^n). Stage A: x -> t, b = n, s; B: t reduced, polynomial to k3; C: the rest, store, sum.
     // A sub-block runs A of strip a, B of the strip after c, C of strip c, interleaved. Macros,
@@ -230,11 +238,14 @@ double ExpPipelined(D d, const float* x, float* y, size_t n, float m, float fact
       SUB(t1, b1, s1, t0, b0, t2, b2, s2, c + 4, c + 2)               \
     }                                                                 \
     if constexpr (kSumUp) {                                           \
+      /* acc - acc rather than Zero(d), for the register count above: \
+         acc is finite (3 kPipelineBlock values per lane, each at most \
+         about kPipeScale), and a NaN in it has reached blocks. */     \
       blocks = Add(d, blocks, acc);                                   \
-      acc = Zero(d);                                                  \
+      acc = Sub(d, acc, acc);                                         \
       if (++block == kPipelineFlush) {                                \
         total += ReduceSum(d, blocks);                                \
-        blocks = Zero(d);                                             \
+        blocks = Sub(d, blocks, blocks);                              \
         block = 0;                                                    \
       }                                                               \
     }                                                                 \
@@ -259,12 +270,11 @@ double ExpPipelined(D d, const float* x, float* y, size_t n, float m, float fact
 #undef VLAK_SOFTMAX_STAGE_C
 #undef VLAK_SOFTMAX_LAST
 #undef VLAK_SOFTMAX_END
-    if constexpr (kSumUp) total += ReduceSum(d, Add(d, blocks, acc));
+    if constexpr (kSumUp) acc = Add(d, blocks, acc);
   }
   // The last strips (at most 4 whole ones and a partial one): the same instructions, one strip at
   // a time.
   const size_t i = done * vl;
-  auto acc = Zero(d);
   ForEachStrip(d, n - i, [&](auto ds, size_t k) {
     auto e = PipeExpStrip<kE>(ds, Sub(ds, LoadU(ds, x + i + k), m));
     if constexpr (kOut == PipeOut::kStoreScaled) e = Mul(ds, e, factor);
@@ -311,14 +321,15 @@ template <PipeExp kE, int kExp, int kSub>
 }
 
 // ThreePass (softmax_three_pass.h) with the passes above, on RVV for the accurate and the fast
-// exp, softmax and log-softmax; LMUL 2^kMax, 2^kExp, 2^kScale per pass (the lab's LMUL sweep
-// runs all three at one LMUL).
-template <PipeExp kE = PipeExp::kAccurate, int kMax = 3, int kExp = 1, int kScale = 2>
+// exp, softmax (kLog false) and log-softmax (kLog true: the caller tests VLAK_SOFTMAX_LOG once,
+// before the max pass, so the softmax row keeps no flag test after it); LMUL 2^kMax, 2^kExp,
+// 2^kScale per pass (the lab's LMUL sweep runs all three at one LMUL).
+template <PipeExp kE = PipeExp::kAccurate, bool kLog = false, int kMax = 3, int kExp = 1, int kScale = 2>
 void ThreePassPipelined(const float* x, float* y, size_t n, unsigned flags) {
   const float m = RowMaxAhead(Simd<float, kMax>(), x, n);
   if (!std::isfinite(m)) return SpecialRow(x, y, n, m, flags);
   // With a finite max, a NaN sum can only come from a NaN input (RowMaxAhead skips NaN).
-  if (flags & VLAK_SOFTMAX_LOG) return LogSoftmaxPipelined<kE, kExp, kScale>(x, y, n, m);
+  if constexpr (kLog) return LogSoftmaxPipelined<kE, kExp, kScale>(x, y, n, m);
   const double s = ExpPipelined<kE, PipeOut::kStoreSum>(Simd<float, kExp>(), x, y, n, m);
   if (std::isnan(s)) return FillNaN(y, n);
   ScaleAhead(Simd<float, kScale>(), y, n, static_cast<float>(1.0 / s));
