@@ -25,6 +25,16 @@
 
 namespace vlak::VLAK_NS {
 
+namespace exp_detail {
+// The quintic's coefficients at g = f - 1/2, highest degree first (tools/remez/exp_coeffs.py).
+inline constexpr float kBittrickP5C5 = 0.001901881885714829f;
+inline constexpr float kBittrickP5C4 = 0.013766170479357243f;
+inline constexpr float kBittrickP5C3 = 0.07849059998989105f;
+inline constexpr float kBittrickP5C2 = 0.33969050645828247f;
+inline constexpr float kBittrickP5C1 = 0.9802584648132324f;
+inline constexpr float kBittrickP5C0 = 1.4142169952392578f;
+}  // namespace exp_detail
+
 template <ExpEval kEval = ExpEval::kFused, class D>
 VFromD<D> ExpBittrickP5(D d, VFromD<D> x) {
   static_assert(std::is_same_v<TFromD<D>, float>, "ExpBittrickP5 takes f32 tags");
@@ -33,11 +43,11 @@ VFromD<D> ExpBittrickP5(D d, VFromD<D> x) {
   VFromD<D> g, b;
   BitTrickSplit<kEval>(d, x, g, b);
   // 1 - s1 f - ... = 1 + (1 - s1) f - s2 f^2 - s3 f^3 - s4 f^4 - s5 f^5 at f = g + 1/2.
-  auto r = HornerFirst<kEval>(d, g, 0.001901881885714829f, 0.013766170479357243f);
-  r = HornerStep<kEval>(d, r, g, 0.07849059998989105f);
-  r = HornerStep<kEval>(d, r, g, 0.33969050645828247f);
-  r = HornerStep<kEval>(d, r, g, 0.9802584648132324f);
-  r = HornerStep<kEval>(d, r, g, 1.4142169952392578f);
+  auto r = HornerFirst<kEval>(d, g, kBittrickP5C5, kBittrickP5C4);
+  r = HornerStep<kEval>(d, r, g, kBittrickP5C3);
+  r = HornerStep<kEval>(d, r, g, kBittrickP5C2);
+  r = HornerStep<kEval>(d, r, g, kBittrickP5C1);
+  r = HornerStep<kEval>(d, r, g, kBittrickP5C0);
   return IfThenZeroElse(d, tiny, Mul(d, r, ExponentFromMagic(d, b)));
 }
 

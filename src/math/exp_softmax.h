@@ -29,6 +29,7 @@
 // the sum), 3 integer (2 vminu, vsll); no splat inside the loop.
 #pragma once
 
+#include "math/exp_bittrick_p5.h"
 #include "math/exp_common.h"
 
 namespace vlak::VLAK_NS {
@@ -44,6 +45,16 @@ inline constexpr float kSoftmaxK2 = 361.9361877441406f;  // 0x43B4F7D5
 inline constexpr uint32_t kSoftmaxClampB = 0xC2B00000u;
 inline constexpr uint32_t kSoftmaxClampT = kSoftmaxClampB - 1;
 inline constexpr float kSoftmaxBias = kMagic + 127.0f;
+// The fast softmax's exp (VLAK_SOFTMAX_EXP_FAST, exp_bittrick_p5.h's quintic) in the same
+// scaled, monic form: P(g) = c5 (g^5 + k4 g^4 + ... + k0), k_i = c_i / c5 rounded to float
+// (2^-24 relative each, against the quintic's own 2.4e-6).
+inline constexpr float kBittrickSoftmaxK4 = kBittrickP5C4 / kBittrickP5C5;
+inline constexpr float kBittrickSoftmaxK3 = kBittrickP5C3 / kBittrickP5C5;
+inline constexpr float kBittrickSoftmaxK2 = kBittrickP5C2 / kBittrickP5C5;
+inline constexpr float kBittrickSoftmaxK1 = kBittrickP5C1 / kBittrickP5C5;
+inline constexpr float kBittrickSoftmaxK0 = kBittrickP5C0 / kBittrickP5C5;
+// The factor K' the fast form carries (below): log-softmax takes log(sum / K').
+inline constexpr double kBittrickSoftmaxScale = 1.4142135623730951 / kBittrickP5C5;
 }  // namespace exp_detail
 
 // One strip, from v = x - max to K exp(v). The pipelined pass (ops/softmax/softmax_pipelined.h)
@@ -80,6 +91,41 @@ VFromD<D> ExpSoftmaxScaled(D d, VFromD<D> v) {
   } else {
     return IfThenZeroElse(d, tiny, y);
   }
+}
+
+// K' exp(v) for v <= 0 or NaN with exp_bittrick_p5.h's quintic, K' = sqrt(2) / c5 = 743.6: the
+// fast softmax's exp on RVV (softmax_pipelined.h runs the same instructions three strips at a
+// time). Softmax divides by the sum, so K' cancels, as K does above.
+//   ExpBittrickP5 takes n = floor(y), y = v log2 e, and evaluates the quintic P(g) ~ 2^(g + 1/2)
+//   at g = y - 1/2 - n in [-1/2, 1/2]. Here n = round(y) (the magic number's rounding, with no
+//   1/2 to subtract first), g = y - n is again in [-1/2, 1/2], and 2^n P(g) ~ sqrt(2) 2^y: the
+//   same polynomial on the same interval, so the same 2.4e-6 maximum relative error; g is
+//   v log2e - n with one rounding (fused), where ExpBittrickP5 rounds y - 1/2 first (up to 2^-17
+//   absolute at |y| near 127).
+//   Monic (t + k4 first): one splat fewer, as in ExpSoftmaxScaled. No overflow clamp (v <= 0);
+//   the underflow clamp is ExpSoftmaxScaled's unsigned minimum on v's bits: v < -88 computes as
+//   -88, whose n = -127 gives 2^n = +0 (so does every v < -87.68; ExpBittrickP5 flushes from
+//   -87.34, where its floor reaches -127).
+// Cost: 8 vector floating-point instructions (11 per strip in softmax's pass, with x - max, the
+// sum and 2^n's product), 3 integer (2 vminu, vsll); splats: the magic number and k3 .. k0.
+template <class D>
+VFromD<D> ExpBittrickSoftmaxScaled(D d, VFromD<D> v) {
+  static_assert(std::is_same_v<TFromD<D>, float>, "ExpBittrickSoftmaxScaled takes f32 tags");
+  static_assert(VLAK_TARGET_ID == ::vlak::Target::kRvv && sizeof(D) != 0, "RVV only (MulSub, the clamp on bits)");
+  using namespace exp_detail;
+  const auto du = Rebind<uint32_t>(d);
+  auto b = BitCast(d, du, Min(du, BitCast(du, d, v), kSoftmaxClampB));
+  auto t = BitCast(d, du, Min(du, BitCast(du, d, v), kSoftmaxClampT));
+  b = MulAdd(d, b, kLog2e, Set(d, kSoftmaxBias));
+  const auto s = ExponentFromMagic(d, b);
+  b = Sub(d, b, kSoftmaxBias);        // n
+  t = MulSub(d, t, kLog2e, b);        // g = v log2e - n
+  auto q = Add(d, t, kBittrickSoftmaxK4);
+  q = MulAdd(d, q, t, Set(d, kBittrickSoftmaxK3));
+  q = MulAdd(d, q, t, Set(d, kBittrickSoftmaxK2));
+  q = MulAdd(d, q, t, Set(d, kBittrickSoftmaxK1));
+  q = MulAdd(d, q, t, Set(d, kBittrickSoftmaxK0));
+  return Mul(d, q, s);
 }
 
 }  // namespace vlak::VLAK_NS

@@ -818,6 +818,12 @@ VFromD<D> NegMulAdd(D d, VFromD<D> a, TFromD<D> s, VFromD<D> c) {
     return __riscv_vnmsac(c, s, a, detail::VL(d));
   }
 }
+// a * s - c (vfmsac.vf / vfmsub.vf): RVV only, for softmax_pipelined.h's bit-trick reduction.
+template <class D>
+VFromD<D> MulSub(D d, VFromD<D> a, TFromD<D> s, VFromD<D> c) {
+  static_assert(detail::IsFloat<TFromD<D>>);
+  return __riscv_vfmsac(c, s, a, detail::VL(d));
+}
 template <class D>
 VFromD<D> MulAdd(D d, VFromD<D> a, VFromD<D> b, TFromD<D> s) { return MulAdd(d, a, b, Set(d, s)); }
 template <class D>

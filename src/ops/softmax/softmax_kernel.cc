@@ -47,6 +47,12 @@ constexpr bool kLaneSum = kExp != VLAK_SOFTMAX_EXP_ACCURATE && softmax_detail::k
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 using softmax_detail::ThreePass;
+// RVV: the accurate and the fast exp run softmax_pipelined.h's passes (three-pass, log-softmax,
+// two-pass); the precise one keeps the generic passes.
+template <unsigned kExp>
+constexpr bool kPipe = VLAK_TARGET_ID == ::vlak::Target::kRvv && kExp != VLAK_SOFTMAX_EXP_PRECISE;
+template <unsigned kExp>
+constexpr auto kPipeExp = kExp == VLAK_SOFTMAX_EXP_FAST ? softmax_detail::PipeExp::kFast : softmax_detail::PipeExp::kAccurate;
 
 template <unsigned kExp, class D>
 VFromD<D> ExpVariant(D d, VFromD<D> x) {
@@ -80,6 +86,17 @@ template <unsigned kExp>
   const DF<kExp> d;
   // A block max of -inf may hide NaNs (Max skips them), +inf/NaN need the special rules:
   // three-pass handles all of these rows.
+#if defined(VLAK_SIMD_RVV)
+  if constexpr (kPipe<kExp>) {
+    // The three-pass row's max and exp passes (no prefetch: rv64gcv has none). s carries the
+    // exp's factor K, as TwoPass's second pass does: it cancels.
+    m = softmax_detail::RowMaxAhead(Simd<float, 3>(), x, len);
+    if (!std::isfinite(m)) return false;
+    s = softmax_detail::ExpPipelined<kPipeExp<kExp>, softmax_detail::PipeOut::kSum>(Simd<float, 1>(), x, nullptr,
+                                                                                     len, m);
+    return true;
+  }
+#endif
   m = softmax_detail::RowMax(d, x, len);
   if (!std::isfinite(m)) return false;
   s = softmax_detail::ExpSum<kLaneSum<kExp>>(d, kExpOf<kExp>, x, nullptr, len, m, next);
@@ -107,6 +124,13 @@ template <unsigned kExp>
     }
   }
   if (!std::isfinite(sum)) return false;  // a NaN next to finite values
+#if defined(VLAK_SIMD_RVV)
+  if constexpr (kPipe<kExp>) {
+    softmax_detail::ExpPipelined<kPipeExp<kExp>, softmax_detail::PipeOut::kStoreScaled>(
+        Simd<float, 1>(), x, y, n, row_max, static_cast<float>(1.0 / sum));
+    return true;
+  }
+#endif
   softmax_detail::ExpScale(DF<kExp>(), kExpOf<kExp>, x, y, n, row_max, static_cast<float>(1.0 / sum));
   return true;
 }
@@ -118,12 +142,14 @@ template <unsigned kExp>
 template <unsigned kExp>
 [[gnu::noinline]] vlak_status ThreePassRow(const float* x, float* y, size_t n, unsigned flags) {
 #if defined(VLAK_SIMD_RVV)
-  // The accurate softmax on RVV: softmax_pipelined.h (log-softmax keeps ThreePass below).
-  if constexpr (kExp == VLAK_SOFTMAX_EXP_ACCURATE) {
-    if ((flags & VLAK_SOFTMAX_LOG) == 0) {
-      softmax_detail::ThreePassPipelined<>(x, y, n, flags);
-      return VLAK_OK;
+  // The accurate and the fast softmax and log-softmax on RVV: softmax_pipelined.h.
+  if constexpr (kPipe<kExp>) {
+    if (flags & VLAK_SOFTMAX_LOG) {
+      softmax_detail::ThreePassPipelined<kPipeExp<kExp>, true>(x, y, n, flags);
+    } else {
+      softmax_detail::ThreePassPipelined<kPipeExp<kExp>, false>(x, y, n, flags);
     }
+    return VLAK_OK;
   }
 #endif
   ThreePass<kLaneSum<kExp>>(DF<kExp>(), kExpOf<kExp>, x, y, n, flags);

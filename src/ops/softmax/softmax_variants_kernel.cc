@@ -44,7 +44,10 @@ template <int kPow2, class Exp>
   using D = Simd<float, kPow2>;
 #if defined(VLAK_SIMD_RVV)
   if constexpr (std::is_same_v<Exp, AccurateExp> && kPow2 <= 1) {
-    return softmax_detail::ThreePassPipelined<kPow2, kPow2, kPow2>(x, y, n, 0);
+    return softmax_detail::ThreePassPipelined<softmax_detail::PipeExp::kAccurate, false, kPow2, kPow2, kPow2>(x, y, n, 0);
+  }
+  if constexpr (std::is_same_v<Exp, BittrickP5Exp> && kPow2 <= 1) {
+    return softmax_detail::ThreePassPipelined<softmax_detail::PipeExp::kFast, false, kPow2, kPow2, kPow2>(x, y, n, 0);
   }
 #endif
   softmax_detail::ThreePass<softmax_detail::kMaskedExpLaneSum<D>>(D(), exp, x, y, n, 0);
