@@ -191,7 +191,15 @@ template <size_t kR>
 #undef VLAK_AT_INIT
 #define VLAK_AT_FMA(i) if constexpr (i < kR) c##i = MulAdd(d, bv, a##i[t], c##i);
     b += nr;
-    for (size_t t = 1; t < dh; ++t, b += nr) {
+    size_t t = 1;
+    // Unrolled by 4, as matmul_kernel.cc's Panel (the chain's order stays t = 1, 2, ...).
+    for (; t + 4 <= dh;) {
+      for (int u = 0; u < 4; ++u, ++t, b += nr) {
+        const auto bv = LoadU(d, b);
+        VLAK_AT_ROWS(VLAK_AT_FMA)
+      }
+    }
+    for (; t < dh; ++t, b += nr) {
       const auto bv = LoadU(d, b);
       VLAK_AT_ROWS(VLAK_AT_FMA)
     }
@@ -277,9 +285,29 @@ template <size_t kR>
       const auto vv = vload(j);
       VLAK_AT_ROWS(VLAK_AT_FMA_IF)
     }
-    for (size_t j = ia; j < ie; ++j) {
-      const auto vv = vload(j);
-      VLAK_AT_ROWS(VLAK_AT_FMA)
+    if (full) {
+      // The keys every row sees, the hot loop: unswitched on full and unrolled by 4 (the order per
+      // accumulator stays j = ia, ia + 1, ...), as matmul_kernel.cc's Panel. With the full test
+      // inside and V's stride reloaded from the stack each key, this loop took 35 % longer than
+      // STile's for the same FMAs (1x8x512x64, one thread, perf samples, 2-core AMD EPYC Zen 3,
+      // 2026-11-26).
+      const float* vp = vc + (ia - j0) * vs;
+      size_t j = ia;
+      for (; j + 4 <= ie;) {
+        for (int u = 0; u < 4; ++u, ++j, vp += vs) {
+          const auto vv = LoadU(d, vp);
+          VLAK_AT_ROWS(VLAK_AT_FMA)
+        }
+      }
+      for (; j < ie; ++j, vp += vs) {
+        const auto vv = LoadU(d, vp);
+        VLAK_AT_ROWS(VLAK_AT_FMA)
+      }
+    } else {
+      for (size_t j = ia; j < ie; ++j) {
+        const auto vv = LoadN(d, vc + (j - j0) * vs, cols);
+        VLAK_AT_ROWS(VLAK_AT_FMA)
+      }
     }
     for (size_t j = ie > ua ? ie : ua; j < ue; ++j) {
       const auto vv = vload(j);
@@ -482,6 +510,26 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       std::memset(packed, 0, (p.kv_len + bc - 1) / bc);
     }
   }
+  // The online softmax of row r's block (its S at srow, key j0 first): bias, the max, P in place,
+  // l and m updated, alpha = e^(m_old - m_new) for the P V step.
+  auto softmax_row = [&](size_t r, float* srow, size_t j0) {
+    alpha[r] = 1.0f;
+    if (a[r] >= e[r]) return;
+    float* const s = srow + (a[r] - j0);
+    const size_t n = e[r] - a[r];
+    const float bm = BiasMax(s, brow[r] != nullptr ? brow[r] + a[r] : nullptr, n);
+    const float m_new = bm > m[r] ? bm : m[r];
+    // A row whose logits are all -inf so far: exp(s - 0) gives its zeros (and NaNs).
+    const float m_use = m_new == -kInf ? 0.0f : m_new;
+    // alpha = 1 exactly when the max did not grow (most blocks after the first few): no exp.
+    const double al = m[r] == -kInf   ? 0.0
+                      : m[r] == m_use ? 1.0
+                                      : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_use));
+    const float sum = ExpSum(s, n, m_use);
+    l[r] = l[r] * al + static_cast<double>(sum);
+    m[r] = m_new;
+    alpha[r] = static_cast<float>(al);
+  };
   for (size_t j0 = uhi > 0 ? ulo / bc * bc : 0; j0 < uhi; j0 += bc) {
     const size_t j1 = p.kv_len - j0 < bc ? p.kv_len : j0 + bc;
     const size_t ba = ulo > j0 ? ulo : j0, be = uhi < j1 ? uhi : j1;  // keys any row sees here
@@ -504,6 +552,13 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       } else {
         PackKt(dh, kh + j0 * ks, ks, (ba - j0) / nr, (be - j0 + nr - 1) / nr, j1 - j0, kt);
       }
+      // Row tile by row tile: S, the online softmax and P V for its rows before the next tile, so
+      // that its S/P (MR x BC floats, 6 KiB) stays in L1 between the three steps and every tile
+      // reuses the same lines. With all BR rows' S written first (96 KiB at BC = 256), P came back
+      // from L2 for the P V tile.
+      const bool vpacked = cached > 0;
+      const float* const vb = vpacked ? vt + j0 * dvp : vh + j0 * vs;
+      const size_t vks = vpacked ? nr : vs, vg = vpacked ? bc * nr : nr;
       for (size_t r = 0; r < rows;) {
         const size_t tr = rows - r >= kMR ? kMR : 1;
         size_t ta = SIZE_MAX, te = 0;
@@ -517,13 +572,22 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
         if (te > 0) {
           const size_t p0 = (ta - j0) / nr, p1 = (te - j0 + nr - 1) / nr;
           if (tr == kMR) {
-            STile<kMR>(dh, qrow + r, kb, p0, p1, p.scale, sp + r * bc, bc);
+            STile<kMR>(dh, qrow + r, kb, p0, p1, p.scale, sp, bc);
           } else {
-            STile<1>(dh, qrow + r, kb, p0, p1, p.scale, sp + r * bc, bc);
+            STile<1>(dh, qrow + r, kb, p0, p1, p.scale, sp, bc);
+          }
+        }
+        for (size_t t = r; t < r + tr; ++t) softmax_row(t, sp + (t - r) * bc, j0);
+        if (dv > 0) {
+          if (tr == kMR) {
+            PVTile<kMR>(dv, dvp, sp, bc, j0, a + r, e + r, vb, vks, vg, ob + r * dvp, alpha + r);
+          } else if (a[r] < e[r]) {
+            PVRow(dv, sp, j0, a[r], e[r], vb, vks, vg, ob + r * dvp, alpha[r]);
           }
         }
         r += tr;
       }
+      continue;
     } else {
       // Rows of a group (grouped-query decode) share the keys: kDotKeys at a time for all of them,
       // so that each key is read from L1 by all but the first (1x32:8x1x4096x128 at one thread
@@ -544,24 +608,7 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       }
     }
     // 2. Online softmax, row by row.
-    for (size_t r = 0; r < rows; ++r) {
-      alpha[r] = 1.0f;
-      if (a[r] >= e[r]) continue;
-      float* const s = sp + r * bc + (a[r] - j0);
-      const size_t n = e[r] - a[r];
-      const float bm = BiasMax(s, brow[r] != nullptr ? brow[r] + a[r] : nullptr, n);
-      const float m_new = bm > m[r] ? bm : m[r];
-      // A row whose logits are all -inf so far: exp(s - 0) gives its zeros (and NaNs).
-      const float m_use = m_new == -kInf ? 0.0f : m_new;
-      // alpha = 1 exactly when the max did not grow (most blocks after the first few): no exp.
-      const double al = m[r] == -kInf   ? 0.0
-                        : m[r] == m_use ? 1.0
-                                        : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_use));
-      const float sum = ExpSum(s, n, m_use);
-      l[r] = l[r] * al + static_cast<double>(sum);
-      m[r] = m_new;
-      alpha[r] = static_cast<float>(al);
-    }
+    for (size_t r = 0; r < rows; ++r) softmax_row(r, sp + r * bc, j0);
     // 3. O = O alpha + P V.
     if (dv > 0) {
       const bool vpacked = pack && cached > 0;
