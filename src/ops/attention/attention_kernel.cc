@@ -247,12 +247,15 @@ using DDot = Simd<float, (VLAK_TARGET_ID == ::vlak::Target::kRvv && kPow2 > 0 ? 
 // O[i] = O[i] * alpha[i] + sum_j P[i][j - j0] V[j] for kR rows, each over its keys [a[i], e[i])
 // (a row without keys keeps O). v: V's row j0; ob: O's first row (dvp floats per row).
 // V's element (j, col) is at v + (j - j0) * vs + col / NR * vg + col % NR: vg = NR for V in place,
-// bc * NR for a packed block (PackV).
+// bc * NR for a packed block (PackV). P's rows are BlockKeys() floats apart: on x86 a constant, so
+// the six rows' broadcasts take one pointer and constant displacements; as an argument, clang
+// rebuilt the row addresses with five adds per key in the hot loop (x86-64, clang 19).
 template <size_t kR>
-[[gnu::noinline]] void PVTile(size_t dv, size_t dvp, const float* p, size_t bc, size_t j0, const size_t* a,
-                              const size_t* e, const float* v, size_t vs, size_t vg, float* ob, const float* alpha) {
+[[gnu::noinline]] void PVTile(size_t dv, size_t dvp, const float* p, size_t j0, const size_t* a, const size_t* e,
+                              const float* v, size_t vs, size_t vg, float* ob, const float* alpha) {
   const DF d;
   const size_t nr = Lanes(d);
+  const size_t bc = BlockKeys();
   size_t ua = SIZE_MAX, ue = 0, ia = 0, ie = SIZE_MAX;
   VLAK_AT_SCALAR_LOOP
   for (size_t i = 0; i < kR; ++i) {
@@ -286,20 +289,11 @@ template <size_t kR>
       VLAK_AT_ROWS(VLAK_AT_FMA_IF)
     }
     if (full) {
-      // The keys every row sees, the hot loop: unswitched on full and unrolled by 4 (the order per
-      // accumulator stays j = ia, ia + 1, ...), as matmul_kernel.cc's Panel. With the full test
-      // inside and V's stride reloaded from the stack each key, this loop took 35 % longer than
-      // STile's for the same FMAs (1x8x512x64, one thread, perf samples, 2-core AMD EPYC Zen 3,
-      // 2026-11-26).
+      // The keys every row sees, the hot loop, unswitched on full: with the full test inside and
+      // V's stride reloaded from the stack each key, this loop took 35 % longer than STile's for
+      // the same FMAs (1x8x512x64, one thread, perf samples, 2-core AMD EPYC Zen 3, 2026-11-26).
       const float* vp = vc + (ia - j0) * vs;
-      size_t j = ia;
-      for (; j + 4 <= ie;) {
-        for (int u = 0; u < 4; ++u, ++j, vp += vs) {
-          const auto vv = LoadU(d, vp);
-          VLAK_AT_ROWS(VLAK_AT_FMA)
-        }
-      }
-      for (; j < ie; ++j, vp += vs) {
+      for (size_t j = ia; j < ie; ++j, vp += vs) {
         const auto vv = LoadU(d, vp);
         VLAK_AT_ROWS(VLAK_AT_FMA)
       }
@@ -560,10 +554,10 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       } else {
         PackKt(dh, kh + j0 * ks, ks, (ba - j0) / nr, (be - j0 + nr - 1) / nr, j1 - j0, kt);
       }
-      // Row tile by row tile: S, the online softmax and P V for its rows before the next tile, so
-      // that its S/P (MR x BC floats, 6 KiB) stays in L1 between the three steps and every tile
-      // reuses the same lines. With all BR rows' S written first (96 KiB at BC = 256), P came back
-      // from L2 for the P V tile.
+      // S for every row tile, the online softmax, then P V for every row tile: each step streams
+      // one packed block (K^T, then V) through the tiles. S, softmax and P V per row tile instead
+      // (S/P in L1) ran 1x8x512x64 3-5 % slower against the composition: each tile then streamed
+      // both 64 KiB blocks (one thread, perf samples, 2-core AMD EPYC Zen 3, 2026-11-26).
       const bool vpacked = cached > 0;
       const float* const vb = vpacked ? vt + j0 * dvp : vh + j0 * vs;
       const size_t vks = vpacked ? nr : vs, vg = vpacked ? bc * nr : nr;
@@ -580,30 +574,32 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
         if (te > 0) {
           const size_t p0 = (ta - j0) / nr, p1 = (te - j0 + nr - 1) / nr;
           if (tr == kMR) {
-            STile<kMR>(dh, qrow + r, kb, p0, p1, p.scale, sp, bc);
+            STile<kMR>(dh, qrow + r, kb, p0, p1, p.scale, sp + r * bc, bc);
           } else {
-            STile<1>(dh, qrow + r, kb, p0, p1, p.scale, sp, bc);
-          }
-        }
-        for (size_t t = r; t < r + tr; ++t) softmax_row(t, sp + (t - r) * bc, j0);
-        if (dv > 0) {
-          if (tr == kMR) {
-            PVTile<kMR>(dv, dvp, sp, bc, j0, a + r, e + r, vb, vks, vg, ob + r * dvp, alpha + r);
-          } else if (a[r] < e[r]) {
-            PVRow(dv, sp, j0, a[r], e[r], vb, vks, vg, ob + r * dvp, alpha[r]);
+            STile<1>(dh, qrow + r, kb, p0, p1, p.scale, sp + r * bc, bc);
           }
         }
         r += tr;
+      }
+      for (size_t r = 0; r < rows; ++r) softmax_row(r, sp + r * bc, j0);
+      for (size_t r = 0; r < rows && dv > 0;) {
+        if (rows - r >= kMR) {
+          PVTile<kMR>(dv, dvp, sp + r * bc, j0, a + r, e + r, vb, vks, vg, ob + r * dvp, alpha + r);
+          r += kMR;
+        } else {
+          if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vks, vg, ob + r * dvp, alpha[r]);
+          r += 1;
+        }
       }
     }
   } else {
     for (size_t j0 = jb; j0 < uhi; j0 += bc) {
       const size_t j1 = block(j0);
       const size_t ba = ulo > j0 ? ulo : j0, be = uhi < j1 ? uhi : j1;  // keys any row sees here
-      // 1. S.
-      // Rows of a group (grouped-query decode) share the keys: kDotKeys at a time for all of them,
-      // so that each key is read from L1 by all but the first (1x32:8x1x4096x128 at one thread
-      // ran 6 % slower with whole 256-key blocks per row than with 64; one row reads straight on).
+      // 1. S. Rows of a group (grouped-query decode) share the keys: kDotKeys at a time for all of
+      // them, so that each key is read from L1 by all but the first (1x32:8x1x4096x128 at one
+      // thread ran 6 % slower with whole 256-key blocks per row than with 64; one row reads
+      // straight on).
       if constexpr (kDotKeys > 0) {
         const size_t step = rows > 1 ? kDotKeys : bc;
         for (size_t c0 = ba; c0 < be; c0 += step) {
