@@ -293,7 +293,14 @@ template <size_t kR>
       // V's stride reloaded from the stack each key, this loop took 35 % longer than STile's for
       // the same FMAs (1x8x512x64, one thread, perf samples, 2-core AMD EPYC Zen 3, 2026-11-26).
       const float* vp = vc + (ia - j0) * vs;
-      for (size_t j = ia; j < ie; ++j, vp += vs) {
+      size_t j = ia;
+      for (; j + 4 <= ie;) {
+        for (int u = 0; u < 4; ++u, ++j, vp += vs) {
+          const auto vv = LoadU(d, vp);
+          VLAK_AT_ROWS(VLAK_AT_FMA)
+        }
+      }
+      for (; j < ie; ++j, vp += vs) {
         const auto vv = LoadU(d, vp);
         VLAK_AT_ROWS(VLAK_AT_FMA)
       }
