@@ -135,6 +135,13 @@ size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 #define VLAK_AT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 static_assert(kMR <= 6, "VLAK_AT_ROWS covers 6 rows");
 
+// x86: full panels are copied element by element (a load and a store per float, each key's row
+// read contiguously) instead of LoadStrided's gathers (vgatherdps).
+#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
+constexpr bool kScalarPack = true;
+#else
+constexpr bool kScalarPack = false;
+#endif
 // Packs keys [0, nkeys) of the block (k: its first key, ks: the key stride) into panels
 // [ceil(nkeys / NR)][dh][NR] at kt, starting with panel p0; lanes past nkeys are zero.
 [[gnu::noinline]] void PackKt(size_t dh, const float* k, size_t ks, size_t p0, size_t p1, size_t nkeys, float* kt) {
@@ -145,6 +152,17 @@ static_assert(kMR <= 6, "VLAK_AT_ROWS covers 6 rows");
     const size_t cols = nkeys - j < nr ? nkeys - j : nr;
     const float* src = k + j * ks;
     float* dst = kt + pnl * dh * nr;
+    if constexpr (kScalarPack) {
+      if (cols == nr) {
+        VLAK_AT_SCALAR_LOOP
+        for (size_t jj = 0; jj < nr; ++jj) {
+          const float* sj = src + jj * ks;
+          VLAK_AT_SCALAR_LOOP
+          for (size_t t = 0; t < dh; ++t) dst[t * nr + jj] = sj[t];
+        }
+        continue;
+      }
+    }
     const auto ds = Strip(d, cols);
     for (size_t t = 0; t < dh; ++t) {
       if (cols != nr) StoreU(d, Zero(d), dst + t * nr);
