@@ -62,21 +62,28 @@
 // a few calls; at BC = 64 these, with the packing, held 1x8x512x64 to the three-call composition's
 // speed, and BC = 256 and 512 ran it 5-8 % faster (one thread, 2-core AMD EPYC Zen 3, AVX2,
 // interleaved perf samples, 2026-11-26). 256 keeps the blocks of D = 128 within a 512 KiB L2
-// (PyTorch's CPU flash kernel takes 512). BR: 96 rows keep 6 units per head at S = 512 for threads.
-// Cost per block of BC keys and BR rows: D x BC floats packed (strided loads) and BC x value_dim
-// copied, once per thread and (batch, kv head); BR x BC x D FMAs for S, BR x BC exps (~16 ops per
-// NR lanes), BR x BC x value_dim FMAs for P V.
-// Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread; the machine was shared, load 6-13 on
-// 2 cores, so wall-clock medians spread by 20 % and more; these are the calls' shares of CPU-time
-// samples with the calls interleaved in one process): 1x8x512x64 1.12-1.13x the three-call
-// composition (vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head, whose matmuls run at
-// ~75 % of the FMA peak: its P V has all 512 keys in registers), 1x4x1024x128 1.10-1.13x (with
-// 64-key blocks packed per unit: 0.89x and 0.82-0.87x); causal 1x8x512x64 1.20x faster than that,
-// decode 1x8x1x4096x64 1.11x. Against PyTorch 2.11's scaled_dot_product_attention (PyPI wheel,
-// AVX2 kernels; python/tools/sdpa.py, thread CPU time medians): 1x8x1024x128 1.12x, causal
-// 1.50x, 1x2x2048x64 1.03x, 1x8x512x64 1.17x, decode 32:8 heads x 4096 x 128 2.83x. The fused
-// kernel's FMAs run at the matmul tiles' rate; what it saves is the logits' memory round trip and
-// the softmax's passes, which on this machine's 512 KiB L2 and large L3 cost the composition ~15 %.
+// (PyTorch's CPU flash kernel takes 512); BC = 128 measured the same as 256 at 1x8x512x64 and
+// 1x4x1024x128 (within 1 %, perf samples against the composition). BR: 96 rows keep 6 units per head at S = 512 for threads.
+// Cost per block of BC keys and BR rows: D x BC floats packed (strided loads on RVV, a copy per
+// float on x86) and BC x value_dim copied, once per thread and (batch, kv head); BR x BC x D FMAs
+// for S, BR x BC exps (~16 ops per NR lanes), BR x BC x value_dim FMAs for P V.
+// Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread; the machine was shared, load 7-12
+// on 2 cores, so wall-clock medians spread by 10-20 %). Against the three-call composition
+// (vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head, whose matmul tiles run near
+// this kernel's S and P V tiles' rate), by the calls' shares of perf CPU-time samples with the
+// calls interleaved in one process (perf record on `vlak bench --op attention --shapes S --impls
+// vlak,vlak-composed --threads 1`): 1x8x512x64 1.00-1.06x, 1x4x1024x128 0.96-1.06x; the build
+// before the P V tile's unswitched loop, its constant P stride and the x86 packing measured
+// 0.89-0.93x and 0.92-0.98x the same way and hour (this method no longer reproduces the
+// 1.10-1.13x measured earlier that day). The S and P V tiles take ~80 % of the samples, at the
+// matmul micro-kernel's rate; the exps ~12 %, packing ~4 %: what the fusion saves, the logits'
+// memory round trip and the softmax's passes, is small on this machine's 512 KiB L2. Against
+// PyTorch 2.11's scaled_dot_product_attention (PyPI wheel, AVX2 kernels; `TORCH_PYTHON=
+// /tmp/torchenv/bin/python scripts/bench sdpa --threads 1`, python/tools/sdpa.py: interleaved,
+// thread CPU time medians, two runs): 1x8x1024x128 1.19x (before: 1.04-1.07x in the same
+// hour), causal 1.57-1.67x (1.41-1.46x), 1x2x2048x64 1.15-1.23x (1.04-1.14x), 1x8x512x64
+// 1.17-1.28x (1.09-1.18x); decode 32:8 heads x 4096 x 128 2.83x (earlier, the dot path is
+// unchanged).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
