@@ -72,7 +72,7 @@
 // (vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head, whose matmul tiles run near
 // this kernel's S and P V tiles' rate), by the calls' shares of perf CPU-time samples with the
 // calls interleaved in one process (perf record on `vlak bench --op attention --shapes S --impls
-// vlak,vlak-composed --threads 1`): 1x8x512x64 1.00-1.06x, 1x4x1024x128 0.96-1.06x; the build
+// vlak,vlak-composed --threads 1`): 1x8x512x64 1.03-1.06x, 1x4x1024x128 1.09x; the build
 // before the P V tile's unswitched loop, its constant P stride and the x86 packing measured
 // 0.89-0.93x and 0.92-0.98x the same way and hour (this method no longer reproduces the
 // 1.10-1.13x measured earlier that day). The S and P V tiles take ~80 % of the samples, at the
