@@ -62,21 +62,28 @@
 // a few calls; at BC = 64 these, with the packing, held 1x8x512x64 to the three-call composition's
 // speed, and BC = 256 and 512 ran it 5-8 % faster (one thread, 2-core AMD EPYC Zen 3, AVX2,
 // interleaved perf samples, 2026-11-26). 256 keeps the blocks of D = 128 within a 512 KiB L2
-// (PyTorch's CPU flash kernel takes 512). BR: 96 rows keep 6 units per head at S = 512 for threads.
-// Cost per block of BC keys and BR rows: D x BC floats packed (strided loads) and BC x value_dim
-// copied, once per thread and (batch, kv head); BR x BC x D FMAs for S, BR x BC exps (~16 ops per
-// NR lanes), BR x BC x value_dim FMAs for P V.
-// Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread; the machine was shared, load 6-13 on
-// 2 cores, so wall-clock medians spread by 20 % and more; these are the calls' shares of CPU-time
-// samples with the calls interleaved in one process): 1x8x512x64 1.12-1.13x the three-call
-// composition (vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head, whose matmuls run at
-// ~75 % of the FMA peak: its P V has all 512 keys in registers), 1x4x1024x128 1.10-1.13x (with
-// 64-key blocks packed per unit: 0.89x and 0.82-0.87x); causal 1x8x512x64 1.20x faster than that,
-// decode 1x8x1x4096x64 1.11x. Against PyTorch 2.11's scaled_dot_product_attention (PyPI wheel,
-// AVX2 kernels; python/tools/sdpa.py, thread CPU time medians): 1x8x1024x128 1.12x, causal
-// 1.50x, 1x2x2048x64 1.03x, 1x8x512x64 1.17x, decode 32:8 heads x 4096 x 128 2.83x. The fused
-// kernel's FMAs run at the matmul tiles' rate; what it saves is the logits' memory round trip and
-// the softmax's passes, which on this machine's 512 KiB L2 and large L3 cost the composition ~15 %.
+// (PyTorch's CPU flash kernel takes 512); BC = 128 measured the same as 256 at 1x8x512x64 and
+// 1x4x1024x128 (within 1 %, perf samples against the composition). BR: 96 rows keep 6 units per head at S = 512 for threads.
+// Cost per block of BC keys and BR rows: D x BC floats packed (strided loads on RVV, a copy per
+// float on x86) and BC x value_dim copied, once per thread and (batch, kv head); BR x BC x D FMAs
+// for S, BR x BC exps (~16 ops per NR lanes), BR x BC x value_dim FMAs for P V.
+// Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread; the machine was shared, load 7-12
+// on 2 cores, so wall-clock medians spread by 10-20 %). Against the three-call composition
+// (vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head, whose matmul tiles run near
+// this kernel's S and P V tiles' rate), by the calls' shares of perf CPU-time samples with the
+// calls interleaved in one process (perf record on `vlak bench --op attention --shapes S --impls
+// vlak,vlak-composed --threads 1`): 1x8x512x64 1.03-1.06x, 1x4x1024x128 1.09x; the build
+// before the P V tile's unswitched loop, its constant P stride and the x86 packing measured
+// 0.89-0.93x and 0.92-0.98x the same way and hour (this method no longer reproduces the
+// 1.10-1.13x measured earlier that day). The S and P V tiles take ~80 % of the samples, at the
+// matmul micro-kernel's rate; the exps ~12 %, packing ~4 %: what the fusion saves, the logits'
+// memory round trip and the softmax's passes, is small on this machine's 512 KiB L2. Against
+// PyTorch 2.11's scaled_dot_product_attention (PyPI wheel, AVX2 kernels; `TORCH_PYTHON=
+// /tmp/torchenv/bin/python scripts/bench sdpa --threads 1`, python/tools/sdpa.py: interleaved,
+// thread CPU time medians, two runs): 1x8x1024x128 1.19x (before: 1.04-1.07x in the same
+// hour), causal 1.57-1.67x (1.41-1.46x), 1x2x2048x64 1.15-1.23x (1.04-1.14x), 1x8x512x64
+// 1.17-1.28x (1.09-1.18x); decode 32:8 heads x 4096 x 128 2.83x (earlier, the dot path is
+// unchanged).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -135,6 +142,13 @@ size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 #define VLAK_AT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 static_assert(kMR <= 6, "VLAK_AT_ROWS covers 6 rows");
 
+// x86: full panels are copied element by element (a load and a store per float, each key's row
+// read contiguously) instead of LoadStrided's gathers (vgatherdps).
+#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
+constexpr bool kScalarPack = true;
+#else
+constexpr bool kScalarPack = false;
+#endif
 // Packs keys [0, nkeys) of the block (k: its first key, ks: the key stride) into panels
 // [ceil(nkeys / NR)][dh][NR] at kt, starting with panel p0; lanes past nkeys are zero.
 [[gnu::noinline]] void PackKt(size_t dh, const float* k, size_t ks, size_t p0, size_t p1, size_t nkeys, float* kt) {
@@ -145,6 +159,17 @@ static_assert(kMR <= 6, "VLAK_AT_ROWS covers 6 rows");
     const size_t cols = nkeys - j < nr ? nkeys - j : nr;
     const float* src = k + j * ks;
     float* dst = kt + pnl * dh * nr;
+    if constexpr (kScalarPack) {
+      if (cols == nr) {
+        VLAK_AT_SCALAR_LOOP
+        for (size_t jj = 0; jj < nr; ++jj) {
+          const float* sj = src + jj * ks;
+          VLAK_AT_SCALAR_LOOP
+          for (size_t t = 0; t < dh; ++t) dst[t * nr + jj] = sj[t];
+        }
+        continue;
+      }
+    }
     const auto ds = Strip(d, cols);
     for (size_t t = 0; t < dh; ++t) {
       if (cols != nr) StoreU(d, Zero(d), dst + t * nr);
@@ -191,7 +216,15 @@ template <size_t kR>
 #undef VLAK_AT_INIT
 #define VLAK_AT_FMA(i) if constexpr (i < kR) c##i = MulAdd(d, bv, a##i[t], c##i);
     b += nr;
-    for (size_t t = 1; t < dh; ++t, b += nr) {
+    size_t t = 1;
+    // Unrolled by 4, as matmul_kernel.cc's Panel (the chain's order stays t = 1, 2, ...).
+    for (; t + 4 <= dh;) {
+      for (int u = 0; u < 4; ++u, ++t, b += nr) {
+        const auto bv = LoadU(d, b);
+        VLAK_AT_ROWS(VLAK_AT_FMA)
+      }
+    }
+    for (; t < dh; ++t, b += nr) {
       const auto bv = LoadU(d, b);
       VLAK_AT_ROWS(VLAK_AT_FMA)
     }
@@ -239,12 +272,15 @@ using DDot = Simd<float, (VLAK_TARGET_ID == ::vlak::Target::kRvv && kPow2 > 0 ? 
 // O[i] = O[i] * alpha[i] + sum_j P[i][j - j0] V[j] for kR rows, each over its keys [a[i], e[i])
 // (a row without keys keeps O). v: V's row j0; ob: O's first row (dvp floats per row).
 // V's element (j, col) is at v + (j - j0) * vs + col / NR * vg + col % NR: vg = NR for V in place,
-// bc * NR for a packed block (PackV).
+// bc * NR for a packed block (PackV). P's rows are BlockKeys() floats apart: on x86 a constant, so
+// the six rows' broadcasts take one pointer and constant displacements; as an argument, clang
+// rebuilt the row addresses with five adds per key in the hot loop (x86-64, clang 19).
 template <size_t kR>
-[[gnu::noinline]] void PVTile(size_t dv, size_t dvp, const float* p, size_t bc, size_t j0, const size_t* a,
-                              const size_t* e, const float* v, size_t vs, size_t vg, float* ob, const float* alpha) {
+[[gnu::noinline]] void PVTile(size_t dv, size_t dvp, const float* p, size_t j0, const size_t* a, const size_t* e,
+                              const float* v, size_t vs, size_t vg, float* ob, const float* alpha) {
   const DF d;
   const size_t nr = Lanes(d);
+  const size_t bc = BlockKeys();
   size_t ua = SIZE_MAX, ue = 0, ia = 0, ie = SIZE_MAX;
   VLAK_AT_SCALAR_LOOP
   for (size_t i = 0; i < kR; ++i) {
@@ -277,9 +313,27 @@ template <size_t kR>
       const auto vv = vload(j);
       VLAK_AT_ROWS(VLAK_AT_FMA_IF)
     }
-    for (size_t j = ia; j < ie; ++j) {
-      const auto vv = vload(j);
-      VLAK_AT_ROWS(VLAK_AT_FMA)
+    if (full) {
+      // The keys every row sees, the hot loop, unswitched on full: with the full test inside and
+      // V's stride reloaded from the stack each key, this loop took 35 % longer than STile's for
+      // the same FMAs (1x8x512x64, one thread, perf samples, 2-core AMD EPYC Zen 3, 2026-11-26).
+      const float* vp = vc + (ia - j0) * vs;
+      size_t j = ia;
+      for (; j + 4 <= ie;) {
+        for (int u = 0; u < 4; ++u, ++j, vp += vs) {
+          const auto vv = LoadU(d, vp);
+          VLAK_AT_ROWS(VLAK_AT_FMA)
+        }
+      }
+      for (; j < ie; ++j, vp += vs) {
+        const auto vv = LoadU(d, vp);
+        VLAK_AT_ROWS(VLAK_AT_FMA)
+      }
+    } else {
+      for (size_t j = ia; j < ie; ++j) {
+        const auto vv = LoadN(d, vc + (j - j0) * vs, cols);
+        VLAK_AT_ROWS(VLAK_AT_FMA)
+      }
     }
     for (size_t j = ie > ua ? ie : ua; j < ue; ++j) {
       const auto vv = vload(j);
@@ -482,17 +536,45 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       std::memset(packed, 0, (p.kv_len + bc - 1) / bc);
     }
   }
-  for (size_t j0 = uhi > 0 ? ulo / bc * bc : 0; j0 < uhi; j0 += bc) {
+  // The online softmax of row r's block (its S at srow, key j0 first): bias, the max, P in place,
+  // l and m updated, alpha = e^(m_old - m_new) for the P V step.
+  auto softmax_row = [&](size_t r, float* srow, size_t j0) {
+    alpha[r] = 1.0f;
+    if (a[r] >= e[r]) return;
+    float* const s = srow + (a[r] - j0);
+    const size_t n = e[r] - a[r];
+    const float bm = BiasMax(s, brow[r] != nullptr ? brow[r] + a[r] : nullptr, n);
+    const float m_new = bm > m[r] ? bm : m[r];
+    // A row whose logits are all -inf so far: exp(s - 0) gives its zeros (and NaNs).
+    const float m_use = m_new == -kInf ? 0.0f : m_new;
+    // alpha = 1 exactly when the max did not grow (most blocks after the first few): no exp.
+    const double al = m[r] == -kInf   ? 0.0
+                      : m[r] == m_use ? 1.0
+                                      : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_use));
+    const float sum = ExpSum(s, n, m_use);
+    l[r] = l[r] * al + static_cast<double>(sum);
+    m[r] = m_new;
+    alpha[r] = static_cast<float>(al);
+  };
+  // Block j0's end, and its keys [a[r], e[r]) for every row.
+  auto block = [&](size_t j0) {
     const size_t j1 = p.kv_len - j0 < bc ? p.kv_len : j0 + bc;
-    const size_t ba = ulo > j0 ? ulo : j0, be = uhi < j1 ? uhi : j1;  // keys any row sees here
     VLAK_AT_SCALAR_LOOP
     for (size_t r = 0; r < rows; ++r) {
       a[r] = lo[r] > j0 ? lo[r] : j0;
       e[r] = hi[r] < j1 ? hi[r] : j1;
       if (a[r] > e[r]) a[r] = e[r];
     }
-    // 1. S.
-    if (pack) {
+    return j1;
+  };
+  // Two block loops, the packed path's and the dot path's: in one loop, the packed path's row
+  // tiles made the unit's register allocation reload more from the stack on the dot path (grouped
+  // decode, 0.1 % more RVV instructions).
+  const size_t jb = uhi > 0 ? ulo / bc * bc : 0;
+  if (pack) {
+    for (size_t j0 = jb; j0 < uhi; j0 += bc) {
+      const size_t j1 = block(j0);
+      const size_t ba = ulo > j0 ? ulo : j0, be = uhi < j1 ? uhi : j1;  // keys any row sees here
       const float* kb = kt;
       if (cached > 0) {
         kb = kt + j0 * dh;
@@ -504,6 +586,13 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       } else {
         PackKt(dh, kh + j0 * ks, ks, (ba - j0) / nr, (be - j0 + nr - 1) / nr, j1 - j0, kt);
       }
+      // S for every row tile, the online softmax, then P V for every row tile: each step streams
+      // one packed block (K^T, then V) through the tiles. S, softmax and P V per row tile instead
+      // (S/P in L1) ran 1x8x512x64 3-5 % slower against the composition: each tile then streamed
+      // both 64 KiB blocks (one thread, perf samples, 2-core AMD EPYC Zen 3, 2026-11-26).
+      const bool vpacked = cached > 0;
+      const float* const vb = vpacked ? vt + j0 * dvp : vh + j0 * vs;
+      const size_t vks = vpacked ? nr : vs, vg = vpacked ? bc * nr : nr;
       for (size_t r = 0; r < rows;) {
         const size_t tr = rows - r >= kMR ? kMR : 1;
         size_t ta = SIZE_MAX, te = 0;
@@ -524,10 +613,25 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
         }
         r += tr;
       }
-    } else {
-      // Rows of a group (grouped-query decode) share the keys: kDotKeys at a time for all of them,
-      // so that each key is read from L1 by all but the first (1x32:8x1x4096x128 at one thread
-      // ran 6 % slower with whole 256-key blocks per row than with 64; one row reads straight on).
+      for (size_t r = 0; r < rows; ++r) softmax_row(r, sp + r * bc, j0);
+      for (size_t r = 0; r < rows && dv > 0;) {
+        if (rows - r >= kMR) {
+          PVTile<kMR>(dv, dvp, sp + r * bc, j0, a + r, e + r, vb, vks, vg, ob + r * dvp, alpha + r);
+          r += kMR;
+        } else {
+          if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vks, vg, ob + r * dvp, alpha[r]);
+          r += 1;
+        }
+      }
+    }
+  } else {
+    for (size_t j0 = jb; j0 < uhi; j0 += bc) {
+      const size_t j1 = block(j0);
+      const size_t ba = ulo > j0 ? ulo : j0, be = uhi < j1 ? uhi : j1;  // keys any row sees here
+      // 1. S. Rows of a group (grouped-query decode) share the keys: kDotKeys at a time for all of
+      // them, so that each key is read from L1 by all but the first (1x32:8x1x4096x128 at one
+      // thread ran 6 % slower with whole 256-key blocks per row than with 64; one row reads
+      // straight on).
       if constexpr (kDotKeys > 0) {
         const size_t step = rows > 1 ? kDotKeys : bc;
         for (size_t c0 = ba; c0 < be; c0 += step) {
@@ -542,53 +646,29 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
           if (a[r] < e[r]) SDot(dh, qrow[r], kh + j0 * ks, ks, j0, a[r], e[r], p.scale, sp + r * bc);
         }
       }
-    }
-    // 2. Online softmax, row by row.
-    for (size_t r = 0; r < rows; ++r) {
-      alpha[r] = 1.0f;
-      if (a[r] >= e[r]) continue;
-      float* const s = sp + r * bc + (a[r] - j0);
-      const size_t n = e[r] - a[r];
-      const float bm = BiasMax(s, brow[r] != nullptr ? brow[r] + a[r] : nullptr, n);
-      const float m_new = bm > m[r] ? bm : m[r];
-      // A row whose logits are all -inf so far: exp(s - 0) gives its zeros (and NaNs).
-      const float m_use = m_new == -kInf ? 0.0f : m_new;
-      // alpha = 1 exactly when the max did not grow (most blocks after the first few): no exp.
-      const double al = m[r] == -kInf   ? 0.0
-                        : m[r] == m_use ? 1.0
-                                        : std::exp(static_cast<double>(m[r]) - static_cast<double>(m_use));
-      const float sum = ExpSum(s, n, m_use);
-      l[r] = l[r] * al + static_cast<double>(sum);
-      m[r] = m_new;
-      alpha[r] = static_cast<float>(al);
-    }
-    // 3. O = O alpha + P V.
-    if (dv > 0) {
-      const bool vpacked = pack && cached > 0;
-      const float* const vb = vpacked ? vt + j0 * dvp : vh + j0 * vs;
-      const size_t vks = vpacked ? nr : vs, vg = vpacked ? bc * nr : nr;
-      if constexpr (kDotKeys > 0) {
-        if (!pack && rows > 1) {  // the group's rows kDotKeys keys at a time, as S above
-          for (size_t c0 = ba; c0 < be; c0 += kDotKeys) {
-            const size_t c1 = be - c0 > kDotKeys ? c0 + kDotKeys : be;
-            for (size_t r = 0; r < rows; ++r) {
-              const size_t ra = a[r] > c0 ? a[r] : c0, re = e[r] < c1 ? e[r] : c1;
-              if (ra < re) {  // O alpha once, in the row's first part: the same bits as one call
-                PVRow(dv, sp + r * bc, j0, ra, re, vb, vks, vg, ob + r * dvp, alpha[r]);
-                alpha[r] = 1.0f;
+      // 2. Online softmax, row by row.
+      for (size_t r = 0; r < rows; ++r) softmax_row(r, sp + r * bc, j0);
+      // 3. O = O alpha + P V.
+      if (dv > 0) {
+        const float* const vb = vh + j0 * vs;
+        const size_t vks = vs, vg = nr;
+        if constexpr (kDotKeys > 0) {
+          if (rows > 1) {  // the group's rows kDotKeys keys at a time, as S above
+            for (size_t c0 = ba; c0 < be; c0 += kDotKeys) {
+              const size_t c1 = be - c0 > kDotKeys ? c0 + kDotKeys : be;
+              for (size_t r = 0; r < rows; ++r) {
+                const size_t ra = a[r] > c0 ? a[r] : c0, re = e[r] < c1 ? e[r] : c1;
+                if (ra < re) {  // O alpha once, in the row's first part: the same bits as one call
+                  PVRow(dv, sp + r * bc, j0, ra, re, vb, vks, vg, ob + r * dvp, alpha[r]);
+                  alpha[r] = 1.0f;
+                }
               }
             }
+            continue;
           }
-          continue;
         }
-      }
-      for (size_t r = 0; r < rows;) {
-        if (rows - r >= kMR) {
-          PVTile<kMR>(dv, dvp, sp + r * bc, bc, j0, a + r, e + r, vb, vks, vg, ob + r * dvp, alpha + r);
-          r += kMR;
-        } else {
+        for (size_t r = 0; r < rows; ++r) {  // fewer than MR rows
           if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vks, vg, ob + r * dvp, alpha[r]);
-          r += 1;
         }
       }
     }
