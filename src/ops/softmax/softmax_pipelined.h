@@ -21,14 +21,14 @@
 // compiled alone with these functions; scripts/rvv-cycles --cpu all softmax for the ones used):
 //   pass (X60 / X280 / P670)     m1                m2                m4                m8
 //   exp+sum+store, one strip     8.50/7.44/2.64    4.31/3.91/2.08    3.03/2.33/2.03    5.64/2.42/2.14 spills
-//   exp+sum+store, 3 in flight   3.67/3.67/2.11    1.92/2.55/2.02    5.13/3.11/2.00 spills  6.47/2.40/2.50 spills
+//   exp+sum+store, 3 in flight   3.67/3.67/2.11    1.88/2.65/2.02    5.13/3.11/2.00 spills  6.47/2.40/2.50 spills
 //   old: lean exp, one strip     -                 -                 -                 2.92/2.66/2.51
 //   max, load one strip ahead    0.50/0.31/0.52    0.31/0.16/0.26    0.28/0.14/0.25    0.27/0.13/0.25
 //   max, two strips (old)        0.69/0.41/0.51    0.38/0.24/0.26    0.33/0.18/0.25    0.31/0.15/0.25
 //   scale, loads ahead           1.06/0.78/0.43    0.63/0.39/0.26    0.58/0.20/0.25    0.61/0.13/0.25
 //   scale, two strips (old)      1.25/0.97/0.34    0.75/0.49/0.26    0.66/0.24/0.26    0.67/0.13/0.25
-// Chosen by the X60: exp m2 pipelined, max m8 ahead, scale m4 ahead: 0.27 + 1.92 + 0.58 = 2.76
-// cycles/element (was 3.91); X280 0.13 + 2.55 + 0.20 = 2.88 (was 2.94); P670 0.25 + 2.02 + 0.25 =
+// Chosen by the X60: exp m2 pipelined, max m8 ahead, scale m4 ahead: 0.27 + 1.88 + 0.58 = 2.72
+// cycles/element (was 3.91); X280 0.13 + 2.65 + 0.20 = 2.97 (was 2.94); P670 0.25 + 2.02 + 0.25 =
 // 2.52 (was 3.01). It costs instructions: m2 strips retire 4x the m8 ones (qemu-icount, n = 2048:
 // 7134 / 3695 / 1967 at VLEN 128 / 256 / 512, against 2516 / 1342 / 755 at LMUL 8).
 //
@@ -155,25 +155,26 @@ double ExpPipelined(D d, const float* x, float* y, size_t n, float m, Factor... 
 #define VLAK_SOFTMAX_LAST(bC, sC)                                     \
   if constexpr (kOut == PipeOut::kStoreScaled) bC = Mul(d, bC, factor); \
   bC = Mul(d, bC, sC);
-    // The accurate exp: the order searched against the X60 model (see the header).
+    // The accurate exp: the order searched against the X60 model (see the header; searched again
+    // with the sums' single accumulator: 92 -> 90 model cycles per three strips, clang 19).
 #define VLAK_SOFTMAX_SUB(tA, bA, sA, tB, bB, tC, bC, sC, a, c)        \
   tA = LoadU(d, x + (a) * vl);                                        \
   tB = NegMulAdd(d, bB, kLn2Hi, tB);                                  \
   bC = MulAdd(d, bC, tC, p1);                                         \
-  tB = NegMulAdd(d, bB, kLn2Lo, tB);                                  \
-  bC = MulAdd(d, bC, tC, p0);                                         \
   tA = Sub(d, tA, m);                                                 \
+  tB = NegMulAdd(d, bB, kLn2Lo, tB);                                  \
+  bA = BitCast(d, du, Min(du, BitCast(du, d, tA), kSoftmaxClampB));   \
+  bC = MulAdd(d, bC, tC, p0);                                         \
   bB = Add(d, tB, kSoftmaxK5);                                        \
   bC = MulAdd(d, bC, tC, p0);                                         \
-  bB = MulAdd(d, bB, tB, p3);                                         \
-  bA = BitCast(d, du, Min(du, BitCast(du, d, tA), kSoftmaxClampB));   \
-  VLAK_SOFTMAX_LAST(bC, sC)                                           \
-  bA = MulAdd(d, bA, kLog2e, magic);                                  \
   tA = BitCast(d, du, Min(du, BitCast(du, d, tA), kSoftmaxClampT));   \
-  if constexpr (kStore) StoreU(d, bC, y + (c) * vl);                  \
-  bB = MulAdd(d, bB, tB, p2);                                         \
+  bA = MulAdd(d, bA, kLog2e, magic);                                  \
+  bB = MulAdd(d, bB, tB, p3);                                         \
+  VLAK_SOFTMAX_LAST(bC, sC)                                           \
   sA = ExponentFromMagic(d, bA);                                      \
   bA = Sub(d, bA, kSoftmaxBias);                                      \
+  if constexpr (kStore) StoreU(d, bC, y + (c) * vl);                  \
+  bB = MulAdd(d, bB, tB, p2);                                         \
   if constexpr (kSumUp) acc = Add(d, acc, bC);
 #define VLAK_SOFTMAX_STAGE_A(tA, bA, sA, a)                           \
   tA = Sub(d, LoadU(d, x + (a) * vl), m);                             \
