@@ -17,8 +17,10 @@
 //     in its reduced argument (2^-25.2 relative at worst), 2^n kept as S = 2^(n+64).
 //   The product Y = RN(Ah Rv) and its error, and the low parts summed into L (Al Rv, Ah Rl, Y g),
 //   then a Q(a) 2^64 / S = Y + (L (1 + u) + Y v + Y te), the largest term last.
-//   x <= 0: y = -(Y + c) S 2^-64 (one rounding; below FLT_MIN the 2^-64 rounds again).
-//   x > 0: y = x - (Y + c) 2^n: h = RN(x - Y 2^n) and its error by Fast2Sum (x > a Q(a)), plus c.
+//   T = RN(Y + c); x < 0: y = -T S 2^-64 (the one rounding but below FLT_MIN, where the 2^-64
+//   rounds again); x >= 0: y = x - T 2^n by an FMA (T's rounding enters weighted by T / y = Q(x)
+//   / (1 - Q(x)) < 1: a Fast2Sum of x - Y 2^n carrying c instead cost 5 ops more and
+//   left the measured maximum as it is, 1.203 ULP at x < 0).
 //   Against the float64 kernel this replaced (Mills' ratio rational P5/Q6 and e^{-a^2/2} in
 //   float64, one float64 division, 49 float64 ops per half of the lanes): no widening, and
 //   every op on all the lanes of a register.
@@ -29,8 +31,12 @@
 // Special values: NaN -> the same NaN; gelu(+inf) = +inf and gelu(x) = x for x > 14.5 (a Q(a) <
 //   2^-150 there), gelu(-inf) = -0 (a is clamped at 14.5, where a Q(a) rounds to 0: x's sign
 //   is Or'ed onto the x <= 0 result), gelu(-0) = -0; denormal results (x in (-14.3, -13.2)).
-// Cost: 77 vector-layer ops with one Div (a and t 13, R 18, the products 6, a^2 and the exp 18,
-//   the sums 6, the two signs' results 12, selects 4); no widening.
+// Cost: 70 vector-layer ops with one Div (a and t 12, R 18, the products 6, a^2 and the exp 19,
+//   the sums 6, the two signs' results and their select 7, x > 14.5 and NaN 2); no widening.
+//   RVV, LMUL 2, n = 2048 (activation_icount.cc, 2026-11-26): 14.5 instructions per element at
+//   VLEN 128 (the float64 kernel: 20.1); SpacemiT X60 model (VLEN 256) 21.0 cycles per element for
+//   the whole call (29.6), of which the vfdiv is the largest single part (recip.h's division-free
+//   reciprocal is for narrow intervals; 1 + 0.4a spans [1, 6.8]).
 #pragma once
 
 #include "ops/activation/exp_parts.h"
@@ -52,7 +58,7 @@ VFromD<D> Gelu(D d, VFromD<D> x) {
   constexpr int kDeg = static_cast<int>(sizeof(kGeluR) / sizeof(kGeluR[0])) - 1;
   // RVV (LMUL 2): R2's 9 constants and 2 of the exp's are splat where they are used (exp_parts.h's
   // SetAt), the rest held: with all held the loop spilled 11 registers, with the exp's 4 held 2
-  // (scripts/rvv-spill-check); splatting all 17 cost 8 % more X60 cycles (50122 against 46297).
+  // (scripts/rvv-spill-check); splatting every constant cost 8 % more X60 cycles.
   const auto one = Set(d, 1.0f);
   const auto a = Min(d, Abs(d, x), 14.5f);
   // t = 1 / (1 + p a) = th (1 + g): 1 + p a = dh + dl (1 - dh is exact for dh in [1, 2^24]),
@@ -95,14 +101,13 @@ VFromD<D> Gelu(D d, VFromD<D> x) {
   auto c = MulAdd(d, l, u, l);
   c = MulAdd(d, Y, v, c);
   c = MulAdd(d, Y, te, c);
-  // x <= 0: y = -a Q(a), rounded once at Y + c (or at the 2^-64 below FLT_MIN), x's sign.
-  const auto yn = Or(d, Mul(d, Mul(d, Add(d, Y, c), S), kTwoM64), SignOf(d, x));
-  // x > 0: y = x - a Q(a): h = RN(x - Ys) and its error by Fast2Sum (x > Ys), then c.
-  const auto sp = Mul(d, S, kTwoM64);
-  const auto ys = Mul(d, Y, sp);
-  const auto h = Sub(d, x, ys);
-  const auto yp = Add(d, h, NegMulAdd(d, c, sp, Sub(d, Sub(d, x, h), ys)));
-  const auto y = IfThenElse(d, Le(d, x, 0.0f), yn, yp);
+  // T = RN(Y + c) = a Q(a) 2^64 / S. x < 0: y = -T S 2^-64, rounded once (below FLT_MIN the
+  // 2^-64 rounds again). x >= 0: y = x - T 2^n by one FMA (T's rounding weighs T / y = Q / (1 -
+  // Q) < 1 there); x = -0 gives -0 - 0 = -0.
+  const auto T = Add(d, Y, c);
+  const auto yn = Mul(d, Mul(d, T, S), -kTwoM64);
+  const auto yp = NegMulAdd(d, T, Mul(d, S, kTwoM64), x);
+  const auto y = IfThenElse(d, Lt(d, x, 0.0f), yn, yp);
   // x > 14.5 (a Q(a) < 2^-150: y = x) and NaN: x.
   return IfThenElse(d, Le(d, x, 14.5f), y, x);
 }
