@@ -6,7 +6,8 @@
 Method as tools/remez/exp_coeffs.py: a linear Remez exchange for the weighted minimax error on a
 fine grid, in mpmath at 40 digits; float32 coefficients are then rounded one at a time, lowest
 first, refitting the higher ones (the printed error is that of the rounded coefficients). The
-gelu's fit runs on a coarser grid (its target calls erfc): about ten minutes.
+gelu's fit (gelu_r) is a Remez fit in full precision, then its two lowest coefficients are split
+into two floats each and the rest rounded; a coarser grid (its target calls erfc), about two minutes.
 """
 import struct
 
@@ -54,14 +55,14 @@ def remez(target, weight, powers, lo, hi, fixed=None, iters=30, grid=4000):
     return c, max(abs(e) for e in es)
 
 
-def round_f32(target, weight, powers, lo, hi, fixed=None, iters=30, grid=4000):
+def round_f32(target, weight, powers, lo, hi, fixed=None):
     """Rounds coefficients to float32 lowest power first, refitting the rest."""
     fixed = fixed or (lambda t: 0)
     done = []
     for k in range(len(powers)):
         def fx(t, done=tuple(done)):
             return fixed(t) + sum(cv * t ** p for cv, p in done)
-        c, e = remez(target, weight, powers[k:], lo, hi, fx, iters=iters, grid=grid)
+        c, e = remez(target, weight, powers[k:], lo, hi, fx)
         done.append((mp.mpf(f32(c[0])), powers[k]))
     def err(t):
         return weight(t) * (fixed(t) + sum(cv * t ** p for cv, p in done) - target(t))
@@ -110,9 +111,20 @@ def gelu_r():
         a = (1 / t - 1) / p
         return mp.erfc(a / mp.sqrt(2)) / 2 * mp.exp(a * a / 2) * (1 + p * a)
     deg = 10
-    c, e = round_f32(target, lambda s: 1 / target(s), list(range(deg + 1)), tmin - tc, 1 - tc, iters=20, grid=1000)
-    print('gelu R(t), p = %s, tc = %.9gf: degree %d, max relative error %.3g' % (f32(p), float(tc), deg, e))
-    print('   ', ', '.join('%.9gf' % float(v) for v in c))
+    lo, hi = tmin - tc, 1 - tc
+    c, e = remez(target, lambda s: 1 / target(s), list(range(deg + 1)), lo, hi, iters=20, grid=1000)
+    # r0 and r1 as two floats each (the kernel adds their low halves in its two-float last steps),
+    # r2.. rounded to float (their rounding weighs tau^2 r2 / R <= 0.1 and less).
+    r0 = (f32(c[0]), f32(c[0] - mp.mpf(f32(c[0]))))
+    r1 = (f32(c[1]), f32(c[1] - mp.mpf(f32(c[1]))))
+    rest = [mp.mpf(f32(v)) for v in c[2:]]
+    cs = [mp.mpf(r0[0]) + r0[1], mp.mpf(r1[0]) + r1[1]] + rest
+    err = max(abs(sum(ck * t ** k for k, ck in enumerate(cs)) / target(t) - 1)
+              for t in (lo + (hi - lo) * i / 4000 for i in range(4001)))
+    print('gelu R(t), p = %.9gf, tc = %.9gf: degree %d, max relative error %.3g (unrounded %.3g)' % (
+        float(p), float(tc), deg, err, e))
+    print('    r0 %.9gf + %.9gf, r1 %.9gf + %.9gf' % (r0 + r1))
+    print('   ', ', '.join('%.9gf' % float(v) for v in rest))
 
 
 if __name__ == '__main__':

@@ -29,14 +29,14 @@
 //   below FLT_MIN at most 0.892 x 2^-149. vlak.h's bound: 2 ULP,
 //   2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; gelu(+inf) = +inf and gelu(x) = x for x > 14.5 (a Q(a) <
-//   2^-150 there), gelu(-inf) = -0 (a is clamped at 14.5, where a Q(a) rounds to 0: x's sign
-//   is Or'ed onto the x <= 0 result), gelu(-0) = -0; denormal results (x in (-14.3, -13.2)).
+//   2^-150 there), gelu(-inf) = -0 (a is clamped at 14.5, where -T S 2^-64 rounds to -0),
+//   gelu(-0) = -0 (x - T 2^n with T = 0); denormal results for x in (-14.3, -13.2).
 // Cost: 70 vector-layer ops with one Div (a and t 12, R 18, the products 6, a^2 and the exp 19,
 //   the sums 6, the two signs' results and their select 7, x > 14.5 and NaN 2); no widening.
 //   RVV, LMUL 2, n = 2048 (activation_icount.cc, 2026-11-26): 14.5 instructions per element at
 //   VLEN 128 (the float64 kernel: 20.1); SpacemiT X60 model (VLEN 256) 21.0 cycles per element for
-//   the whole call (29.6), of which the vfdiv is the largest single part (recip.h's division-free
-//   reciprocal is for narrow intervals; 1 + 0.4a spans [1, 6.8]).
+//   the whole call (29.6). It keeps the vfdiv (40 cycles at LMUL 1 on that model, recip.h):
+//   recip.h's division-free seeds are for narrow intervals, and 1 + 0.4a spans [1, 6.8].
 #pragma once
 
 #include "ops/activation/exp_parts.h"
