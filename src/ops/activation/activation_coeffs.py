@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Coefficients of the activations' polynomials and rational functions (src/ops/activation/*.h).
+"""Coefficients of the activations' polynomials (src/ops/activation/*.h).
 
     /usr/bin/python3 src/ops/activation/activation_coeffs.py    # needs mpmath (python3-mpmath)
 
 Method as tools/remez/exp_coeffs.py: a linear Remez exchange for the weighted minimax error on a
 fine grid, in mpmath at 40 digits; float32 coefficients are then rounded one at a time, lowest
-first, refitting the higher ones (the printed error is that of the rounded coefficients). The
+first, refitting the higher ones (the printed error is that of the rounded coefficients).
 gelu's fit (gelu_r) is a Remez fit in full precision, then its two lowest coefficients are split
 into two floats each and the rest rounded; a coarser grid (its target calls erfc), about two minutes.
 """
