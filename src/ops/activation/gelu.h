@@ -31,10 +31,10 @@
 // Special values: NaN -> the same NaN; gelu(+inf) = +inf and gelu(x) = x for x > 14.5 (a Q(a) <
 //   2^-150 there), gelu(-inf) = -0 (a is clamped at 14.5, where -T S 2^-64 rounds to -0),
 //   gelu(-0) = -0 (x - T 2^n with T = 0); denormal results for x in (-14.3, -13.2).
-// Cost: 70 vector-layer ops with one Div (a and t 12, R 18, the products 6, a^2 and the exp 19,
+// Cost: 67 vector-layer ops with one Div (a and t 12, R 18, the products 5, a^2 and the exp 18,
 //   the sums 6, the two signs' results and their select 7, x > 14.5 and NaN 2); no widening.
-//   RVV, LMUL 2, n = 2048 (activation_icount.cc, 2026-11-26): 14.5 instructions per element at
-//   VLEN 128 (the float64 kernel: 20.1); SpacemiT X60 model (VLEN 256) 21.0 cycles per element for
+//   RVV, LMUL 2, n = 2048 (activation_icount.cc, 2026-11-26): 14.2 instructions per element at
+//   VLEN 128 (the float64 kernel: 20.1); SpacemiT X60 model (VLEN 256) 20.5 cycles per element for
 //   the whole call (29.6). It keeps the vfdiv (40 cycles at LMUL 1 on that model, recip.h):
 //   recip.h's division-free seeds are for narrow intervals, and 1 + 0.4a spans [1, 6.8].
 // Speed (AVX2, 2-core AMD EPYC Zen 3 shared with other jobs, load 6-8, 2026-11-26): `vlak bench
@@ -89,29 +89,31 @@ VFromD<D> Gelu(D d, VFromD<D> x) {
   const auto rv = MulAdd(d, tau, r1h, Set(d, kGeluR0));
   const auto re = Add(d, MulAdd(d, tau, r1h, Sub(d, Set(d, kGeluR0), rv)), kGeluR0Lo);
   const auto rl = MulAdd(d, lo, r1h, MulAdd(d, tau, r1l, re));
-  // a t = Ah + Al (th's part), Y = RN(Ah Rv) and its error.
+  // a t = Ah + Al (th's part), Y = RN(Ah Rv) and its error. The error terms here are carried
+  // negated (-Al, -ye, -a^2's, then -L and -c): c - a b is one op (NegMulAdd), a b - c two on RVV
+  // (clang emits a vfsgnjn for the -c); RN(-z) = -RN(z), so the bits are the same.
   const auto ah = Mul(d, a, th);
-  const auto al = MulAdd(d, a, th, Neg(d, ah));
+  const auto nal = NegMulAdd(d, a, th, ah);
   const auto Y = Mul(d, ah, rv);
-  const auto ye = MulAdd(d, ah, rv, Neg(d, Y));
+  const auto nye = NegMulAdd(d, ah, rv, Y);
   // e^{-a^2/2} = S 2^-64 (1 + te + v), -a^2/2 = z + zl exactly.
   const auto s = Mul(d, a, a);
-  const auto se = MulAdd(d, a, a, Neg(d, s));
+  const auto nse = NegMulAdd(d, a, a, s);
   VFromD<D> S, te, v, u;
-  ExpParts<64, true, 2>(d, Mul(d, s, -0.5f), Mul(d, se, -0.5f), S, te, v, u);
+  ExpParts<64, true, 2>(d, Mul(d, s, -0.5f), Mul(d, nse, 0.5f), S, te, v, u);
   // a Q(a) 2^64 / S = (Y + L)(1 + te + v), L = ye + Al Rv + Ah Rl + Y g (the low part of
   // a t (1 + g) R), = Y + c, c = L (1 + u) + Y v + Y te, the largest term last (u = RN(te + v):
   // L's cross terms are 2^-24 of Y, each taken to 2^-24 of itself).
-  auto l = MulAdd(d, al, rv, ye);
-  l = MulAdd(d, ah, rl, l);
-  l = MulAdd(d, Y, g, l);
-  auto c = MulAdd(d, l, u, l);
-  c = MulAdd(d, Y, v, c);
-  c = MulAdd(d, Y, te, c);
+  auto nl = MulAdd(d, nal, rv, nye);
+  nl = NegMulAdd(d, ah, rl, nl);
+  nl = NegMulAdd(d, Y, g, nl);
+  auto nc = MulAdd(d, nl, u, nl);
+  nc = NegMulAdd(d, Y, v, nc);
+  nc = NegMulAdd(d, Y, te, nc);
   // T = RN(Y + c) = a Q(a) 2^64 / S. x < 0: y = -T S 2^-64, rounded once (below FLT_MIN the
   // 2^-64 rounds again). x >= 0: y = x - T 2^n by one FMA (T's rounding weighs T / y = Q / (1 -
   // Q) < 1 there); x = -0 gives -0 - 0 = -0.
-  const auto T = Add(d, Y, c);
+  const auto T = Sub(d, Y, nc);
   const auto yn = Mul(d, Mul(d, T, S), -kTwoM64);
   const auto yp = NegMulAdd(d, T, Mul(d, S, kTwoM64), x);
   const auto y = IfThenElse(d, Lt(d, x, 0.0f), yn, yp);
