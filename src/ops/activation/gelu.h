@@ -42,7 +42,7 @@
 //   float64 formula's time / vlak's: 2.13-2.24x at 4096 floats and 2.02-2.18x at 16M (the float64
 //   kernel: 1.01-1.12x and 1.02-1.08x). `scripts/bench activations` against PyTorch 2.11
 //   (torch.nn.functional.gelu, its largest relative error there 1.0: 0 where the exact value is
-//   not, in the negative tail): 16M floats vlak 35-38 ms, torch 17-19 ms; 4096 floats vlak 2.7-3.2x
+//   not, in the negative tail): 16M floats vlak 31-38 ms, torch 16-19 ms; 4096 floats vlak 2.2-3.2x
 //   faster per Python call.
 #pragma once
 
