@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Coefficients of the activations' polynomials and rational functions (src/ops/activation/*.h).
+"""Coefficients of the activations' polynomials (src/ops/activation/*.h).
 
     /usr/bin/python3 src/ops/activation/activation_coeffs.py    # needs mpmath (python3-mpmath)
 
 Method as tools/remez/exp_coeffs.py: a linear Remez exchange for the weighted minimax error on a
 fine grid, in mpmath at 40 digits; float32 coefficients are then rounded one at a time, lowest
-first, refitting the higher ones (the printed error is that of the rounded coefficients). The
-rational fit for gelu's Mills ratio is Lawson-weighted linearised least squares (near-minimax,
-double precision is ample: the kernel evaluates it in float64 and needs 1e-9).
+first, refitting the higher ones (the printed error is that of the rounded coefficients).
+gelu's fit (gelu_r) is a Remez fit in full precision, then its two lowest coefficients are split
+into two floats each and the rest rounded; a coarser grid (its target calls erfc), about two minutes.
 """
 import struct
 
@@ -97,41 +97,37 @@ def softplus_atanh():
         print('   ', ', '.join('%.9gf' % float(v) for v in c))
 
 
-def gelu_mills():
-    # M(a) = Q(a) / phi(a) (Mills ratio), a in [0, 15]: P5(t) / Q6(t) with t = a, relative error.
-    import numpy as np
-    lo, hi = 0.0, 15.0
-    N = 3000
-    g = np.cos(np.linspace(np.pi, 0, N))
-    xs = lo + (hi - lo) * (g + 1) / 2
-    fs = np.array([float((mp.erfc(mp.mpf(x) / mp.sqrt(2)) / 2) / mp.npdf(mp.mpf(x))) for x in xs])
-    m, n = 5, 6
-    Vp = np.vander(xs / hi, m + 1, increasing=True)
-    Vq = np.vander(xs / hi, n + 1, increasing=True)[:, 1:]
-    w = np.ones(N)
-    qv = np.ones(N)
-    best = None
-    for it in range(80):
-        W = w / (np.abs(fs) * np.abs(qv))
-        A = np.hstack([Vp, -fs[:, None] * Vq]) * W[:, None]
-        c, *_ = np.linalg.lstsq(A, fs * W, rcond=None)
-        p = Vp @ c[:m + 1]
-        qv = 1 + Vq @ c[m + 1:]
-        err = np.abs((p / qv - fs) / fs)
-        if best is None or err.max() < best[0]:
-            best = (err.max(), c.copy())
-        w = w * err ** 0.3
-        w /= w.max()
-    e, c = best
-    # back to the variable a: coefficient k of t^k, t = a / hi
-    pc = [c[k] / hi ** k for k in range(m + 1)]
-    qc = [1.0] + [c[m + 1 + k - 1] / hi ** k for k in range(1, n + 1)]
-    print('gelu Mills ratio on [0, 15]: P%d/Q%d, max relative error %.3g' % (m, n, e))
-    print('    P:', ', '.join('%.17g' % v for v in pc))
-    print('    Q:', ', '.join('%.17g' % v for v in qc))
+def gelu_r():
+    # gelu.h: a Q(a) = e^{-a^2/2} a t R(t), t = 1 / (1 + p a), R(t) = Q(a) e^{a^2/2} (1 + p a) (Q
+    # the normal tail, R(1) = 1/2, R -> p / sqrt(2 pi) as a -> inf), a in [0, 14.5], as a
+    # polynomial in tau = t - tc, relative error. p = 0.4: degree 10 reaches 2^-27 (p = 0.5: 2^-25.4
+    # at degree 10; p = 0.25 converges faster but R then varies 4x over the range, and its
+    # Horner sum is worse conditioned).
+    p = mp.mpf(f32(0.4))
+    tmin = 1 / (1 + p * mp.mpf(14.5))
+    tc = mp.mpf(f32((tmin + 1) / 2))
+    def target(tau):
+        t = tau + tc
+        a = (1 / t - 1) / p
+        return mp.erfc(a / mp.sqrt(2)) / 2 * mp.exp(a * a / 2) * (1 + p * a)
+    deg = 10
+    lo, hi = tmin - tc, 1 - tc
+    c, e = remez(target, lambda s: 1 / target(s), list(range(deg + 1)), lo, hi, iters=20, grid=1000)
+    # r0 and r1 as two floats each (the kernel adds their low halves in its two-float last steps),
+    # r2.. rounded to float (their rounding weighs tau^2 r2 / R <= 0.1 and less).
+    r0 = (f32(c[0]), f32(c[0] - mp.mpf(f32(c[0]))))
+    r1 = (f32(c[1]), f32(c[1] - mp.mpf(f32(c[1]))))
+    rest = [mp.mpf(f32(v)) for v in c[2:]]
+    cs = [mp.mpf(r0[0]) + r0[1], mp.mpf(r1[0]) + r1[1]] + rest
+    err = max(abs(sum(ck * t ** k for k, ck in enumerate(cs)) / target(t) - 1)
+              for t in (lo + (hi - lo) * i / 4000 for i in range(4001)))
+    print('gelu R(t), p = %.9gf, tc = %.9gf: degree %d, max relative error %.3g (unrounded %.3g)' % (
+        float(p), float(tc), deg, err, e))
+    print('    r0 %.9gf + %.9gf, r1 %.9gf + %.9gf' % (r0 + r1))
+    print('   ', ', '.join('%.9gf' % float(v) for v in rest))
 
 
 if __name__ == '__main__':
     tanh_small()
     softplus_atanh()
-    # gelu_mills()
+    gelu_r()

@@ -15,12 +15,13 @@
 namespace vlak::VLAK_NS {
 namespace {
 
-// LMUL per function. x86: two registers per value except gelu, whose float64 half already takes
-// two (4096 floats in L1, ns per element at LMUL 1 / 2, AVX2, 2-core AMD EPYC Zen 3 under load,
-// 2026-11-26: sigmoid 1.45 / 1.27, tanh 1.77 / 1.51, gelu 2.88 / 3.13, gelu_tanh 2.55 / 1.94,
+// LMUL per function. x86: two registers per value (4096 floats in L1, ns per element at LMUL 1 /
+// 2, AVX2, 2-core AMD EPYC Zen 3 under load, 2026-11-26: sigmoid 1.45 / 1.27, tanh 1.77 / 1.51,
+// gelu 2.40 / 2.01 (the float32 kernel; the float64 one it replaced was 2.88 / 3.13), gelu_tanh 2.55 / 1.94,
 // silu 1.77 / 1.55, softplus 3.38 / 2.83; sigmoid's single-float form: 0.40x / 0.44x XNNPACK's
-// time). RVV: LMUL 2 for every activation loop but gelu's, which halves the instructions per
-// element. They keep everything in registers there because the masks are made by shifts
+// time). RVV: LMUL 2 for every activation loop, which halves the instructions per element (gelu,
+// X60 model: LMUL 1 with its constants held 23497 instructions and 43292 cycles at VLEN 256, LMUL 2
+// 15948 and 46297; LMUL 2 for the instructions, the count its budget holds). They keep everything in registers there because the masks are made by shifts
 // (exp_parts.h's SignOf), the reciprocal's seed takes scalar operands (recip.h) and silu's,
 // tanh's, softplus's and gelu_tanh's exps splat 2-4 of their Horner constants in the loop
 // (SetAt: one vfmv.v.f each) rather than hold them (scripts/rvv-spill-check: with them held,
@@ -30,8 +31,8 @@ namespace {
 // still spill 2-5 registers: the row loop around them holds more). Scalar: 1.
 template <int kOp, bool kGlu>
 inline constexpr int kPow2 = [] {
-  if (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) return kOp != VLAK_ACT_GELU ? 1 : 0;
-  if (VLAK_TARGET_ID == ::vlak::Target::kRvv) return kOp != VLAK_ACT_GELU && !kGlu ? 1 : 0;
+  if (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) return 1;
+  if (VLAK_TARGET_ID == ::vlak::Target::kRvv) return !kGlu ? 1 : 0;
   return 0;
 }();
 

@@ -1,79 +1,124 @@
-// gelu(x) = x Phi(x) = 0.5 x erfc(-x / sqrt 2), evaluated in float64 and rounded once.
+// gelu(x) = x Phi(x) = 0.5 x erfc(-x / sqrt 2), in float32 with two-float terms where they
+// count, rounded once.
 //
-// Algorithm: with a = |x| and Q(a) = Phi(-a) = phi(a) M(a) (M: Mills' ratio), x Phi(x) =
-//   max(x, 0) - a Q(a) for either sign. M(a) ~ P5(a) / Q6(a), a near-minimax rational on [0, 15]
-//   (activation_coeffs.py, relative error 3.2e-9: M is smooth, ~1/a at infinity, which a
-//   polynomial in a cannot follow and a rational does), phi(a) = e^{-a^2/2} / sqrt(2 pi) with
-//   -a^2/2 exact in float64, n = round(-a^2/2 log2 e) and 2^n = s1 s2 built in float (two
-//   halves of the exponent, as exp_precise.h splits it; the vector layer has no 64-bit shifts)
-//   then widened, t = -a^2/2 - n ln2 (fdlibm's float64 ln2 split), e^t by its Taylor polynomial
-//   of degree 8 (2e-10 on |t| <= 0.347).
-//   Every term is float64: the result before its one rounding to float is within 1e-8
-//   relative (0.2 ULP at most; a Q(a) <= a/2 when it is subtracted) down to a = 15, where it
-//   is below 2^-160. Why float64 and not a float double-float chain: the tail a Q(a) must be
-//   relative to 2^-25 over a in [1, 14.2], and float polynomials of that reach need several
-//   intervals (erfc's usual split: Cephes, SLEEF) and compensated products at each step.
+// Algorithm: with a = |x| and Q(a) = Phi(-a), x Phi(x) = max(x, 0) - a Q(a) for either sign, and
+//   a Q(a) = e^{-a^2/2} a t R(t), t = 1 / (1 + p a), p = 0.4: the substitution of Abramowitz and
+//   Stegun 26.2.17 (p = 0.2316419 there, a degree-5 polynomial good to 7.5e-8 absolute), here with
+//   R(t) = Q(a) e^{a^2/2} (1 + p a) (in [0.19, 0.5] on a in [0, 14.5]: Q(a) relative to itself,
+//   the negative tail's need) a polynomial of degree 10 in tau = t - 0.5735 (activation_coeffs.py,
+//   gelu_r: 6.6e-9 = 2^-27.2 relative). Every factor is carried to about 2^-25 of a Q(a), the
+//   accuracy the negative side needs down to x = -14.3, where y underflows:
+//   t = th (1 + g): 1 + p a = dh + dl by an FMA, th = RN(1 / dh), g = 1 - th dh - th dl;
+//     a t = Ah + Al by an FMA; tau = th - tc and its rounding by Fast2Sum.
+//   R = r0 + tau (r1 + tau R2): R2 by Horner in float (its rounding weighs tau^2 R2 / R <= 0.1),
+//     the last two steps with their rounding errors taken by FMAs (Sterbenz: r1 - R1 and r0 - R
+//     are exact), r0 and r1 as two floats, and the first-order term of t's low part.
+//   e^{-a^2/2}: -a^2/2 = z + zl exactly (a^2 by an FMA), exp_parts.h's 2^n (1 + te + v) with zl
+//     in its reduced argument (2^-25.2 relative at worst), 2^n kept as S = 2^(n+64).
+//   The product Y = RN(Ah Rv) and its error, and the low parts summed into L (Al Rv, Ah Rl, Y g),
+//   then a Q(a) 2^64 / S = Y + (L (1 + u) + Y v + Y te), the largest term last.
+//   T = RN(Y + c); x < 0: y = -T S 2^-64 (the one rounding but below FLT_MIN, where the 2^-64
+//   rounds again); x >= 0: y = x - T 2^n by an FMA (T's rounding enters weighted by T / y = Q(x)
+//   / (1 - Q(x)) < 1: a Fast2Sum of x - Y 2^n carrying c instead cost 5 ops more and
+//   left the measured maximum as it is, 1.203 ULP at x < 0).
+//   Against the float64 kernel this replaced (Mills' ratio rational P5/Q6 and e^{-a^2/2} in
+//   float64, one float64 division, 49 float64 ops per half of the lanes): no widening, and
+//   every op on all the lanes of a register.
 // Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits): max 0.553 ULP (x = -1.5e-5: the final
-//   rounding and little else); below FLT_MIN at most 0.518 x 2^-149. vlak.h's bound: 2 ULP,
+//   Zen 3, 2026-11-26; every target gives the same bits, and --target scalar gives the same
+//   maxima at the same x): max 1.203 ULP (x = -1.843); below FLT_MIN at most 0.892 x 2^-149. vlak.h's bound: 2 ULP,
 //   2^-149 below FLT_MIN.
-// Special values: NaN -> the same NaN; gelu(+inf) = +inf, gelu(-inf) = -0 (x Phi(x) < 0 for
-//   x < 0), gelu(-0) = -0; denormal results (x in (-14.2, -13.2)) rounded once.
-// Cost: 12 float ops and per half of the lanes 49 float64 ops with one float64 Div, 4 widenings
-//   and 1 narrowing (AVX2: each float64 op is two instructions per 8 floats).
+// Special values: NaN -> the same NaN; gelu(+inf) = +inf and gelu(x) = x for x > 14.5 (a Q(a) <
+//   2^-150 there), gelu(-inf) = -0 (a is clamped at 14.5, where -T S 2^-64 rounds to -0),
+//   gelu(-0) = -0 (x - T 2^n with T = 0); denormal results for x in (-14.3, -13.2).
+// Cost: 67 vector-layer ops with one Div (a and t 12, R 18, the products 5, a^2 and the exp 18,
+//   the sums 6, the two signs' results and their select 7, x > 14.5 and NaN 2); no widening.
+//   RVV, LMUL 2, n = 2048 (activation_icount.cc, 2026-11-26): 14.2 instructions per element at
+//   VLEN 128 (the float64 kernel: 20.1); SpacemiT X60 model (VLEN 256) 20.5 cycles per element for
+//   the whole call (29.6). It keeps the vfdiv (40 cycles at LMUL 1 on that model, recip.h):
+//   recip.h's division-free seeds are for narrow intervals, and 1 + 0.4a spans [1, 6.8].
+// Speed (AVX2, 2-core AMD EPYC Zen 3 shared with other jobs, load 6-8, 2026-11-26): `vlak bench
+//   --op activation-gelu --shapes 4096,16M --impls vlak,c-clang --threads 1`, clang's C of the
+//   float64 formula's time / vlak's: 2.13-2.24x at 4096 floats and 2.02-2.18x at 16M (the float64
+//   kernel: 1.01-1.12x and 1.02-1.08x). `scripts/bench activations` against PyTorch 2.11
+//   (torch.nn.functional.gelu, its largest relative error there 1.0: 0 where the exact value is
+//   not, in the negative tail): 16M floats vlak 31-38 ms, torch 16-19 ms; 4096 floats vlak 2.2-3.2x
+//   faster per Python call.
 #pragma once
-
-#include <initializer_list>
 
 #include "ops/activation/exp_parts.h"
 
 namespace vlak::VLAK_NS::act {
 
+// The Mills-ratio factor R(t) = Q(a) e^{a^2/2} (1 + p a), t = 1 / (1 + p a), as a polynomial in
+// tau = t - kTc (activation_coeffs.py, gelu_r).
+// r0 and r1 as two floats each (hi + lo), r2..r10 floats.
+inline constexpr float kGeluP = 0.4f, kGeluTc = 0.573529422f;
+inline constexpr float kGeluR0 = 0.309300959f, kGeluR0Lo = 5.16298782e-09f;
+inline constexpr float kGeluR1 = 0.37736702f, kGeluR1Lo = -1.0757371e-08f;
+inline constexpr float kGeluR[] = {0.201364875f, -0.0588159561f, -0.092599757f, 0.044403594f, 0.0421538539f,
+                                   -0.0473594181f, -0.00626056176f, 0.0318846218f, -0.00950676948f};
+
 template <class D>
 VFromD<D> Gelu(D d, VFromD<D> x) {
-  static_assert(Pow2FromD<D> <= 2, "Gelu widens to float64: at most LMUL 4");
-  const auto dd = Rebind<double>(d);
-  const auto di = Rebind<int32_t>(d);
-  constexpr float kBias = kMagic + 254.0f;
-  const auto a = Min(d, Abs(d, x), 15.0f);
-  const auto bias = MulAdd(d, Mul(d, a, a), -0.5f * kLog2e, Set(d, kBias));
-  const auto n = Sub(d, bias, kBias);
-  const auto bits = BitCast(di, d, bias);
-  const auto k1 = ShiftRight<1>(di, bits);
-  const auto s1 = BitCast(d, di, ShiftLeft<23>(di, k1));
-  const auto s2 = BitCast(d, di, ShiftLeft<23>(di, Sub(di, bits, k1)));
-
-  const auto A = PromoteTo(dd, d, a);
-  const auto N = PromoteTo(dd, d, n);
-  const auto z = Mul(dd, Mul(dd, A, A), -0.5);
-  auto t = NegMulAdd(dd, N, 6.93147180369123816490e-01, z);
-  t = NegMulAdd(dd, N, 1.90821492927058770002e-10, t);
-  // Horner steps as a product and a sum with a scalar addend, not an FMA: in float64 the extra
-  // rounding (2^-53) is far below what the result keeps, and RVV then needs no splat of the 19
-  // coefficients (a float64 group is two registers at the float's LMUL 1: hoisted splats of the
-  // fused form filled the register file and spilled in the loop, scripts/rvv-spill-check). Zen 3
-  // runs the products and sums on separate pipes: the same throughput as the FMAs.
-  const auto horner = [&](auto v, double c) { return Add(dd, Mul(dd, v, t), c); };
-  auto e = Add(dd, Mul(dd, t, 1.0 / 40320), 1.0 / 5040);
-  for (double c : {1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0}) e = horner(e, c);
-  // c0 P5(a) with c0 = 1 / sqrt(2 pi) folded in, and Q6(a).
-  constexpr double kC0 = 0.39894228040143267794;
-  const auto step = [&](auto v, double c) { return Add(dd, Mul(dd, v, A), c); };
-  auto p = Add(dd, Mul(dd, A, kC0 * -0.00031633812246540321), kC0 * 0.0061987390230702748);
-  for (double c : {kC0 * 0.080788674805817515, kC0 * 0.40438533962254047, kC0 * 1.0304782871309657,
-                   kC0 * 1.2533141412960618}) {
-    p = step(p, c);
-  }
-  auto q = Add(dd, Mul(dd, A, -0.00031632727608623665), 0.0061980424311524895);
-  for (double c : {0.080491858900883853, 0.41026594934635596, 1.1152928143394258, 1.6200875123017551, 1.0}) {
-    q = step(q, c);
-  }
-  const auto scale = Mul(dd, PromoteTo(dd, d, s1), PromoteTo(dd, d, s2));
-  const auto tail = Div(dd, Mul(dd, Mul(dd, Mul(dd, A, e), scale), p), q);  // a Q(a)
-  const auto X = PromoteTo(dd, d, x);
-  const auto y = DemoteTo(d, dd, Sub(dd, Max(dd, X, 0.0), tail));
-  // x's sign bit: gelu(-0) = -0 (max(-0, 0) - 0 is +0); every other result already has it.
-  return IfThenElse(d, IsNaN(d, x), x, Or(d, y, And(d, x, Set(d, -0.0f))));
+  constexpr float kTwoM64 = 5.42101086242752217e-20f;
+  constexpr int kDeg = static_cast<int>(sizeof(kGeluR) / sizeof(kGeluR[0])) - 1;
+  // RVV (LMUL 2): R2's 9 constants and 2 of the exp's are splat where they are used (exp_parts.h's
+  // SetAt), the rest held: with all held the loop spilled 11 registers, with the exp's 4 held 2
+  // (scripts/rvv-spill-check); splatting every constant cost 8 % more X60 cycles.
+  const auto one = Set(d, 1.0f);
+  const auto a = Min(d, Abs(d, x), 14.5f);
+  // t = 1 / (1 + p a) = th (1 + g): 1 + p a = dh + dl (1 - dh is exact for dh in [1, 2^24]),
+  // th = RN(1 / dh), g = 1 - th dh - th dl (the first FMA exact).
+  const auto dh = MulAdd(d, a, kGeluP, one);
+  const auto dl = MulAdd(d, a, kGeluP, Sub(d, one, dh));
+  const auto th = Div(d, one, dh);
+  const auto g = NegMulAdd(d, th, dl, NegMulAdd(d, th, dh, one));
+  // tau = th - tc by Fast2Sum (exact by Sterbenz for th >= tc / 2, else |tc| > |th|), and t's
+  // low part th g beside tau's rounding error.
+  const auto tau = Sub(d, th, kGeluTc);
+  const auto lo = MulAdd(d, th, g, Sub(d, th, Add(d, tau, kGeluTc)));
+  // R = r0 + tau (r1 + tau R2): R2 by Horner, then the last two steps in two floats (the
+  // roundings of r1 + tau R2 and of r0 + tau R1 are each up to 2^-24 of R: FMAs give them
+  // exactly, r1 - R1h and r0 - Rv being exact by Sterbenz), with r0's and r1's low halves and
+  // the first-order term of tau's low part, lo R1.
+  auto r2 = SetAt<true>(d, kGeluR[kDeg]);
+  for (int k = kDeg - 1; k >= 0; --k) r2 = MulAdd(d, r2, tau, SetAt<true>(d, kGeluR[k]));
+  const auto r1h = MulAdd(d, tau, r2, Set(d, kGeluR1));
+  const auto r1l = Add(d, MulAdd(d, tau, r2, Sub(d, Set(d, kGeluR1), r1h)), kGeluR1Lo);
+  const auto rv = MulAdd(d, tau, r1h, Set(d, kGeluR0));
+  const auto re = Add(d, MulAdd(d, tau, r1h, Sub(d, Set(d, kGeluR0), rv)), kGeluR0Lo);
+  const auto rl = MulAdd(d, lo, r1h, MulAdd(d, tau, r1l, re));
+  // a t = Ah + Al (th's part), Y = RN(Ah Rv) and its error. The error terms here are carried
+  // negated (-Al, -ye, -a^2's, then -L and -c): c - a b is one op (NegMulAdd), a b - c two on RVV
+  // (clang emits a vfsgnjn for the -c); RN(-z) = -RN(z), so the bits are the same.
+  const auto ah = Mul(d, a, th);
+  const auto nal = NegMulAdd(d, a, th, ah);
+  const auto Y = Mul(d, ah, rv);
+  const auto nye = NegMulAdd(d, ah, rv, Y);
+  // e^{-a^2/2} = S 2^-64 (1 + te + v), -a^2/2 = z + zl exactly.
+  const auto s = Mul(d, a, a);
+  const auto nse = NegMulAdd(d, a, a, s);
+  VFromD<D> S, te, v, u;
+  ExpParts<64, true, 2>(d, Mul(d, s, -0.5f), Mul(d, nse, 0.5f), S, te, v, u);
+  // a Q(a) 2^64 / S = (Y + L)(1 + te + v), L = ye + Al Rv + Ah Rl + Y g (the low part of
+  // a t (1 + g) R), = Y + c, c = L (1 + u) + Y v + Y te, the largest term last (u = RN(te + v):
+  // L's cross terms are 2^-24 of Y, each taken to 2^-24 of itself).
+  auto nl = MulAdd(d, nal, rv, nye);
+  nl = NegMulAdd(d, ah, rl, nl);
+  nl = NegMulAdd(d, Y, g, nl);
+  auto nc = MulAdd(d, nl, u, nl);
+  nc = NegMulAdd(d, Y, v, nc);
+  nc = NegMulAdd(d, Y, te, nc);
+  // T = RN(Y + c) = a Q(a) 2^64 / S. x < 0: y = -T S 2^-64, rounded once (below FLT_MIN the
+  // 2^-64 rounds again). x >= 0: y = x - T 2^n by one FMA (T's rounding weighs T / y = Q / (1 -
+  // Q) < 1 there); x = -0 gives -0 - 0 = -0.
+  const auto T = Sub(d, Y, nc);
+  const auto yn = Mul(d, Mul(d, T, S), -kTwoM64);
+  const auto yp = NegMulAdd(d, T, Mul(d, S, kTwoM64), x);
+  const auto y = IfThenElse(d, Lt(d, x, 0.0f), yn, yp);
+  // x > 14.5 (a Q(a) < 2^-150: y = x) and NaN: x.
+  return IfThenElse(d, Le(d, x, 14.5f), y, x);
 }
 
 }  // namespace vlak::VLAK_NS::act
