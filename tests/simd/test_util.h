@@ -644,7 +644,7 @@ inline const bool kFaultHandlerInstalled = [] {
 
 // Mask lanes from bools, built with a compare so only the vector API is used.
 template <class D>
-MFromD<D> MaskFromBools(D d, const std::vector<bool>& b) {
+[[gnu::noinline]] MFromD<D> MaskFromBools(D d, const std::vector<bool>& b) {
   using T = TFromD<D>;
   std::vector<T> v(MaxLanes(d), T(0));
   for (size_t i = 0; i < Lanes(d) && i < b.size(); ++i) v[i] = b[i] ? T(1) : T(0);
@@ -653,7 +653,7 @@ MFromD<D> MaskFromBools(D d, const std::vector<bool>& b) {
 
 // Mask lanes as 0/1 values of the whole group (a strip's lanes >= n are whatever the op left).
 template <class D>
-std::vector<bool> BoolsFromMask(D d, MFromD<D> m) {
+[[gnu::noinline]] std::vector<bool> BoolsFromMask(D d, MFromD<D> m) {
   using T = TFromD<D>;
   const FullTag<D> df;
   std::vector<T> v(MaxLanes(d));
