@@ -63,15 +63,34 @@ std::vector<bool> RandomBools(Rng& rng, size_t n, int density) {
   return b;
 }
 
-template <class D>
-void ExpectMask(const std::string& what, D d, MFromD<D> m, const std::vector<bool>& want) {
-  const std::vector<bool> got = BoolsFromMask(d, m);
+// The lane checks below take plain values and arrays and are compiled once (or once per element
+// type); each test body per tag only runs the ops (test_util.h's element-wise harness says why).
+[[gnu::noinline]] inline void ExpectBools(const std::string& what, const std::string& tag, const std::vector<bool>& got,
+                                          const std::vector<bool>& want) {
   for (size_t i = 0; i < want.size(); ++i) {
     if (got[i] != want[i]) {
-      ADD_FAILURE() << what << " " << TagString<D>() << ": lane " << i << " expected " << want[i];
+      ADD_FAILURE() << what << " " << tag << ": lane " << i << " expected " << want[i];
       return;
     }
   }
+}
+
+template <class D>
+[[gnu::noinline]] void ExpectMask(const std::string& what, D d, MFromD<D> m, const std::vector<bool>& want) {
+  ExpectBools(what, TagString<D>(), BoolsFromMask(d, m), want);
+}
+
+// CountTrue, AllTrue and AllFalse of a mask of `lanes` lanes of which `want` are set.
+[[gnu::noinline]] inline void ExpectCounts(size_t count, bool all, bool none, size_t want, size_t lanes,
+                                           const std::string& count_what, const std::string& all_what,
+                                           const std::string& none_what) {
+  EXPECT_EQ(count, want) << count_what;
+  EXPECT_EQ(all, want == lanes) << all_what;
+  EXPECT_EQ(none, want == 0) << none_what;
+}
+[[gnu::noinline]] inline void ExpectCounts(size_t count, bool all, bool none, size_t want, size_t lanes,
+                                           const std::string& what) {
+  ExpectCounts(count, all, none, want, lanes, what, what, what);
 }
 
 VLAK_SIMD_TEST(Compare, MaskOps, AllTags) {
@@ -99,12 +118,46 @@ VLAK_SIMD_TEST(Compare, MaskOps, AllTags) {
   }
 }
 
+[[gnu::noinline]] inline std::vector<bool> FirstBools(size_t vl, size_t n) {
+  std::vector<bool> want(vl);
+  for (size_t i = 0; i < vl; ++i) want[i] = i < n;
+  return want;
+}
+
+// A strip's FirstN read back as 1/0 through a strip store: lanes < s are 1 below k, 0 from k;
+// lane s (past the strip) keeps its 2.
+template <typename T>
+[[gnu::noinline]] void CheckStripReadBack(const std::vector<T>& out, size_t s, size_t k, const std::string& ws) {
+  for (size_t i = 0; i <= s; ++i) {
+    const T e = i < s ? (i < k ? T(1) : T(0)) : T(2);
+    if (out[i] != e) {
+      ADD_FAILURE() << ws << ": lane " << i << (i < s ? "" : " (past the strip)") << " expected " << Str(e)
+                    << ", got " << Str(out[i]);
+      break;
+    }
+  }
+}
+
+// A masked store of ones under FirstN: elements < k are 1, the rest keep their 2.
+template <typename T>
+[[gnu::noinline]] void CheckMaskedStoreOnes(const std::vector<T>& out, size_t k, const std::string& ws) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    const T e = i < k ? T(1) : T(2);
+    if (out[i] != e) {
+      ADD_FAILURE() << "MaskedStore " << ws << ": element " << i << " expected " << Str(e) << ", got "
+                    << Str(out[i]);
+      break;
+    }
+  }
+}
+
 // FirstN(d, n) for any size_t n: lanes [0, min(n, Lanes(d))) set, for a whole group and for
 // strips (whose lanes at and above d.n are unspecified, so only lanes < d.n are looked at).
 VLAK_SIMD_TEST(Compare, FirstN, AllTags) {
   using T = TFromD<D>;
   const D d;
   const size_t vl = Lanes(d);
+  const std::string tag = TagString<D>();
   // Counts past the group: every lane set. Large ones catch a count truncated to the lane width
   // (RVV's vmsltu.vx compares SEW bits: u8 and 256 + 3 gives 3, u16 and 65536 + 3 gives 3) or a
   // shift by >= 64 when building a bit mask (64 byte lanes in one AVX-512 register).
@@ -114,13 +167,11 @@ VLAK_SIMD_TEST(Compare, FirstN, AllTags) {
   std::vector<T> out(MaxLanes(d) + 1);
   for (size_t n : counts) {
     const std::string what = "FirstN(" + std::to_string(n) + ")";
-    std::vector<bool> want(vl);
-    for (size_t i = 0; i < vl; ++i) want[i] = i < n;
     const auto m = FirstN(d, n);
-    ExpectMask(what, d, m, want);
-    EXPECT_EQ(CountTrue(d, m), std::min(n, vl)) << "CountTrue(" << what << ") " << TagString<D>();
-    EXPECT_EQ(AllTrue(d, m), n >= vl) << "AllTrue(" << what << ") " << TagString<D>();
-    EXPECT_EQ(AllFalse(d, m), n == 0) << "AllFalse(" << what << ") " << TagString<D>();
+    ExpectMask(what, d, m, FirstBools(vl, n));
+    // std::min(n, vl) of vl lanes: AllTrue iff n >= vl, AllFalse iff n == 0.
+    ExpectCounts(CountTrue(d, m), AllTrue(d, m), AllFalse(d, m), std::min(n, vl), vl,
+                 "CountTrue(" + what + ") " + tag, "AllTrue(" + what + ") " + tag, "AllFalse(" + what + ") " + tag);
 
     // Strips: the mask made and used under the strip tag. Lanes < s read back 1/0 through a strip
     // store (which must not write lane s), counts see min(n, s) lanes, a masked store writes them.
@@ -128,52 +179,49 @@ VLAK_SIMD_TEST(Compare, FirstN, AllTags) {
       const auto ds = Strip(d, s);
       const auto ms = FirstN(ds, n);
       const size_t k = std::min(n, s);
-      const std::string ws = what + " " + TagString<D>() + " strip n=" + std::to_string(s);
+      const std::string ws = what + " " + tag + " strip n=" + std::to_string(s);
       std::fill(out.begin(), out.end(), T(2));
       StoreU(ds, IfThenElseZero(ds, ms, Set(ds, T(1))), out.data());
-      for (size_t i = 0; i <= s; ++i) {
-        const T e = i < s ? (i < k ? T(1) : T(0)) : T(2);
-        if (out[i] != e) {
-          ADD_FAILURE() << ws << ": lane " << i << (i < s ? "" : " (past the strip)") << " expected " << Str(e)
-                        << ", got " << Str(out[i]);
-          break;
-        }
-      }
-      EXPECT_EQ(CountTrue(ds, ms), k) << "CountTrue " << ws;
-      EXPECT_EQ(AllTrue(ds, ms), k == s) << "AllTrue " << ws;
-      EXPECT_EQ(AllFalse(ds, ms), k == 0) << "AllFalse " << ws;
+      CheckStripReadBack(out, s, k, ws);
+      ExpectCounts(CountTrue(ds, ms), AllTrue(ds, ms), AllFalse(ds, ms), k, s, "CountTrue " + ws, "AllTrue " + ws,
+                   "AllFalse " + ws);
       std::fill(out.begin(), out.end(), T(2));
       MaskedStore(ds, ms, Set(ds, T(1)), out.data());
-      for (size_t i = 0; i < out.size(); ++i) {
-        const T e = i < k ? T(1) : T(2);
-        if (out[i] != e) {
-          ADD_FAILURE() << "MaskedStore " << ws << ": element " << i << " expected " << Str(e) << ", got "
-                        << Str(out[i]);
-          break;
-        }
-      }
+      CheckMaskedStoreOnes(out, k, ws);
     }
   }
+}
+
+[[gnu::noinline]] inline size_t CountBools(const std::vector<bool>& b, size_t n) {
+  return static_cast<size_t>(std::count(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n), true));
+}
+
+// The lanes above a strip of n set (`above`) and cleared (`below` = FirstN(n)): they must not
+// count either way.
+[[gnu::noinline]] inline void ExpectAboveIgnored(bool all_true_below, bool all_false_above, size_t count_above,
+                                                 bool all_true_above, bool all_false_below, size_t n,
+                                                 const std::string& tag) {
+  EXPECT_TRUE(all_true_below) << tag << " n=" << n;
+  EXPECT_TRUE(all_false_above) << tag << " n=" << n;
+  EXPECT_EQ(count_above, 0u) << tag << " n=" << n;
+  EXPECT_EQ(all_true_above, n == 0) << tag << " n=" << n;
+  EXPECT_EQ(all_false_below, n == 0) << tag << " n=" << n;
 }
 
 VLAK_SIMD_TEST(Compare, CountTrueAllTrueAllFalse, AllTags) {
   const D d;
   const size_t vl = Lanes(d);
+  const std::string tag = TagString<D>();
   Rng rng(34);
   for (int trial = 0; trial < 30; ++trial) {
     const std::vector<bool> b = RandomBools(rng, vl, trial % 5);
     const auto m = MaskFromBools(d, b);
-    const size_t count = static_cast<size_t>(std::count(b.begin(), b.end(), true));
-    EXPECT_EQ(CountTrue(d, m), count) << TagString<D>();
-    EXPECT_EQ(AllTrue(d, m), count == vl) << TagString<D>();
-    EXPECT_EQ(AllFalse(d, m), count == 0) << TagString<D>();
+    ExpectCounts(CountTrue(d, m), AllTrue(d, m), AllFalse(d, m), CountBools(b, vl), vl, tag);
     // A strip counts lanes < n only, whatever the lanes above hold.
     for (size_t n : StripLengths(vl)) {
-      const size_t cn = static_cast<size_t>(std::count(b.begin(), b.begin() + n, true));
       const auto ds = Strip(d, n);
-      EXPECT_EQ(CountTrue(ds, m), cn) << TagString<D>() << " strip n=" << n;
-      EXPECT_EQ(AllTrue(ds, m), cn == n) << TagString<D>() << " strip n=" << n;
-      EXPECT_EQ(AllFalse(ds, m), cn == 0) << TagString<D>() << " strip n=" << n;
+      ExpectCounts(CountTrue(ds, m), AllTrue(ds, m), AllFalse(ds, m), CountBools(b, n), n,
+                   tag + " strip n=" + std::to_string(n));
     }
   }
   // The lanes above a strip set and cleared: they must not count either way.
@@ -181,72 +229,87 @@ VLAK_SIMD_TEST(Compare, CountTrueAllTrueAllFalse, AllTags) {
     const auto ds = Strip(d, n);
     const auto below = FirstN(d, n);
     const auto above = MaskNot(d, below);
-    EXPECT_TRUE(AllTrue(ds, below)) << TagString<D>() << " n=" << n;
-    EXPECT_TRUE(AllFalse(ds, above)) << TagString<D>() << " n=" << n;
-    EXPECT_EQ(CountTrue(ds, above), 0u) << TagString<D>() << " n=" << n;
-    EXPECT_EQ(AllTrue(ds, above), n == 0) << TagString<D>() << " n=" << n;
-    EXPECT_EQ(AllFalse(ds, below), n == 0) << TagString<D>() << " n=" << n;
+    ExpectAboveIgnored(AllTrue(ds, below), AllFalse(ds, above), CountTrue(ds, above), AllTrue(ds, above),
+                       AllFalse(ds, below), n, tag);
   }
 }
 
 // ------------------------------------------------------------------- tail-kept accumulation
 // Lanes < n get the op; lanes >= n keep the accumulator's value bit for bit.
-VLAK_SIMD_TEST(Compare, TailUndisturbed, AllTags) {
-  using T = TFromD<D>;
-  const D d;
-  const size_t vl = Lanes(d);
-  Rng rng(35);
-  std::vector<T> acc(vl), a(vl), b(vl), out(MaxLanes(d));
-  for (int trial = 0; trial < 8; ++trial) {
-    for (size_t i = 0; i < vl; ++i) {
-      acc[i] = RandomValue<T>(rng);
-      a[i] = RandomValue<T>(rng);
-      b[i] = RandomValue<T>(rng);
-    }
-    for (size_t n : StripLengths(vl)) {
-      const auto ds = Strip(d, n);
-      const auto vacc = LoadU(d, acc.data());
-      const auto va = LoadU(d, a.data());
-      const auto vb = LoadU(d, b.data());
-      // Lanes < n: the op's result (Min/Max may pick either zero); lanes >= n: acc, bit for bit.
-      auto check = [&](const char* op, Accept how, auto oracle) {
-        for (size_t i = 0; i < vl; ++i) {
-          const T e = i < n ? oracle(i) : acc[i];
-          const bool ok = i < n ? AcceptLane(how, e, out[i], acc[i], a[i]) : BitsOf(e) == BitsOf(out[i]);
-          if (!ok) {
-            ADD_FAILURE() << op << " " << TagString<D>() << " n=" << n << ": lane " << i
-                          << (i < n ? "" : " (tail, must keep acc)") << " expected " << Str(e) << ", got "
-                          << Str(out[i]);
-            return;
-          }
-        }
-      };
-      StoreU(d, AddTU(ds, vacc, va), out.data());
-      check("AddTU", Accept::kExact, [&](size_t i) -> T {
+enum class TuOp { kAdd, kMin, kMax, kMulAdd };
+
+// Lanes < n: the op's result (Min/Max may pick either zero); lanes >= n: acc, bit for bit.
+template <typename T>
+[[gnu::noinline]] void CheckTailUndisturbed(TuOp op, const std::string& tag, size_t n, const std::vector<T>& acc,
+                                            const std::vector<T>& a, const std::vector<T>& b,
+                                            const std::vector<T>& out) {
+  const char* name = op == TuOp::kAdd ? "AddTU" : op == TuOp::kMin ? "MinTU" : op == TuOp::kMax ? "MaxTU" : "MulAddTU";
+  const Accept how = op == TuOp::kMin || op == TuOp::kMax ? Accept::kMinMax : Accept::kExact;
+  auto oracle = [&](size_t i) -> T {
+    switch (op) {
+      case TuOp::kAdd:
         if constexpr (kIsFloat<T>) return acc[i] + a[i];
         else return static_cast<T>(static_cast<UInt<T>>(uint64_t{BitsOf(acc[i])} + BitsOf(a[i])));
-      });
-      StoreU(d, MinTU(ds, vacc, va), out.data());
-      check("MinTU", Accept::kMinMax, [&](size_t i) -> T {
+      case TuOp::kMin:
         if constexpr (kIsFloat<T>) {
           if (std::isnan(acc[i])) return a[i];
           if (std::isnan(a[i])) return acc[i];
         }
         return a[i] < acc[i] ? a[i] : acc[i];
-      });
-      StoreU(d, MaxTU(ds, vacc, va), out.data());
-      check("MaxTU", Accept::kMinMax, [&](size_t i) -> T {
+      case TuOp::kMax:
         if constexpr (kIsFloat<T>) {
           if (std::isnan(acc[i])) return a[i];
           if (std::isnan(a[i])) return acc[i];
         }
         return a[i] > acc[i] ? a[i] : acc[i];
-      });
-      StoreU(d, MulAddTU(ds, va, vb, vacc), out.data());
-      check("MulAddTU", Accept::kExact, [&](size_t i) -> T {
+      case TuOp::kMulAdd:
         if constexpr (kIsFloat<T>) return std::fma(a[i], b[i], acc[i]);
         else return static_cast<T>(static_cast<UInt<T>>(uint64_t{BitsOf(a[i])} * BitsOf(b[i]) + BitsOf(acc[i])));
-      });
+    }
+    return T();
+  };
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const T e = i < n ? oracle(i) : acc[i];
+    const bool ok = i < n ? AcceptLane(how, e, out[i], acc[i], a[i]) : BitsOf(e) == BitsOf(out[i]);
+    if (!ok) {
+      ADD_FAILURE() << name << " " << tag << " n=" << n << ": lane " << i << (i < n ? "" : " (tail, must keep acc)")
+                    << " expected " << Str(e) << ", got " << Str(out[i]);
+      return;
+    }
+  }
+}
+
+template <typename T>
+[[gnu::noinline]] void FillTailTrial(Rng& rng, std::vector<T>& acc, std::vector<T>& a, std::vector<T>& b) {
+  for (size_t i = 0; i < acc.size(); ++i) {
+    acc[i] = RandomValue<T>(rng);
+    a[i] = RandomValue<T>(rng);
+    b[i] = RandomValue<T>(rng);
+  }
+}
+
+VLAK_SIMD_TEST(Compare, TailUndisturbed, AllTags) {
+  using T = TFromD<D>;
+  const D d;
+  const size_t vl = Lanes(d);
+  const std::string tag = TagString<D>();
+  Rng rng(35);
+  std::vector<T> acc(vl), a(vl), b(vl), out(MaxLanes(d));
+  for (int trial = 0; trial < 8; ++trial) {
+    FillTailTrial(rng, acc, a, b);
+    for (size_t n : StripLengths(vl)) {
+      const auto ds = Strip(d, n);
+      const auto vacc = LoadU(d, acc.data());
+      const auto va = LoadU(d, a.data());
+      const auto vb = LoadU(d, b.data());
+      StoreU(d, AddTU(ds, vacc, va), out.data());
+      CheckTailUndisturbed(TuOp::kAdd, tag, n, acc, a, b, out);
+      StoreU(d, MinTU(ds, vacc, va), out.data());
+      CheckTailUndisturbed(TuOp::kMin, tag, n, acc, a, b, out);
+      StoreU(d, MaxTU(ds, vacc, va), out.data());
+      CheckTailUndisturbed(TuOp::kMax, tag, n, acc, a, b, out);
+      StoreU(d, MulAddTU(ds, va, vb, vacc), out.data());
+      CheckTailUndisturbed(TuOp::kMulAdd, tag, n, acc, a, b, out);
     }
   }
 }
@@ -328,12 +391,18 @@ bool SameMinMax(T want, T got, const std::vector<T>& v, size_t n) {
   return false;
 }
 
-template <class DS, typename T>
-void CheckReductions(DS ds, const std::vector<T>& v, const std::string& what) {
-  const size_t n = Lanes(ds);
-  const auto vec = LoadU(FullTag<DS>(), v.data());
+// What the reductions returned; ordered is ReduceSumOrdered (floats only).
+template <typename T>
+struct ReduceGot {
+  T sum, ordered, min, max;
+};
+
+// The checks, per element type on plain values (the ops run in CheckReductions, per tag).
+template <typename T>
+[[gnu::noinline]] void CheckReduceGot(const std::vector<T>& v, size_t n, const ReduceGot<T>& got,
+                                      const std::string& what) {
   const ReduceWant<T> w = Reduce(v, n);
-  const T sum = ReduceSum(ds, vec);
+  const T sum = got.sum;
   if constexpr (kIsFloat<T>) {
     if (w.sum_nan) {
       EXPECT_TRUE(std::isnan(sum)) << "ReduceSum " << what << " = " << Str(sum) << ", want NaN";
@@ -350,25 +419,42 @@ void CheckReductions(DS ds, const std::vector<T>& v, const std::string& what) {
                           << static_cast<double>(w.sum_exact) << " (" << UlpDistance(sum, static_cast<T>(w.sum_exact))
                           << " ulp)";
     }
-    const T ordered = ReduceSumOrdered(ds, vec);
+    const T ordered = got.ordered;
     EXPECT_TRUE(SameLane(w.sum_ordered, ordered))
         << "ReduceSumOrdered " << what << " = " << Str(ordered) << ", want " << Str(w.sum_ordered);
   } else {
     EXPECT_EQ(sum, w.sum_wrap) << "ReduceSum " << what;
   }
-  const T mn = ReduceMin(ds, vec), mx = ReduceMax(ds, vec);
+  const T mn = got.min, mx = got.max;
   EXPECT_TRUE(SameMinMax(w.min, mn, v, n)) << "ReduceMin " << what << " = " << Str(mn) << ", want " << Str(w.min);
   EXPECT_TRUE(SameMinMax(w.max, mx, v, n)) << "ReduceMax " << what << " = " << Str(mx) << ", want " << Str(w.max);
 }
 
+template <class DS, typename T>
+[[gnu::noinline]] void CheckReductions(DS ds, const std::vector<T>& v, const std::string& what) {
+  const auto vec = LoadU(FullTag<DS>(), v.data());
+  ReduceGot<T> got{};
+  got.sum = ReduceSum(ds, vec);
+  if constexpr (kIsFloat<T>) got.ordered = ReduceSumOrdered(ds, vec);
+  got.min = ReduceMin(ds, vec);
+  got.max = ReduceMax(ds, vec);
+  CheckReduceGot(v, Lanes(ds), got, what);
+}
+
+template <typename T>
+[[gnu::noinline]] std::vector<T> PoisonFrom(const std::vector<T>& v, size_t n, size_t vl) {
+  std::vector<T> p(v);
+  for (size_t i = n; i < vl; ++i) p[i] = Poison<T>(static_cast<int>(i));
+  return p;
+}
+
 template <class D>
-void TestReductions(D d, const std::vector<TFromD<D>>& v, const std::string& what) {
+[[gnu::noinline]] void TestReductions(D d, const std::vector<TFromD<D>>& v, const std::string& what) {
   const size_t vl = Lanes(d);
-  CheckReductions(d, v, what + " " + TagString<D>());
+  const std::string tag = TagString<D>();
+  CheckReductions(d, v, what + " " + tag);
   for (size_t n : StripLengths(vl)) {
-    std::vector<TFromD<D>> p(v);
-    for (size_t i = n; i < vl; ++i) p[i] = Poison<TFromD<D>>(static_cast<int>(i));
-    CheckReductions(Strip(d, n), p, what + " " + TagString<D>() + " strip n=" + std::to_string(n));
+    CheckReductions(Strip(d, n), PoisonFrom(v, n, vl), what + " " + tag + " strip n=" + std::to_string(n));
   }
 }
 

@@ -6,15 +6,29 @@
 namespace vlak::VLAK_NS::test {
 namespace {
 
+// The conversion for one pair of tags: a captureless generic lambda converts to it, so the op is
+// a small function per (test, pair) and the loops and checks below are instantiated once per pair
+// of tags (test_util.h's element-wise harness says why).
+template <class DF, class DT>
+using ConvertOp = VFromD<DT> (*)(DT, DF, VFromD<DF>);
+
 // Loads the source with `df`, converts into `dt` and stores; strips of both sides share n.
-template <class DF, class DT, class Op>
-void ApplyConvert(DF df, DT dt, size_t step, const Inputs<TFromD<DF>>& in, TFromD<DT>* out, const Op& op) {
+template <class DF, class DT>
+[[gnu::noinline]] void ApplyConvert(DF df, DT dt, size_t step, const Inputs<TFromD<DF>>& in, TFromD<DT>* out,
+                                    ConvertOp<DF, DT> op) {
   for (size_t i = 0; i < in.size(); i += step) StoreU(dt, op(dt, df, LoadU(df, &in.a[i])), out + i);
 }
 
-template <class P, class Op>
-void TestConvert(const char* name, Inputs<TFromD<typename P::From>> in, const Op& op,
-                 Oracle1<TFromD<typename P::To>, TFromD<typename P::From>> oracle, Accept how = Accept::kExact) {
+template <class P>
+using StripFrom = StripTag<typename P::From>;
+template <class P>
+using StripTo = decltype(Rebind<TFromD<typename P::To>>(StripFrom<P>()));
+
+template <class P>
+[[gnu::noinline]] void TestConvertOps(const char* name, Inputs<TFromD<typename P::From>> in,
+                                      ConvertOp<typename P::From, typename P::To> op,
+                                      ConvertOp<StripFrom<P>, StripTo<P>> op_strip,
+                                      Oracle1<TFromD<typename P::To>, TFromD<typename P::From>> oracle, Accept how) {
   using DF = typename P::From;
   using DT = typename P::To;
   using TT = TFromD<DT>;
@@ -32,9 +46,17 @@ void TestConvert(const char* name, Inputs<TFromD<typename P::From>> in, const Op
   for (size_t n : StripLengths(N)) {
     PoisonStripLanes(expected, actual.data(), N, n);
     const auto dfs = Strip(df, n);
-    ApplyConvert(dfs, Rebind<TT>(dfs), N, in, actual.data(), op);
+    ApplyConvert(dfs, Rebind<TT>(dfs), N, in, actual.data(), op_strip);
     CheckLanes(what + " strip n=" + std::to_string(n), expected.data(), actual.data(), in, 1, N, how);
   }
+}
+
+template <class P, class Op>
+void TestConvert(const char* name, Inputs<TFromD<typename P::From>> in, const Op& op,
+                 Oracle1<TFromD<typename P::To>, TFromD<typename P::From>> oracle, Accept how = Accept::kExact) {
+  const ConvertOp<typename P::From, typename P::To> full = op;
+  const ConvertOp<StripFrom<P>, StripTo<P>> strip = op;
+  TestConvertOps<P>(name, std::move(in), full, strip, oracle, how);
 }
 
 // Inputs as bit patterns too, so that conversions meet every exponent and payload.

@@ -7,7 +7,7 @@ namespace vlak::VLAK_NS::test {
 namespace {
 
 template <typename T>
-std::vector<T> RandomArray(size_t n, uint64_t salt) {
+[[gnu::noinline]] std::vector<T> RandomArray(size_t n, uint64_t salt) {
   Rng rng(salt);
   std::vector<T> v(n);
   for (T& x : v) x = RandomBits<T>(rng);
@@ -18,7 +18,7 @@ std::vector<T> RandomArray(size_t n, uint64_t salt) {
 template <typename T>
 T Canary() { return FromBits<T>(0xA5A5A5A5A5A5A5A5ull); }
 template <typename T>
-void AvoidCanary(std::vector<T>& v) {
+[[gnu::noinline]] void AvoidCanary(std::vector<T>& v) {
   for (T& x : v) {
     if (BitsOf(x) == BitsOf(Canary<T>())) x = FromBits<T>(BitsOf(x) ^ 1);
   }
@@ -26,7 +26,7 @@ void AvoidCanary(std::vector<T>& v) {
 
 // Expects `got` to hold `want` bit for bit at [0, n) and the canary elsewhere.
 template <typename T>
-void ExpectWrittenThenCanary(const std::string& what, const T* got, size_t size, const T* want, size_t n) {
+[[gnu::noinline]] void ExpectWrittenThenCanary(const std::string& what, const T* got, size_t size, const T* want, size_t n) {
   for (size_t i = 0; i < size; ++i) {
     const T e = i < n ? want[i] : Canary<T>();
     if (BitsOf(got[i]) != BitsOf(e)) {
@@ -37,7 +37,7 @@ void ExpectWrittenThenCanary(const std::string& what, const T* got, size_t size,
   }
 }
 template <typename T>
-void ExpectBits(const std::string& what, const T* got, const T* want, size_t n) {
+[[gnu::noinline]] void ExpectBits(const std::string& what, const T* got, const T* want, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     if (BitsOf(got[i]) != BitsOf(want[i])) {
       ADD_FAILURE() << what << ": lane " << i << " expected " << Str(want[i]) << ", got " << Str(got[i]);

@@ -488,10 +488,42 @@ template <typename T>
 }
 
 // ---------------------------------------------------------------------- element-wise harness
-// Runs `op` (a generic lambda taking the tag first) over the inputs one vector at a time; `step`
-// is the group's lane count, so with a strip tag only the first n lanes of each group change.
-template <int kArity, class D, class Op>
-void ApplyOp(D d, size_t step, const Inputs<TFromD<D>>& in, TFromD<D>* out, const Op& op) {
+// The harness is split so that the compiler sees little code per test: the op under test is a
+// small function per (test, tag) in which the op is inlined the way kernels see it, while the
+// load/store loop, the oracle loop and the checks are instantiated once per (arity, tag) and
+// reach the op through a function pointer. Inlining everything into each test (the earlier
+// form) made the optimizer and code generator redo the same strip loads and stores (on AVX2
+// up to 8 registers of partial byte loads per operand) for every op: most of the build.
+template <int kArity, class D>
+struct VecOpT;
+template <class D>
+struct VecOpT<1, D> { using type = VFromD<D> (*)(D, VFromD<D>); };
+template <class D>
+struct VecOpT<2, D> { using type = VFromD<D> (*)(D, VFromD<D>, VFromD<D>); };
+template <class D>
+struct VecOpT<3, D> { using type = VFromD<D> (*)(D, VFromD<D>, VFromD<D>, VFromD<D>); };
+// The op for one tag: a captureless generic lambda converts to it.
+template <int kArity, class D>
+using VecOp = typename VecOpT<kArity, D>::type;
+
+template <int kArity, typename T>
+struct OracleT;
+template <typename T>
+struct OracleT<1, T> { using type = Oracle1<T, T>; };
+template <typename T>
+struct OracleT<2, T> { using type = Oracle2<T, T>; };
+template <typename T>
+struct OracleT<3, T> { using type = Oracle3<T, T>; };
+template <int kArity, typename T>
+using OracleN = typename OracleT<kArity, T>::type;
+
+template <class D>
+using StripTag = decltype(Strip(D(), 0));
+
+// Runs `op` over the inputs one vector at a time; `step` is the group's lane count, so with a
+// strip tag only the first n lanes of each group change.
+template <int kArity, class D>
+[[gnu::noinline]] void ApplyOp(D d, size_t step, const Inputs<TFromD<D>>& in, TFromD<D>* out, VecOp<kArity, D> op) {
   for (size_t i = 0; i < in.size(); i += step) {
     if constexpr (kArity == 1) {
       StoreU(d, op(d, LoadU(d, &in.a[i])), out + i);
@@ -503,12 +535,10 @@ void ApplyOp(D d, size_t step, const Inputs<TFromD<D>>& in, TFromD<D>* out, cons
   }
 }
 
-// Checks a same-type element-wise op against its per-lane oracle, with the whole-group tag and
-// with strip tags of each StripLengths: lanes < n must be right, and lanes >= n of memory must
-// not be written by the strip's StoreU.
-template <int kArity, class D, class VecOp, class Oracle>
-void TestElementwise(D d, const char* name, Inputs<TFromD<D>> in, const VecOp& vop, Oracle oracle,
-                     Accept how = Accept::kExact) {
+template <int kArity, class D>
+[[gnu::noinline]] void TestElementwiseOps(D d, const char* name, Inputs<TFromD<D>> in, VecOp<kArity, D> vop,
+                                          VecOp<kArity, StripTag<D>> vop_strip, OracleN<kArity, TFromD<D>> oracle,
+                                          Accept how) {
   using T = TFromD<D>;
   const size_t N = Lanes(d);
   in.PadTo(N);
@@ -520,9 +550,22 @@ void TestElementwise(D d, const char* name, Inputs<TFromD<D>> in, const VecOp& v
 
   for (size_t n : StripLengths(N)) {
     PoisonStripLanes(expected, actual.data(), N, n);
-    ApplyOp<kArity>(Strip(d, n), N, in, actual.data(), vop);
+    ApplyOp<kArity>(Strip(d, n), N, in, actual.data(), vop_strip);
     CheckLanes(what + " strip n=" + std::to_string(n), expected.data(), actual.data(), in, kArity, N, how);
   }
+}
+
+// Checks a same-type element-wise op against its per-lane oracle, with the whole-group tag and
+// with strip tags of each StripLengths: lanes < n must be right, and lanes >= n of memory must
+// not be written by the strip's StoreU. `vop` is a captureless generic lambda taking the tag
+// first, `oracle` a captureless lambda on T.
+template <int kArity, class D, class Op, class Oracle>
+void TestElementwise(D d, const char* name, Inputs<TFromD<D>> in, const Op& vop, const Oracle& oracle,
+                     Accept how = Accept::kExact) {
+  const VecOp<kArity, D> full = vop;
+  const VecOp<kArity, StripTag<D>> strip = vop;
+  const OracleN<kArity, TFromD<D>> lane = oracle;
+  TestElementwiseOps<kArity>(d, name, std::move(in), full, strip, lane, how);
 }
 
 // -------------------------------------------------------------------------------- memory
@@ -601,7 +644,7 @@ inline const bool kFaultHandlerInstalled = [] {
 
 // Mask lanes from bools, built with a compare so only the vector API is used.
 template <class D>
-MFromD<D> MaskFromBools(D d, const std::vector<bool>& b) {
+[[gnu::noinline]] MFromD<D> MaskFromBools(D d, const std::vector<bool>& b) {
   using T = TFromD<D>;
   std::vector<T> v(MaxLanes(d), T(0));
   for (size_t i = 0; i < Lanes(d) && i < b.size(); ++i) v[i] = b[i] ? T(1) : T(0);
@@ -610,7 +653,7 @@ MFromD<D> MaskFromBools(D d, const std::vector<bool>& b) {
 
 // Mask lanes as 0/1 values of the whole group (a strip's lanes >= n are whatever the op left).
 template <class D>
-std::vector<bool> BoolsFromMask(D d, MFromD<D> m) {
+[[gnu::noinline]] std::vector<bool> BoolsFromMask(D d, MFromD<D> m) {
   using T = TFromD<D>;
   const FullTag<D> df;
   std::vector<T> v(MaxLanes(d));
