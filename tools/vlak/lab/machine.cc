@@ -76,8 +76,10 @@ bool ReadIcountLive(unsigned long long* count, double* cycles, std::string* mode
 
 namespace {
 
-// Busy and total jiffies of all CPUs, from /proc/stat's first line.
-bool CpuJiffies(unsigned long long* busy, unsigned long long* total) {
+// Busy and total jiffies summed over the machine's online CPUs (/proc/stat's first line), and
+// how many CPUs that sum covers (its cpuN lines): not the affinity mask's count, which a taskset
+// or cpuset makes smaller than the CPUs the sum is over.
+bool CpuJiffies(unsigned long long* busy, unsigned long long* total, int* cpus) {
   std::ifstream f("/proc/stat");
   std::string cpu;
   unsigned long long v[8] = {0};
@@ -88,17 +90,22 @@ bool CpuJiffies(unsigned long long* busy, unsigned long long* total) {
   *total = 0;
   for (unsigned long long x : v) *total += x;
   *busy = *total - v[3] - v[4];  // less idle and iowait
-  return true;
+  *cpus = 0;
+  for (std::string line; std::getline(f, line);) {
+    if (line.size() > 3 && line.compare(0, 3, "cpu") == 0 && line[3] >= '0' && line[3] <= '9') ++*cpus;
+  }
+  return *cpus > 0;
 }
 
 // Cores' worth of CPU other processes kept busy over 0.2 s while this one sleeps.
-double BusyOtherCores(int cores) {
+double BusyOtherCores() {
   unsigned long long b0 = 0, t0 = 0, b1 = 0, t1 = 0;
-  if (cores <= 0 || !CpuJiffies(&b0, &t0)) return -1;
+  int cpus = 0;
+  if (!CpuJiffies(&b0, &t0, &cpus)) return -1;
   const timespec nap{0, 200000000};
   nanosleep(&nap, nullptr);
-  if (!CpuJiffies(&b1, &t1) || t1 <= t0) return -1;
-  return static_cast<double>(cores) * static_cast<double>(b1 - b0) / static_cast<double>(t1 - t0);
+  if (!CpuJiffies(&b1, &t1, &cpus) || t1 <= t0) return -1;
+  return static_cast<double>(cpus) * static_cast<double>(b1 - b0) / static_cast<double>(t1 - t0);
 }
 
 std::string Trim(std::string s) {
@@ -210,7 +217,7 @@ Machine CollectMachine() {
     std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", l1, l5, l15);
     m.load = buf;
   }
-  m.busy_others = BusyOtherCores(m.cores);
+  m.busy_others = BusyOtherCores();
   return m;
 }
 
