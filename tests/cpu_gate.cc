@@ -19,6 +19,13 @@ int main(int argc, char** argv) {
       std::printf("SKIPPED: this CPU cannot run the %s target; its tests did not run\n", argv[1]);
       return 77;
     }
+    if (access(argv[2], X_OK) != 0) {
+      std::fprintf(stderr,
+                   "vlak_cpu_gate: %s: not built. This CPU runs the %s target, but the build was configured "
+                   "on one that does not: reconfigure here, or with -DVLAK_TEST_ALL_TARGETS=ON\n",
+                   argv[2], argv[1]);
+      return 1;
+    }
     execv(argv[2], argv + 2);
     std::perror("vlak_cpu_gate: exec");
     return 1;
