@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/test_random.h"
 #include "vlak/vlak.h"
 
 namespace vlak_test {
@@ -58,7 +59,7 @@ inline constexpr float kSentinel = -12345.678f;
 
 inline std::vector<float> Normal(size_t n, float mean, float sd, uint32_t seed) {
   std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(mean, sd);
+  NormalPolar<float> dist(mean, sd);  // std::normal_distribution<float>'s values (test_random.h)
   std::vector<float> v(n);
   for (auto& e : v) e = dist(rng);
   return v;

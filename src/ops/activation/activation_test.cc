@@ -91,7 +91,7 @@ std::vector<float> AccuracyInputs(vlak_activation op, size_t n, uint32_t seed) {
       if (std::isfinite(f)) x.push_back(f);
     } else {
       const Range& r = hard[u % hard.size()];
-      x.push_back(std::uniform_real_distribution<float>(r.lo, r.hi)(rng));
+      x.push_back(vlak_test::UniformReal<float>(r.lo, r.hi)(rng));  // std::uniform_real_distribution's values
     }
   }
   return x;

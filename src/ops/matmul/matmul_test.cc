@@ -45,7 +45,7 @@ struct Problem {
   Problem(size_t m_, size_t n_, size_t k_, bool trans_, uint32_t seed, size_t gap = 3)
       : m(m_), n(n_), k(k_), lda(k_ + gap), ldb((trans_ ? k_ : n_) + gap + 2), ldc(n_ + gap + 1), trans(trans_) {
     std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    vlak_test::UniformReal<float> u(-1.0f, 1.0f);  // std::uniform_real_distribution's values (test_random.h)
     a.assign(m * lda, kNaN);  // gaps of A and B hold NaN: reading one poisons the result
     b.assign((trans ? n : k) * ldb, kNaN);
     c0.assign(m * ldc, kSentinel);

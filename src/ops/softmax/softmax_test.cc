@@ -32,9 +32,10 @@ const char* DistName(Dist d) {
 std::vector<float> Row(size_t n, Dist dist, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<float> x(n);
-  std::uniform_real_distribution<float> u100(-100.0f, 100.0f);
-  std::normal_distribution<float> n5(0.0f, 5.0f);
-  std::uniform_real_distribution<float> exponent(-3.0f, 38.0f);  // |x| from 1e-3 to 1e38
+  // The standard library's uniform and normal values, drawn cheaply under qemu (test_random.h).
+  vlak_test::UniformReal<float> u100(-100.0f, 100.0f);
+  vlak_test::NormalPolar<float> n5(0.0f, 5.0f);
+  vlak_test::UniformReal<float> exponent(-3.0f, 38.0f);  // |x| from 1e-3 to 1e38
   for (size_t i = 0; i < n; ++i) {
     switch (dist) {
       case Dist::kUniform100: x[i] = u100(rng); break;
@@ -188,7 +189,7 @@ TEST(Softmax, TenMillionElementRowKeepsSumAccurate) {
 #endif
   std::vector<float> x(n);
   std::mt19937 rng(3);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  vlak_test::UniformReal<float> u(0.0f, 1.0f);  // std::uniform_real_distribution's values (test_random.h)
   for (auto& v : x) v = u(rng);
   std::vector<float> y(n);
   std::vector<double> ref(n);
