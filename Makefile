@@ -1,6 +1,6 @@
 # The two commands a newcomer needs (see README.md):
 #   make bench   install what is missing, build, run the main job (vlak info + the lab's quick suite + report)
-#   make test    install what is missing, build host + host-asan + fuzz + rv64gcv + rv64gc, run every test
+#   make test    install what is missing, build host + host-asan (with the fuzz targets) + rv64gcv + rv64gc, run every test
 #   make cycles  llvm-mca loop-body cycle estimates of the RVV kernels (needs llvm-22), see scripts/rvv-cycles
 #   make fuzz    the libFuzzer targets for FUZZ_SECONDS each (default 60), see scripts/fuzz
 JOBS ?= $(shell nproc)
