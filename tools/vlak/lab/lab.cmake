@@ -37,7 +37,10 @@ vlak_target_objects(vlak_lab_peak ${_lab}/peak_kernel.cc)
 foreach(t IN LISTS VLAK_TARGETS)
   target_sources(vlak_lab PRIVATE $<TARGET_OBJECTS:vlak_lab_peak_${t}>)
 endforeach()
-target_compile_definitions(vlak_lab PRIVATE ${VLAK_TARGET_DEFINES})
+# Only the roofline builds a per-target table (VLAK_PER_TARGET_TABLES, src/dispatch/dispatch.h);
+# the rest of the lab does not depend on the build's targets, so the same compile serves the
+# rv64gcv and rv64gc builds through ccache.
+set_source_files_properties(${_lab}/roofline.cc PROPERTIES COMPILE_DEFINITIONS "${VLAK_TARGET_DEFINES}")
 # Results files are JSON (nlohmann-json3-dev). The riscv64 cross sysroot has no copy of it, but it
 # is header-only and architecture-independent, so a cross build uses the host's headers, through a
 # directory that holds only them (putting the host's whole /usr/include on a cross compile's path
@@ -55,13 +58,20 @@ endif()
 # the RISC-V hackathon softmax's kernels (also linked into the CLI itself) for the seed-scalar /
 # seed-rvv rows
 target_sources(vlak_lab PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/vlak/hackathon_softmax.cc)
+# The two sources that use V themselves (the hackathon's RVV softmax; vtype and vlenb in
+# machine.cc) get the rvv target's flags; elsewhere a RISC-V build compiles for rv64gc.
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/vlak/hackathon_softmax.cc ${_lab}/machine.cc
+                            PROPERTIES COMPILE_OPTIONS "${VLAK_FLAGS_rvv}")
 
 execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
                 OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _git_rc)
 if(NOT _git_rc EQUAL 0)
   set(_commit "unknown")
 endif()
-target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}" VLAK_LAB_GIT_COMMIT="${_commit}")
+# Only machine.cc reads them: on the whole lab, the commit made every new commit recompile all of
+# it, in every build tree, ccache or not.
+set_property(SOURCE ${_lab}/machine.cc APPEND PROPERTY COMPILE_DEFINITIONS
+             VLAK_LAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}" VLAK_LAB_GIT_COMMIT="${_commit}")
 
 # ---- the plain C reference, built by gcc and by clang with auto-vectorisation for the target ----
 # Called directly (not through CMake's C compiler settings) so each gets exactly the flags a
@@ -107,7 +117,9 @@ foreach(cc gcc clang)
   set_source_files_properties(${_objs} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
   target_sources(vlak_lab PRIVATE ${_objs})
   string(REPLACE ";" " " _flags_text "${_cref_${cc}_flags}")
-  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_CREF_${CC}=1 "VLAK_LAB_CREF_${CC}_FLAGS=\"${_flags_text}\"")
+  target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_CREF_${CC}=1)
+  # The flags (they name the ISA, which differs between builds) only where they are printed.
+  set_property(SOURCE ${_lab}/baselines.cc APPEND PROPERTY COMPILE_DEFINITIONS "VLAK_LAB_CREF_${CC}_FLAGS=\"${_flags_text}\"")
   message(STATUS "vlak lab: C reference by ${VLAK_LAB_${CC}} ${_flags_text}")
 endforeach()
 
