@@ -297,9 +297,10 @@ vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t 
  * thread count (no atomics). Accuracy: dx within 1e-5 times
  * its row's largest term, max rstd * (|g| + |mean_c(g)| + |xhat * mean_c(g * xhat)|) (dx is a
  * difference of these and can cancel to 0), dgamma/dbeta within 1e-5 * sum_r |term64| of their
- * column, dgamma plus 2^-150 * sum_r |dy| (xhat below FLT_MIN is a float subnormal, exact only to
- * 2^-150, and dy scales that: rows of subnormal x with dy ~ 2^37 gave 1.75e-5 relative); while x - mean, g and the row sums of |g| and |g * xhat| and the terms above are finite
- * in float. The bounds are for the mean and rstd vlak_layernorm_f32 gives for the same x: other
+ * column, dgamma plus 2^-150 * sum_r |dy| (xhat below FLT_MIN is a float subnormal, exact only
+ * to 2^-150, and dy scales that: rows of subnormal x with dy ~ 2^37 gave 1.75e-5 relative);
+ * while x - mean, g and the row sums of |g| and |g * xhat| and the terms above are finite in
+ * float. The bounds are for the mean and rstd vlak_layernorm_f32 gives for the same x: other
  * values are accepted and computed, but without a bound (xhat is formed from x * rstd and
  * mean * rstd, which cancel when the mean is far from the data; tests/fuzz found 3e-4 relative).
  * Errors: NULL dy, x, mean, rstd or dx; stride < cols; overflow (also when the column sums'

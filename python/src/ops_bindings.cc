@@ -615,7 +615,8 @@ With xhat = (x - mean) * rstd and g = dy * gamma (over the last axis, n entries)
   dbeta = sum over rows of dy.
 Returns (dx, dgamma, dbeta); dx is written into out when given (out may be dy or x).
 Accuracy: dx within 1e-5 times its row's largest term, max rstd (|g| + |mean(g)| + |xhat mean(g xhat)|);
-dgamma, dbeta within 1e-5 * sum over rows of |term64| of their column. dgamma/dbeta are the same
+dgamma, dbeta within 1e-5 * sum over rows of |term64| of their column (dgamma plus 2^-150 * sum
+over rows of |dy|: xhat below FLT_MIN is a float subnormal). dgamma/dbeta are the same
 bits for the same thread count (per-thread partial sums in a fixed order).)doc";
 
 constexpr const char* kDocRmsnorm = R"doc(rmsnorm(x: ndarray[float32], gamma: ndarray[float32] | None = None, eps: float = 1e-6, out: ndarray[float32] | None = None) -> ndarray[float32]
