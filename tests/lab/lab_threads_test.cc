@@ -145,9 +145,25 @@ struct Usage {
   int calls = 0;
 };
 
-// Prepares the row at `threads`, runs it a few times to start its threads, waits for every pool
-// that spins after a call to go to sleep (OpenBLAS's workers poll for about 2^28 cycles, its
-// THREAD_TIMEOUT default, about 0.1 s; libgomp's for GOMP_SPINCOUNT), then runs it for ~0.2 s of wall time.
+// Waits until every pool that spins after a call has gone to sleep (OpenBLAS's workers poll for
+// about 2^28 cycles, its THREAD_TIMEOUT default, about 0.1 s; libgomp's for GOMP_SPINCOUNT): until
+// the process burns under 1 ms of CPU in 10 ms of wall time, or for at most `max_ms`. A fixed
+// sleep of the longest spin (150 ms) before each row's 1-thread run and 50 ms before each 2-thread
+// run idled both cores for about 10 s of the test, which runs alone; most rows have no spinning
+// pool and go on after 10 ms.
+void WaitForSpinningPools(int max_ms) {
+  const double until = Seconds(CLOCK_MONOTONIC) + 1e-3 * max_ms;
+  double cpu = Seconds(CLOCK_PROCESS_CPUTIME_ID);
+  while (Seconds(CLOCK_MONOTONIC) < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const double now = Seconds(CLOCK_PROCESS_CPUTIME_ID);
+    if (now - cpu < 1e-3) return;
+    cpu = now;
+  }
+}
+
+// Prepares the row at `threads`, runs it a few times to start its threads, waits for its pools to
+// stop spinning, then runs it for ~0.2 s of wall time.
 bool Measure(const ImplDef& impl, const Problem& p, int threads, Usage* u, std::string* err) {
   Outputs out = p.MakeOutputs();
   Prepared pr = impl.prepare(p, out, threads, err);
@@ -159,7 +175,7 @@ bool Measure(const ImplDef& impl, const Problem& p, int threads, Usage* u, std::
       return false;
     }
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(threads == 1 ? 150 : 50));
+  WaitForSpinningPools(threads == 1 ? 150 : 50);
   pr.select();
   const double i0 = MachineIdleSeconds();
   const double w0 = Seconds(CLOCK_MONOTONIC), c0 = Seconds(CLOCK_PROCESS_CPUTIME_ID);
