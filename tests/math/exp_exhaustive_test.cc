@@ -52,9 +52,9 @@ TEST(ExpExhaustive, AccurateAndPrecise) {
     pool.emplace_back([&, t] {
       // Each thread's worst cases and count in locals, stored once at the end: the per-thread
       // slots share a cache line, and a count stored there per float (the compiler cannot keep it
-      // in a register across the std::exp call) made the two threads of a 2-core machine fight
-      // over that line: 83 % of the test's time went to this loop rather than to exp or the
-      // kernel (perf, 2-core AMD EPYC Zen 3 KVM guest, 2026-11-27).
+      // in a register across the std::exp call) made the threads fight over that line. The test
+      // took 72.6 s that way and takes 41 s now, run alone (2 threads, 2-core AMD EPYC Zen 3 KVM
+      // guest, AVX2, 2026-11-27).
       Worst wa, wp;
       uint64_t na = 0;
       std::vector<float> x(kBlock), ya(kBlock), yp(kBlock);
