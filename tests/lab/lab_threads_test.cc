@@ -29,6 +29,7 @@
 
 #include "lab/gomp.h"
 #include "lab/ops.h"
+#include "lab/runner.h"
 
 namespace vlak::lab {
 namespace {
@@ -145,25 +146,11 @@ struct Usage {
   int calls = 0;
 };
 
-// Waits until every pool that spins after a call has gone to sleep (OpenBLAS's workers poll for
-// about 2^28 cycles, its THREAD_TIMEOUT default, about 0.1 s; libgomp's for GOMP_SPINCOUNT): until
-// the process burns under 1 ms of CPU in 10 ms of wall time, or for at most `max_ms`. A fixed
-// sleep of the longest spin (150 ms) before each row's 1-thread run and 50 ms before each 2-thread
-// run idled the machine, which the test has to itself; most rows have no spinning pool and go on
-// after 10 ms: a row took 0.62 s before, 0.48 s now (2-core AMD EPYC Zen 3 KVM guest, 2026-11-27).
-void WaitForSpinningPools(int max_ms) {
-  const double until = Seconds(CLOCK_MONOTONIC) + 1e-3 * max_ms;
-  double cpu = Seconds(CLOCK_PROCESS_CPUTIME_ID);
-  while (Seconds(CLOCK_MONOTONIC) < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    const double now = Seconds(CLOCK_PROCESS_CPUTIME_ID);
-    if (now - cpu < 1e-3) return;
-    cpu = now;
-  }
-}
-
-// Prepares the row at `threads`, runs it a few times to start its threads, waits for its pools to
-// stop spinning, then runs it for ~0.2 s of wall time.
+// Prepares the row at `threads`, runs it a few times to start its threads, waits for every pool
+// that spins after a call to go to sleep (WaitForIdleThreads, the lab runner's: OpenBLAS's workers
+// poll for about 0.1 s, libgomp's for GOMP_SPINCOUNT; a fixed sleep long enough for the slowest
+// idled the machine, which this test has to itself, for most rows), then runs it for ~0.2 s of
+// wall time.
 bool Measure(const ImplDef& impl, const Problem& p, int threads, Usage* u, std::string* err) {
   Outputs out = p.MakeOutputs();
   Prepared pr = impl.prepare(p, out, threads, err);
@@ -175,7 +162,7 @@ bool Measure(const ImplDef& impl, const Problem& p, int threads, Usage* u, std::
       return false;
     }
   }
-  WaitForSpinningPools(threads == 1 ? 150 : 50);
+  WaitForIdleThreads();
   pr.select();
   const double i0 = MachineIdleSeconds();
   const double w0 = Seconds(CLOCK_MONOTONIC), c0 = Seconds(CLOCK_PROCESS_CPUTIME_ID);

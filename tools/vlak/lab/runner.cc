@@ -82,6 +82,8 @@ bool OtherThreadsRunning() {
   return running;
 }
 
+}  // namespace
+
 // Waits, untimed, until no other thread of the process runs, seen twice 100 us apart; at most
 // 250 ms. Every threaded runtime keeps its workers spinning for a while after a call (libgomp
 // about 8 ms on the 2-core CI machine, by default 300,000 spins; vlak's pool 0.2 ms; OpenBLAS's
@@ -101,6 +103,8 @@ void WaitForIdleThreads() {
     if (quiet < 2) nanosleep(&nap, nullptr);
   }
 }
+
+namespace {
 
 // Runs `batch` calls back to back and returns the seconds per call (NaN on failure).
 double TimeBatch(Live& l) {

@@ -34,6 +34,11 @@ double MedianRatio(const std::vector<double>& a, const std::vector<double>& b);
 
 std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& opt);
 
+// Waits until no other thread of the process is running (every pool that spins after a call has
+// gone to sleep), at most 250 ms: RunCases before each implementation's turn, and
+// tests/lab/lab_threads_test.cc before each measurement (runner.cc says why).
+void WaitForIdleThreads();
+
 // Prints "[ 3/40] softmax 1x2048 t1  0:12 elapsed, ~0:40 left" over itself on a terminal.
 class ProgressLine {
  public:
