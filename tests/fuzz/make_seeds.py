@@ -2,7 +2,7 @@
 """Writes the seed corpora of the fuzz targets (corpus/<target>/seed-* beside <target>_fuzz.cc).
 
 Each target's seeds come from generate() in its <target>_seeds.py beside <target>_fuzz.cc
-(src/ops/<op>/, src/math/), found by that name; this file holds the encoders they share. Each seed
+(src/ops/<op>/), found by that name; this file holds the encoders they share. Each seed
 is a byte string in the decode order of its target's LLVMFuzzerTestOneInput: sizes around every
 vector length (8 and 16 float lanes, strips of up to 4 vectors), dense and gapped strides, in-place
 calls, every flag, the overflowing stride, NULL pointers, and data with the special values of

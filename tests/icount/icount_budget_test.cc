@@ -19,7 +19,7 @@ using vlak_icount::IcountBudget;
 using vlak_icount::kN;
 using vlak_icount::Uniform;
 
-// exp_f32: clang -O3's autovectorised plain C exp (src/math/exp_ref.c) retires 9,645 / 5,037 /
+// exp_f32: clang -O3's autovectorised plain C exp (src/ops/exp/exp_peer.c) retires 9,645 / 5,037 /
 // 2,733.
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512

@@ -19,7 +19,7 @@
 #include "math/exp_bittrick_p3.h"
 #include "math/exp_bittrick_p5.h"
 #include "math/exp_cephes.h"
-#include "math/exp_kernels.h"
+#include "ops/exp/exp_kernels.h"
 #include "math/exp_precise.h"
 #include "math/exp_schraudolph.h"
 #include "math/exp_softmax.h"

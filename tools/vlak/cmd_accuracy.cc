@@ -24,11 +24,15 @@
 #include <vector>
 
 #include "commands.h"
-#include "ops/activation/activation.h"
+#include "lab/oracles.h"
 #include "vlak/vlak.h"
 
 namespace vlak::cli {
 namespace {
+
+using lab::ActivationName;
+using lab::ActivationReferenceF64;
+using lab::ActivationUlps;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -287,7 +291,7 @@ int CmdAccuracyActivations(int argc, char** argv) {
     if (a == "--function" && has_value) {
       const char* name = argv[++i];
       int found = -1;
-      for (int k = 0; k < kNumActivations; ++k) {
+      for (int k = 0; k < lab::NumActivations(); ++k) {
         if (std::strcmp(name, ActivationName(k)) == 0) found = k;
       }
       if (found < 0) {
@@ -313,7 +317,7 @@ int CmdAccuracyActivations(int argc, char** argv) {
     return 1;
   }
   if (ops.empty()) {
-    for (int k = 0; k < kNumActivations; ++k) ops.push_back(static_cast<vlak_activation>(k));
+    for (int k = 0; k < lab::NumActivations(); ++k) ops.push_back(static_cast<vlak_activation>(k));
   }
   // One kernel call per block: the library's own threads stay out of the measurement's.
   vlak_set_num_threads(1);

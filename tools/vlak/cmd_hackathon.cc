@@ -15,12 +15,15 @@
 #include "commands.h"
 #include "icount_live.h"
 #include "icount_marker.h"
-#include "ops/softmax/softmax.h"
 #include "hackathon_softmax.h"
+#include "lab/oracles.h"
 #include "vlak/vlak.h"
 
 namespace vlak::cli {
 namespace {
+
+using lab::SoftmaxReferenceF64;
+using lab::SoftmaxVariantRow;
 
 using Impl = std::function<bool(const float*, float*, size_t)>;
 

@@ -1,5 +1,5 @@
 // activation_f32's and glu_f32's RVV instruction budgets (tests/icount/icount_budget.h: how the
-// count is taken), n = 2048 floats uniform on [-10, 10], beside the plain C of activation_ref.c
+// count is taken), n = 2048 floats uniform on [-10, 10], beside the plain C of activation_peer.c
 // (the formulas in float64, within the same bound) built by clang -O3 for rv64gcv.
 #include <gtest/gtest.h>
 

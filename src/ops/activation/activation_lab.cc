@@ -9,7 +9,7 @@
 //           per-element scale: the ULP times 2^23 (2^-126 below FLT_MIN), so that the bound
 //           parameter reads as a relative error (2 ULP is 2^-22) and the lab's loose check of the
 //           libraries (1e-4) is one too; other implementations are measured, not judged.
-//   peers:  c-gcc / c-clang run activation_ref.c, the formulas in float64 rounded once (within the
+//   peers:  c-gcc / c-clang run activation_peer.c, the formulas in float64 rounded once (within the
 //           same bound: the lab holds compiler rows to vlak's; in float they miss it by far, see
 //           there); XNNPACK's f32 sigmoid where the library is built; `sleef` / `sleef@avx2`: each
 //           function as its textbook formula over SLEEF 3.5's vector functions (expf, tanhf,
@@ -34,7 +34,7 @@
 #include "ops/activation/activation.h"
 #include "vlak/vlak.h"
 
-// The plain C peers beside this file (*_ref.c), built by gcc and by clang (lab.cmake).
+// The plain C peers beside this file (*_peer.c), built by gcc and by clang (lab.cmake).
 VLAK_LAB_CREF(activation_f32, void(const float* x, float* y, size_t n, int op))
 VLAK_LAB_CREF(glu_f32, void(const float* gate, const float* up, float* y, size_t n, int op))
 
@@ -296,7 +296,7 @@ OpDef ActivationOp(vlak_activation fn) {
     op.impls.push_back(std::move(d));
   }
   for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/activation/activation_ref.c", Cref_activation_f32(cc),
+    op.impls.push_back(CrefImpl(cc, "src/ops/activation/activation_peer.c", Cref_activation_f32(cc),
                                 [fn](auto* k, const Problem& p, Outputs& out, int threads) {
                                   const float* x = p.In(0).F32();
                                   float* y = out[0].F32();
@@ -346,7 +346,7 @@ OpDef GluOp(vlak_activation fn) {
     op.impls.push_back(std::move(d));
   }
   for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/activation/activation_ref.c", Cref_glu_f32(cc),
+    op.impls.push_back(CrefImpl(cc, "src/ops/activation/activation_peer.c", Cref_glu_f32(cc),
                                 [fn](auto* k, const Problem& p, Outputs& out, int threads) {
                                   const float* g = p.In(0).F32();
                                   const float* u = p.In(1).F32();

@@ -9,7 +9,7 @@
 #include "icount/icount_budget.h"
 #include "vlak/vlak.h"
 
-// src/ops/correlation/correlation_ref.c, built by clang -O3 -march=rv64gcv -fopenmp-simd
+// src/ops/correlation/correlation_peer.c, built by clang -O3 -march=rv64gcv -fopenmp-simd
 // (AI-Benchmark's loops in plain C, auto-vectorised).
 extern "C" void vlak_ref_clang_correlation_i8(const int8_t* a, const int8_t* b, int8_t* out, size_t q0, size_t q1,
                                               size_t channels, size_t height, size_t width, unsigned shift);
@@ -44,7 +44,7 @@ constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
 };
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
-// One thread, against AI-Benchmark's loops in plain C (src/ops/correlation/correlation_ref.c)
+// One thread, against AI-Benchmark's loops in plain C (src/ops/correlation/correlation_peer.c)
 // auto-vectorised by clang-19 -O3 -march=rv64gcv on the same counter, after checking both give the
 // same bytes. Goal: >= 2x fewer instructions.
 //   5 x 58 x 4 x 88 (AI-Benchmark's displacements, channels and width; 4 of its 112 rows),

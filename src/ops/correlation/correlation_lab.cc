@@ -17,7 +17,7 @@
 #include "ops/correlation/correlation.h"
 #include "vlak/vlak.h"
 
-// The plain C peers beside this file (correlation_ref.c), built by gcc and by clang (lab.cmake).
+// The plain C peers beside this file (correlation_peer.c), built by gcc and by clang (lab.cmake).
 VLAK_LAB_CREF(correlation_i8, void(const int8_t* a, const int8_t* b, int8_t* out, size_t q0, size_t q1, size_t channels,
                                    size_t height, size_t width, unsigned shift))
 VLAK_LAB_CREF(correlation_wrap16_i8, void(const int8_t* a, const int8_t* b, int8_t* out, size_t q0, size_t q1,
@@ -127,7 +127,7 @@ OpDef MakeOp(bool wrap16) {
         }));
   }
   for (const char* cc : {"gcc", "clang"}) {
-    ImplDef d = CrefImpl(cc, "src/ops/correlation/correlation_ref.c",
+    ImplDef d = CrefImpl(cc, "src/ops/correlation/correlation_peer.c",
                          wrap16 ? Cref_correlation_wrap16_i8(cc) : Cref_correlation_i8(cc),
                          [](auto* fn, const Problem& p, Outputs& out, int threads) {
                            const Geometry g = Geo(p.shape);

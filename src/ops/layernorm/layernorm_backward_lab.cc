@@ -22,7 +22,7 @@
 #include "ops/layernorm/layernorm.h"
 #include "vlak/vlak.h"
 
-// The plain C peer beside this file (layernorm_ref.c), built by gcc and by clang (lab.cmake).
+// The plain C peer beside this file (layernorm_peer.c), built by gcc and by clang (lab.cmake).
 VLAK_LAB_CREF(layernorm_bwd_f32, void(const float* dy, const float* x, const float* gamma, const float* mean,
                                       const float* rstd, float* dx, float* dgamma, float* dbeta, size_t rows, size_t cols))
 
@@ -142,7 +142,7 @@ std::vector<OpDef> LabOps_layernorm_backward() {
   }
   for (const char* cc : {"gcc", "clang"}) {
     auto* fn = Cref_layernorm_bwd_f32(cc);
-    ImplDef d = CrefImpl(cc, "src/ops/layernorm/layernorm_ref.c", fn, [](auto*, const Problem&, Outputs&, int) { return false; });
+    ImplDef d = CrefImpl(cc, "src/ops/layernorm/layernorm_peer.c", fn, [](auto*, const Problem&, Outputs&, int) { return false; });
     d.description += "; dgamma/dbeta: per-thread partials summed in order";
     d.prepare = [fn](const Problem& p, Outputs& out, int threads, std::string*) {
       Prepared pr;

@@ -36,7 +36,7 @@ constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
 // 16 x 2048 (AI-Benchmark sweeps 256..2048 rows of 512..8192), gamma/beta given, one thread; the
-// backward takes the forward's mean and rstd. AI-Benchmark's plain C (src/ops/layernorm/layernorm_ref.c)
+// backward takes the forward's mean and rstd. AI-Benchmark's plain C (src/ops/layernorm/layernorm_peer.c)
 // auto-vectorised by clang-19 -O3 -march=rv64gcv retires per element at VLEN 128 / 256 / 512:
 // layernorm 3.02 / 1.52 / 0.77, backward 4.90 / 2.46 / 1.24; these budgets are 1.75-2.10x fewer.
 TEST_F(IcountBudget, LayerNorm) {

@@ -130,7 +130,7 @@ void Normalize(const float* x, const float* gamma, const float* beta, float* y, 
 //   LMUL 8: not available (the backward's f64 column sums beside it would need LMUL 16)
 // (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
 // ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
-// clang -O3's auto-vectorised plain C (layernorm_ref.c): 2.88 / 2.27 / 2.82. x86 keeps row by row:
+// clang -O3's auto-vectorised plain C (layernorm_peer.c): 2.88 / 2.27 / 2.82. x86 keeps row by row:
 // its output pass streams and prefetches per row (output_strips.h).
 constexpr bool kRowPairs = VLAK_TARGET_ID == ::vlak::Target::kRvv;
 
@@ -211,7 +211,7 @@ static_assert(kFlushRows % 2 == 0, "row pairs (BackwardRowPair) must not straddl
 //   pairs of rows, LMUL 4           5.53 / 3.62 / 5.52
 // (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
 // ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
-// clang -O3's auto-vectorised plain C (layernorm_ref.c): 5.66 / 4.20 / 5.57. x86 keeps row by
+// clang -O3's auto-vectorised plain C (layernorm_peer.c): 5.66 / 4.20 / 5.57. x86 keeps row by
 // row: its output pass streams and prefetches per row.
 constexpr bool kBackwardPairs = VLAK_TARGET_ID == ::vlak::Target::kRvv;
 

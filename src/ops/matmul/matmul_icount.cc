@@ -10,7 +10,7 @@
 #include "icount/icount_budget.h"
 #include "vlak/vlak.h"
 
-// src/ops/matmul/matmul_ref.c, built by clang -O3 -march=rv64gcv -fopenmp-simd (auto-vectorised).
+// src/ops/matmul/matmul_peer.c, built by clang -O3 -march=rv64gcv -fopenmp-simd (auto-vectorised).
 extern "C" void vlak_ref_clang_matmul_f32(const float* a, const float* b, float* c, size_t m, size_t n, size_t k);
 
 namespace {
@@ -22,7 +22,7 @@ using vlak_icount::IcountBudget;
 using vlak_icount::Vlen;
 
 // matmul_f32/64x64x64 (262,144 FMAs): 0.206 / 0.107 / 0.057 instructions per FMA; the plain C
-// 16 x 16 blocked matmul (src/ops/matmul/matmul_ref.c, clang -O3 -march=rv64gcv) 548,901 / 417,829 /
+// 16 x 16 blocked matmul (src/ops/matmul/matmul_peer.c, clang -O3 -march=rv64gcv) 548,901 / 417,829 /
 // 2,383,909 (at VLEN 512 clang's LMUL-2 loop is wider than the 16-float tile row: scalar code),
 // i.e. 10.2x / 14.9x / 159x more. The LMUL-4 tile (6 rows, software-pipelined) retires more
 // instructions than the LMUL-8 one it replaced (32,214 / 17,328 / 15,338: every vector instruction

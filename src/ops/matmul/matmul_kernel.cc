@@ -66,7 +66,7 @@
 // 17,412 at VLEN 256): every vector instruction counts one whatever its LMUL.
 // Measured (qemu-icount, 64 x 64 x 64, tests/icount): 0.206 / 0.107 / 0.057 instructions per FMA
 // at VLEN 128 / 256 / 512 (53,948 / 27,986 / 15,005); clang -O3's auto-vectorised plain C
-// (src/ops/matmul/matmul_ref.c) 2.09 / 1.59 / 9.09: 10x / 15x / 159x more.
+// (src/ops/matmul/matmul_peer.c) 2.09 / 1.59 / 9.09: 10x / 15x / 159x more.
 // Speed (Xeon with AVX-512, 2026-11-23, one thread, thread CPU time, best of 3, FMA peak 220
 // GFLOP/s in the same run): 64^3 - 2048^3 and 256x512x256 at 76-83 % of peak, 12-36 % ahead of
 // OpenBLAS and 1-21 % ahead of oneDNN 2.6; Q K^T 512x512x64 at 96 % of oneDNN. Two threads (wall

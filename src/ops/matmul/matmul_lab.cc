@@ -15,7 +15,7 @@
 #include "lab/ops.h"
 #include "vlak/vlak.h"
 
-// The plain C peer beside this file (*_ref.c), built by gcc and by clang (lab.cmake).
+// The plain C peer beside this file (*_peer.c), built by gcc and by clang (lab.cmake).
 VLAK_LAB_CREF(matmul_f32, void(const float* a, const float* b, float* c, size_t m, size_t n, size_t k))
 
 namespace vlak::lab {
@@ -99,7 +99,7 @@ std::vector<OpDef> LabOps_matmul() {
     op.impls.push_back(std::move(d));
   }
   for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/matmul/matmul_ref.c", Cref_matmul_f32(cc), [](auto* kr, const Problem& p, Outputs& out, int threads) {
+    op.impls.push_back(CrefImpl(cc, "src/ops/matmul/matmul_peer.c", Cref_matmul_f32(cc), [](auto* kr, const Problem& p, Outputs& out, int threads) {
       const size_t n = N(p), k = K(p);
       return ParallelOk(threads, M(p), [&](size_t i0, size_t i1) {
         kr(p.In(0).F32() + i0 * k, p.In(1).F32(), out[0].F32() + i0 * n, i1 - i0, n, k);

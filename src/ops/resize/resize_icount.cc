@@ -10,7 +10,7 @@
 #include "icount/icount_budget.h"
 #include "vlak/vlak.h"
 
-// src/ops/resize/resize_ref.c (Terapines AI-Benchmark's 2x resize), built by clang -O3 -march=rv64gcv
+// src/ops/resize/resize_peer.c (Terapines AI-Benchmark's 2x resize), built by clang -O3 -march=rv64gcv
 // -fopenmp-simd (auto-vectorised).
 extern "C" void vlak_ref_clang_resize2x_i8(const int8_t* src, int8_t* dst, size_t in_h, size_t in_w, size_t row_begin,
                                            size_t row_end);
@@ -26,7 +26,7 @@ using vlak_icount::Vlen;
 constexpr Budget kBudgets[] = {
     // case                                      VLEN 128    256    512
     // AI-Benchmark's resize, 2x, int8: 36,864 outputs, 0.290 / 0.243 / 0.183 per output; its
-    // plain C (src/ops/resize/resize_ref.c, clang -O3, vluxei64 gathers) 2.77 / 1.46 / 0.80:
+    // plain C (src/ops/resize/resize_peer.c, clang -O3, vluxei64 gathers) 2.77 / 1.46 / 0.80:
     // 9.6x / 6.0x / 4.4x more. Half pixel (row buffers; its 32/96 weights as two vaadd):
     // 0.859 / 0.673 / 0.583. (The 2x forms fill no taps
     // they do not read: -840 / -472 / -286 and -677 / -364 / -208.)
@@ -48,7 +48,7 @@ constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
 // Retired instructions of vlak_resize_bilinear_i8 at out = 2 in (AI-Benchmark's resize) and of
-// its plain C loop (src/ops/resize/resize_ref.c) auto-vectorised by clang -O3 for rv64gcv, after
+// its plain C loop (src/ops/resize/resize_peer.c) auto-vectorised by clang -O3 for rv64gcv, after
 // checking both give the same bytes; with the half-pixel mapping (the gather path) for comparison.
 struct ResizeCounts {
   unsigned long long vlak = 0, vlak_half = 0, plain_c = 0;

@@ -41,7 +41,7 @@
 #include <opencv2/imgproc.hpp>
 #endif
 
-// The plain C peer beside this file (resize_ref.c: AI-Benchmark's 2x loop), built by gcc and by clang
+// The plain C peer beside this file (resize_peer.c: AI-Benchmark's 2x loop), built by gcc and by clang
 // (lab.cmake).
 VLAK_LAB_CREF(resize2x_u8, void(const uint8_t* src, uint8_t* dst, size_t in_h, size_t in_w, size_t row_begin,
                                 size_t row_end))
@@ -132,7 +132,7 @@ bool RunVlak(const Problem& p, Outputs& out, unsigned flags) {
 }
 
 ImplDef CrefImplResize(const std::string& cc) {
-  ImplDef d = CrefImpl(cc, "src/ops/resize/resize_ref.c (AI-Benchmark's 2x loop)", Cref_resize2x_u8(cc),
+  ImplDef d = CrefImpl(cc, "src/ops/resize/resize_peer.c (AI-Benchmark's 2x loop)", Cref_resize2x_u8(cc),
                        [](auto* f, const Problem& p, Outputs& out, int threads) {
                          const Geometry g = Geo(p);
                          if (g.oh != 2 * g.h || g.ow != 2 * g.w) return false;  // 2x only

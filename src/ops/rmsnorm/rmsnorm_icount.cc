@@ -29,7 +29,7 @@ constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
 };
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
-// 16 x 2048, gamma given, one thread. AI-Benchmark's plain C (src/ops/rmsnorm/rmsnorm_ref.c)
+// 16 x 2048, gamma given, one thread. AI-Benchmark's plain C (src/ops/rmsnorm/rmsnorm_peer.c)
 // auto-vectorised by clang-19 -O3 -march=rv64gcv retires 1.89 / 0.95 / 0.49 per element at VLEN
 // 128 / 256 / 512; this budget is 1.75-2.10x fewer.
 TEST_F(IcountBudget, RmsNorm) {

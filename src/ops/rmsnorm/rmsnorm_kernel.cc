@@ -44,7 +44,7 @@ using DO = Simd<float, VLAK_TARGET_ID == ::vlak::Target::kRvv ? 3 : kPow2>;
 //   sums at 4, output at 8    1.64 / 1.22 / 1.65   (chosen)
 // (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
 // ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
-// clang -O3's auto-vectorised plain C (rmsnorm_ref.c): 1.80 / 1.34 / 1.76. x86 keeps row by row
+// clang -O3's auto-vectorised plain C (rmsnorm_peer.c): 1.80 / 1.34 / 1.76. x86 keeps row by row
 // (kGroup 1): its output pass streams and prefetches per row (output_strips.h).
 constexpr size_t kGroup = VLAK_TARGET_ID == ::vlak::Target::kRvv ? 4 : 1;
 

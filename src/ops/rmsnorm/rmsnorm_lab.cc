@@ -10,7 +10,7 @@
 #include "ops/rmsnorm/rmsnorm.h"
 #include "vlak/vlak.h"
 
-// The plain C peer beside this file (*_ref.c), built by gcc and by clang (lab.cmake).
+// The plain C peer beside this file (*_peer.c), built by gcc and by clang (lab.cmake).
 VLAK_LAB_CREF(rmsnorm_f32, void(const float* x, const float* gamma, float* y, size_t rows, size_t cols, float eps))
 
 namespace vlak::lab {
@@ -66,7 +66,7 @@ std::vector<OpDef> LabOps_rmsnorm() {
     op.impls.push_back(std::move(d));
   }
   for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/rmsnorm/rmsnorm_ref.c", Cref_rmsnorm_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
+    op.impls.push_back(CrefImpl(cc, "src/ops/rmsnorm/rmsnorm_peer.c", Cref_rmsnorm_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
       const size_t cols = ColsOf(p);
       return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
         k(p.In(0).F32() + r0 * cols, p.In(1).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);

@@ -32,7 +32,7 @@ constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
 // 16 positions x 16 heads x 128, base 10000, one thread. AI-Benchmark's plain C
-// (src/ops/rope/rope_ref.c) auto-vectorised by clang-19 -O3 -march=rv64gcv retires 1.46 / 0.81 /
+// (src/ops/rope/rope_peer.c) auto-vectorised by clang-19 -O3 -march=rv64gcv retires 1.46 / 0.81 /
 // 0.48 per element at VLEN 128 / 256 / 512; this budget is 1.75-2.10x fewer.
 TEST_F(IcountBudget, Rope) {
   constexpr size_t kPositions = 16, kHeads = 16, kDim = 128, kElems = kPositions * kHeads * kDim;

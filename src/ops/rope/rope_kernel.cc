@@ -117,7 +117,7 @@ void PositionRows(const float* x, const float* cos, const float* sin, float* y, 
 //   strips outer, LMUL 2    0.94 / 0.61 / 0.94
 //   strips outer, LMUL 4    0.87 / 0.58 / 0.87   (chosen: ops/row_kernel_lmul.h)
 //   strips outer, LMUL 8    spills (c, s, x_a, x_b and two products: 6 groups live, 4 exist)
-// clang -O3's auto-vectorised plain C (rope_ref.c): 1.54 / 0.91 / 1.47.
+// clang -O3's auto-vectorised plain C (rope_peer.c): 1.54 / 0.91 / 1.47.
 // x86 keeps row by row: its streamed stores and prefetches are per row, and its timings were
 // measured that way.
 inline constexpr bool kTableOuter = VLAK_TARGET_ID == ::vlak::Target::kRvv;

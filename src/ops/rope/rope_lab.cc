@@ -16,7 +16,7 @@
 #include "ops/rope/rope.h"
 #include "vlak/vlak.h"
 
-// The plain C peer beside this file (*_ref.c), built by gcc and by clang (lab.cmake).
+// The plain C peer beside this file (*_peer.c), built by gcc and by clang (lab.cmake).
 VLAK_LAB_CREF(rope_f32, void(const float* x, const float* cos_t, const float* sin_t, float* y, size_t positions, size_t rows, size_t dim))
 
 namespace vlak::lab {
@@ -103,7 +103,7 @@ std::vector<OpDef> LabOps_rope() {
     op.impls.push_back(std::move(d));
   }
   for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/rope/rope_ref.c", Cref_rope_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
+    op.impls.push_back(CrefImpl(cc, "src/ops/rope/rope_peer.c", Cref_rope_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
       const Geometry g = Geo(p.shape);
       const size_t h = g.dim / 2, per_pos = g.rows * g.dim;
       return ParallelOk(threads, g.positions, [&](size_t p0, size_t p1) {

@@ -23,7 +23,7 @@
 #include <xnnpack.h>
 #endif
 
-// The plain C peer beside this file (*_ref.c), built by gcc and by clang (lab.cmake).
+// The plain C peer beside this file (*_peer.c), built by gcc and by clang (lab.cmake).
 VLAK_LAB_CREF(softmax_f32, void(const float* x, float* y, size_t rows, size_t cols))
 
 namespace vlak::lab {
@@ -213,7 +213,7 @@ std::vector<OpDef> LabOps_softmax() {
   op.impls.push_back(RowFnImpl("naive", "libm", "three loops with libm expf, the project's compiler and flags",
                                [] { return std::string(); }, NaiveRows));
   for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/softmax/softmax_ref.c", Cref_softmax_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
+    op.impls.push_back(CrefImpl(cc, "src/ops/softmax/softmax_peer.c", Cref_softmax_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
       return ForRowBlocks(p, out, threads, [&](const float* x, float* y, size_t rows) {
         k(x, y, rows, Cols(p));
         return true;

@@ -10,7 +10,7 @@
 #include "icount/icount_budget.h"
 #include "vlak/vlak.h"
 
-// src/ops/softmax_i8/softmax_i8_ref.c (TFLite's reference uint8 softmax in plain C), built by clang -O3
+// src/ops/softmax_i8/softmax_i8_peer.c (TFLite's reference uint8 softmax in plain C), built by clang -O3
 // -march=rv64gcv -fopenmp-simd (auto-vectorised).
 extern "C" void vlak_ref_clang_softmax_u8(const uint8_t* x, uint8_t* y, size_t rows, size_t cols, int32_t multiplier,
                                           int left_shift, int diff_min);
@@ -47,7 +47,7 @@ constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
 // softmax u8 on uniform bytes with input_scale 1/16: 16 rows of 1024 in both modes,
-// and 64 rows of 64 (i8); beside them TFLite's reference in plain C (src/ops/softmax_i8/softmax_i8_ref.c,
+// and 64 rows of 64 (i8); beside them TFLite's reference in plain C (src/ops/softmax_i8/softmax_i8_peer.c,
 // clang -O3 -march=rv64gcv auto-vectorised), which must give the TFLITE mode's bits.
 TEST_F(IcountBudget, SoftmaxU8) {
   constexpr float kScale = 1.0f / 16;

@@ -6,7 +6,7 @@
 //   output: u8, scale 1/256, zero point 0. Reference: min(256 p, 255) with p the float64 softmax of
 //           input_scale * x; "abs" is |y - ref| in output steps (LSB). Bound (vlak-lut): < 1.
 //   rows:   vlak (VLAK_SOFTMAX_I8_TFLITE, TFLite's bits) on each target, vlak-lut, c-gcc/c-clang
-//           (src/ops/softmax_i8/softmax_i8_ref.c: TFLite's reference algorithm in plain C, the same bits as
+//           (src/ops/softmax_i8/softmax_i8_peer.c: TFLite's reference algorithm in plain C, the same bits as
 //           vlak's default mode), xnnpack (xnn_create_softmax_nc_qu8, output scale 1/256, zp 0).
 #include <cmath>
 #include <cstdio>
@@ -21,7 +21,7 @@
 #include <xnnpack.h>
 #endif
 
-// The plain C peer beside this file (*_ref.c), built by gcc and by clang (lab.cmake).
+// The plain C peer beside this file (*_peer.c), built by gcc and by clang (lab.cmake).
 VLAK_LAB_CREF(softmax_u8, void(const uint8_t* x, uint8_t* y, size_t rows, size_t cols, int32_t multiplier, int left_shift, int diff_min))
 
 namespace vlak::lab {
@@ -125,7 +125,7 @@ std::vector<OpDef> LabOps_softmax_i8() {
                                                        out[0].Data<uint8_t>(), cols, VLAK_SOFTMAX_I8_LUT) == VLAK_OK;
                               }));
   for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/softmax_i8/softmax_i8_ref.c", Cref_softmax_u8(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
+    op.impls.push_back(CrefImpl(cc, "src/ops/softmax_i8/softmax_i8_peer.c", Cref_softmax_u8(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
       const size_t cols = ColsOf(p);
       SoftmaxI8Params prm;
       SoftmaxI8TfliteParams(kScale, &prm);

@@ -9,7 +9,7 @@
 #include "icount/icount_budget.h"
 #include "vlak/vlak.h"
 
-// src/ops/warp/warp_ref.c, built by clang -O3 -march=rv64gcv -fopenmp-simd (AI-Benchmark's loops in
+// src/ops/warp/warp_peer.c, built by clang -O3 -march=rv64gcv -fopenmp-simd (AI-Benchmark's loops in
 // plain C, auto-vectorised).
 extern "C" void vlak_ref_clang_warp_i8(const int8_t* src, const int16_t* offsets, int8_t* dst, size_t row0, size_t rows,
                                        size_t height, size_t width);
@@ -41,7 +41,7 @@ constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
 };
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
-// One thread, against AI-Benchmark's loops in plain C (src/ops/warp/warp_ref.c) auto-vectorised by
+// One thread, against AI-Benchmark's loops in plain C (src/ops/warp/warp_peer.c) auto-vectorised by
 // clang-19 -O3 -march=rv64gcv on the same counter, after checking both give the same bytes. Goal: >= 2x
 // fewer instructions.
 //   3 x 8 x 1024 (CHANNELSxHEIGHTxWIDTH, 24,576 outputs; AI-Benchmark runs 1024 x 1024 x 3 rows

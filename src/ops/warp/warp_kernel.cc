@@ -51,7 +51,7 @@ constexpr int kWarpPow2 = 3;
 //   (int16 LMUL 1 would need int8 LMUL 1/2, which simd/ does not offer.) The models charge indexed
 //   loads more per element at larger LMUL (vluxei16, 8-bit data, X60: 8 cycles for 32 elements at
 //   m1, 32 for 64 at m2, 64 for 128 at m4), which is most of the difference.
-// clang -O3's auto-vectorised plain C (warp_ref.c): 7.61 / 3.99 / 5.34.
+// clang -O3's auto-vectorised plain C (warp_peer.c): 7.61 / 3.99 / 5.34.
 constexpr size_t kGroupRows = 4;
 constexpr int kGroupPow2 = 2;
 constexpr size_t kBlock = 1024;

@@ -29,7 +29,7 @@
 #include <opencv2/imgproc.hpp>
 #endif
 
-// The plain C peer beside this file (*_ref.c), built by gcc and by clang (lab.cmake).
+// The plain C peer beside this file (*_peer.c), built by gcc and by clang (lab.cmake).
 VLAK_LAB_CREF(warp_i8, void(const int8_t* src, const int16_t* offsets, int8_t* dst, size_t row0, size_t rows, size_t height, size_t width))
 
 namespace vlak::lab {
@@ -184,7 +184,7 @@ std::vector<OpDef> LabOps_warp() {
         }));
   }
   for (const char* cc : {"gcc", "clang"}) {
-    ImplDef d = CrefImpl(cc, "src/ops/warp/warp_ref.c", Cref_warp_i8(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
+    ImplDef d = CrefImpl(cc, "src/ops/warp/warp_peer.c", Cref_warp_i8(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
       const Geometry g = Geo(p.shape);
       return ParallelOk(threads, g.channels * g.height, [&](size_t r0, size_t r1) {
         k(p.In(kSrc).Data<int8_t>() + r0 * g.width, Offsets(p), out[0].Data<int8_t>() + r0 * g.width, r0,

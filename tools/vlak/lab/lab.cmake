@@ -2,6 +2,9 @@
 # a static library the CLI and tests/lab link, the built-in suites, the plain C reference kernels
 # compiled by gcc and by clang, and the optional library baselines.
 set(_lab ${CMAKE_CURRENT_SOURCE_DIR}/vlak/lab)
+# The plug-in API the operators' *_lab.cc files implement, and the library baselines they call,
+# live below the operators in src/lab/ (nothing under src/ includes tools/).
+set(_labapi ${PROJECT_SOURCE_DIR}/src/lab)
 
 # ---- built-in suites: bench/suites/*.txt compiled in -------------------------------------------
 file(GLOB _suite_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/bench/suites/*.txt)
@@ -11,7 +14,7 @@ add_custom_command(OUTPUT ${_suites_cc}
   DEPENDS ${_suite_files} ${_lab}/embed_suites.cmake
   COMMENT "Embedding the lab's built-in suites" VERBATIM)
 
-# Operators' lab files: <name>_lab.cc beside each operator (src/ops/<op>/, src/math, src/sfpi), each
+# Operators' lab files: <name>_lab.cc beside each operator (src/ops/<op>/, src/sfpi), each
 # defining vlak::lab::LabOps_<name>(). The registry ops.cc includes lists them, so adding a file
 # adds its operators to `vlak bench` with no list to edit.
 file(GLOB _op_lab_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/ops/*/*_lab.cc ${PROJECT_SOURCE_DIR}/src/*/*_lab.cc)
@@ -25,8 +28,8 @@ set(_registry_file ${CMAKE_CURRENT_BINARY_DIR}/lab_generated/lab_registry.inc)
 file(CONFIGURE OUTPUT ${_registry_file} CONTENT "${_registry}")
 
 add_library(vlak_lab STATIC
-  ${_lab}/baselines.cc ${_lab}/gomp.cc ${_lab}/k1_published.cc ${_lab}/machine.cc ${_op_lab_files}
-  ${_lab}/ops.cc ${_lab}/peak_i8_x86.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/roofline.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
+  ${_labapi}/baselines.cc ${_labapi}/gomp.cc ${_lab}/k1_published.cc ${_lab}/machine.cc ${_op_lab_files}
+  ${_labapi}/ops.cc ${_labapi}/oracles.cc ${_lab}/peak_i8_x86.cc ${_lab}/record.cc ${_lab}/report.cc ${_lab}/roofline.cc ${_lab}/runner.cc ${_lab}/stats.cc ${_lab}/suite.cc
   ${_lab}/summary.cc ${_lab}/svg.cc ${_suites_cc})
 target_include_directories(vlak_lab PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/lab_generated)
 target_include_directories(vlak_lab PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/vlak ${PROJECT_SOURCE_DIR}/src
@@ -90,9 +93,9 @@ endif()
 set(_cref_gcc_flags -O3 ${_isa} -fopenmp-simd)
 # -march=native on AVX10 CPUs makes clang-19 warn that avx10.1-256 becomes avx10.1-512: noise.
 set(_cref_clang_flags ${_clang_target} -O3 ${_isa} -fopenmp-simd -Wno-invalid-feature-combination)
-# The files: <op>_ref.c beside each operator, and ref_common.c (the compiler's version string).
-file(GLOB _cref_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/ops/*/*_ref.c ${PROJECT_SOURCE_DIR}/src/*/*_ref.c)
-list(APPEND _cref_files ${PROJECT_SOURCE_DIR}/src/ops/ref_common.c)
+# The files: <op>_peer.c beside each operator, and peer_common.c (the compiler's version string).
+file(GLOB _cref_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/ops/*/*_peer.c ${PROJECT_SOURCE_DIR}/src/*/*_peer.c)
+list(APPEND _cref_files ${PROJECT_SOURCE_DIR}/src/ops/peer_common.c)
 foreach(cc gcc clang)
   string(TOUPPER ${cc} CC)
   if(NOT VLAK_LAB_${CC})
@@ -110,7 +113,7 @@ foreach(cc gcc clang)
     add_custom_command(OUTPUT ${_o}
       COMMAND ${VLAK_LAB_${CC}} ${_cref_${cc}_flags} -fPIC ${_extra} -DVLAK_REF_PREFIX=vlak_ref_${cc}_
               -c ${src} -o ${_o}
-      DEPENDS ${src} ${PROJECT_SOURCE_DIR}/src/ops/ref_common.h
+      DEPENDS ${src} ${PROJECT_SOURCE_DIR}/src/ops/peer_common.h
       COMMENT "C reference ${_n}.c by ${cc}" VERBATIM)
     list(APPEND _objs ${_o})
   endforeach()
@@ -119,7 +122,7 @@ foreach(cc gcc clang)
   string(REPLACE ";" " " _flags_text "${_cref_${cc}_flags}")
   target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_CREF_${CC}=1)
   # The flags (they name the ISA, which differs between builds) only where they are printed.
-  set_property(SOURCE ${_lab}/baselines.cc APPEND PROPERTY COMPILE_DEFINITIONS "VLAK_LAB_CREF_${CC}_FLAGS=\"${_flags_text}\"")
+  set_property(SOURCE ${_labapi}/baselines.cc APPEND PROPERTY COMPILE_DEFINITIONS "VLAK_LAB_CREF_${CC}_FLAGS=\"${_flags_text}\"")
   message(STATUS "vlak lab: C reference by ${VLAK_LAB_${CC}} ${_flags_text}")
 endforeach()
 
@@ -210,8 +213,8 @@ if(EIGEN3_INCLUDE_DIR AND NOT CMAKE_CROSSCOMPILING)
     set(_eigen_o ${CMAKE_CURRENT_BINARY_DIR}/eigen_kernels_gxx.o)
     add_custom_command(OUTPUT ${_eigen_o}
       COMMAND ${VLAK_LAB_GXX} -std=c++17 -O3 -DNDEBUG -march=native -fopenmp -fPIC -isystem ${EIGEN3_INCLUDE_DIR}
-              -c ${_lab}/eigen_kernels.cc -o ${_eigen_o}
-      DEPENDS ${_lab}/eigen_kernels.cc
+              -c ${_labapi}/eigen_kernels.cc -o ${_eigen_o}
+      DEPENDS ${_labapi}/eigen_kernels.cc
       COMMENT "Eigen baseline eigen_kernels.cc by g++ -fopenmp" VERBATIM)
     set_source_files_properties(${_eigen_o} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
     target_sources(vlak_lab PRIVATE ${_eigen_o})
@@ -228,14 +231,14 @@ if(NOT CMAKE_CROSSCOMPILING)
   find_library(TORCH_CPU_LIBRARY torch_cpu)
   find_library(TORCH_C10_LIBRARY c10)
 endif()
-target_sources(vlak_lab PRIVATE ${_lab}/torch_kernels.cc)
+target_sources(vlak_lab PRIVATE ${_labapi}/torch_kernels.cc)
 if(TORCH_ATEN_INCLUDE_DIR AND TORCH_CPU_LIBRARY AND TORCH_C10_LIBRARY)
   execute_process(COMMAND dpkg-query -W -f=\${Version} libtorch-dev OUTPUT_VARIABLE _tv ERROR_QUIET)
   if(NOT _tv)
     set(_tv "unknown version")
   endif()
   # C++17: libtorch 1.13's headers fail as C++20 (torch_kernels.cc).
-  set_source_files_properties(${_lab}/torch_kernels.cc PROPERTIES COMPILE_OPTIONS "-std=c++17" COMPILE_DEFINITIONS
+  set_source_files_properties(${_labapi}/torch_kernels.cc PROPERTIES COMPILE_OPTIONS "-std=c++17" COMPILE_DEFINITIONS
                               "VLAK_LAB_HAVE_TORCH=1;VLAK_LAB_TORCH_VERSION=\"libtorch ${_tv}\"")
   target_compile_definitions(vlak_lab PRIVATE VLAK_LAB_HAVE_TORCH=1)
   target_link_libraries(vlak_lab PUBLIC ${TORCH_CPU_LIBRARY} ${TORCH_C10_LIBRARY})

@@ -16,7 +16,7 @@
 #include <xnnpack.h>
 #endif
 
-// The plain C kernels (<op>_ref.c beside each operator), each compiled by gcc and by clang with its
+// The plain C kernels (<op>_peer.c beside each operator), each compiled by gcc and by clang with its
 // own symbol prefix (lab.cmake). An operator's lab file declares the ones it calls, at file scope:
 //   VLAK_LAB_CREF(scale_f32, void(const float* x, float* y, size_t n, float s))
 // which gives vlak::lab::Cref_scale_f32("gcc" or "clang"): that compiler's function, or null when

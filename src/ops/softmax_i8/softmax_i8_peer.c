@@ -1,5 +1,5 @@
 /* Plain C port of TFLite's reference uint8 softmax (tensorflow/lite/kernels/internal/reference/
- * softmax.h with gemmlowp's fixed point), for the lab's compiler comparison (see ref_common.h):
+ * softmax.h with gemmlowp's fixed point), for the lab's compiler comparison (see peer_common.h):
  * the "TFLite reference" row of `vlak bench --op softmax-i8`. Per element, twice (sum pass and
  * output pass): the Q5.26 rescaled difference, gemmlowp's exp_on_negative_values (a 4-term
  * polynomial and a barrel shifter of 7 constants), then the Q12.19 sum, one GetReciprocal per row
@@ -9,7 +9,7 @@
  * comparable with vlak's. */
 #include <stdint.h>
 
-#include "../ref_common.h"
+#include "../peer_common.h"
 
 static inline int32_t srdhm(int32_t a, int32_t b) {
   const int64_t ab = (int64_t)a * (int64_t)b;

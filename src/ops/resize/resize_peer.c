@@ -1,5 +1,5 @@
 /* Plain C 2x bilinear resize of int8 / uint8 planes, Terapines AI-Benchmark's algorithm, for the lab's compiler
- * comparison and the RVV instruction budget (see ref_common.h). Planar [channels][h][w] in,
+ * comparison and the RVV instruction budget (see peer_common.h). Planar [channels][h][w] in,
  * [channels][2h][2w] out; the input position of output d is d << 6 in Q7 (7 fractional bits):
  * x0 = pos >> 7, x1 = min(x0 + 1, w - 1), weight of x1 = pos & 127; each row pair is blended
  * horizontally with a flooring >> 7, then vertically with a flooring >> 7 (vlak.h's definition with
@@ -9,7 +9,7 @@
  * see that x0 = x / 2). */
 #include <stddef.h>
 
-#include "../ref_common.h"
+#include "../peer_common.h"
 
 #define VLAK_REF_RESIZE2X(NAME, T)                                                                       \
   void VLAK_REF(NAME)(const T* src, T* dst, size_t in_h, size_t in_w, size_t row_begin, size_t row_end) { \

@@ -1,5 +1,5 @@
 /* Plain C correlation, Terapines AI-Benchmark's loop (blocks of 8 columns from j = d, `omp simd` over the block,
- * sums over the channels), for the lab's compiler comparison (see ref_common.h). Two forms:
+ * sums over the channels), for the lab's compiler comparison (see peer_common.h). Two forms:
  * correlation_i8: int32 sums, arithmetic shift, saturation to int8 (vlak_correlation_i8's default);
  * correlation_wrap16_i8: AI-Benchmark's int16 sums and (int8)(sum >> shift) (VLAK_CORRELATION_WRAP16).
  * Both write 0 for j < d, as vlak does (AI-Benchmark leaves those unwritten). a and b are
@@ -7,7 +7,7 @@
  * of the flattened (d, i) output rows [q0, q1). */
 #include <stddef.h>
 
-#include "../ref_common.h"
+#include "../peer_common.h"
 
 #define VLAK_CORR_BLOCK 8
 

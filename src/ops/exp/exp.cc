@@ -1,6 +1,6 @@
 // C API of the exp family: argument checks and dispatch (compiled once, not per target).
 #include "dispatch/dispatch.h"
-#include "math/exp_kernels.h"
+#include "ops/exp/exp_kernels.h"
 #include "vlak/vlak.h"
 
 namespace vlak {

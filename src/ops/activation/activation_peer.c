@@ -1,6 +1,6 @@
-/* Plain C activations and gated units, for the lab's compiler comparison (see ref_common.h): each
+/* Plain C activations and gated units, for the lab's compiler comparison (see peer_common.h): each
  * formula written out in float64 and rounded once to float, with float64 exp and log1p written in
- * C so that a vectoriser sees through every call. Why float64 and not ref_common.h's float exp:
+ * C so that a vectoriser sees through every call. Why float64 and not peer_common.h's float exp:
  * the lab holds the compiler rows to vlak's bound (2 ULP), which the formulas in float miss by
  * far (tanh near 0: 1 - 2/(e^2x + 1) cancels; gelu below -5 and gelu_tanh below -4: 0.5x(1 + erf)
  * and 0.5x(1 + tanh) cancel to 0). In float64 they meet it on the lab's inputs, so the rows compare
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../ref_common.h"
+#include "../peer_common.h"
 
 /* e^x for x in [-700, 700] (clamped): n = round(x / ln2) by the 1.5 * 2^52 rounding constant,
  * r = x - n ln2 in two steps (fdlibm's split), e^r by its Taylor series to degree 11 (|r| <= 0.347:

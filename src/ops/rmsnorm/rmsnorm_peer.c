@@ -1,9 +1,9 @@
 /* Plain C RMS normalisation (Llama): y = x / sqrt(mean(x^2) + eps) * gamma, for the lab's compiler
- * comparison (see ref_common.h). Rows [0, rows) of a dense rows x cols matrix. */
+ * comparison (see peer_common.h). Rows [0, rows) of a dense rows x cols matrix. */
 #include <math.h>
 #include <stddef.h>
 
-#include "../ref_common.h"
+#include "../peer_common.h"
 
 void VLAK_REF(rmsnorm_f32)(const float* x, const float* gamma, float* y, size_t rows, size_t cols, float eps) {
   for (size_t r = 0; r < rows; ++r) {

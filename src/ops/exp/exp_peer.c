@@ -1,7 +1,7 @@
-/* Plain C exp over an array: the compiler-comparison peer of vlak_exp_f32 (see ref_common.h). */
+/* Plain C exp over an array: the compiler-comparison peer of vlak_exp_f32 (see peer_common.h). */
 #include <stddef.h>
 
-#include "../ops/ref_common.h"
+#include "../peer_common.h"
 
 void VLAK_REF(exp_f32)(const float* x, float* y, size_t n) {
 #pragma omp simd

@@ -1,12 +1,12 @@
 /* Plain C warp, Terapines AI-Benchmark's loop (one pass per (channel, row), `omp simd` over the columns, the
  * blend in int16 with wrap-around, out = (int8)(acc >> 8)), for the lab's compiler comparison (see
- * ref_common.h). One change from AI-Benchmark, the one vlak.h states: the tap columns are full-width
+ * peer_common.h). One change from AI-Benchmark, the one vlak.h states: the tap columns are full-width
  * (r = w - n in a wide integer, taps outside [0, width) read as 0) instead of int8, so the result
  * is vlak_warp_i8's at every width. src and dst are [rows][width] (rows = channels x height, each
  * thread its own block), offsets [height][width]; row q uses offsets row (row0 + q) % height. */
 #include <stddef.h>
 
-#include "../ref_common.h"
+#include "../peer_common.h"
 
 void VLAK_REF(warp_i8)(const int8_t* src, const int16_t* offsets, int8_t* dst, size_t row0, size_t rows,
                        size_t height, size_t width) {

@@ -1,5 +1,5 @@
 /* Plain C layer normalisation, forward and backward, as Terapines AI-Benchmark's C operators write them, for the
- * lab's compiler comparison (see ref_common.h). Rows [0, rows) of dense rows x cols matrices; the
+ * lab's compiler comparison (see peer_common.h). Rows [0, rows) of dense rows x cols matrices; the
  * lab hands each thread its own block of rows.
  *
  * Forward: two passes over the row for the statistics (mean, then the biased variance about it:
@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "../ref_common.h"
+#include "../peer_common.h"
 
 void VLAK_REF(layernorm_f32)(const float* x, const float* gamma, const float* beta, float* y, size_t rows,
                              size_t cols, float eps) {

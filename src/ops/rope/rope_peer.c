@@ -1,9 +1,9 @@
 /* Plain C RoPE, Terapines AI-Benchmark's pairing (element i with i + d/2, GPT-NeoX / Hugging Face Llama), for the
- * lab's compiler comparison (see ref_common.h). x and y are [positions][rows][dim] (rows = batch x
+ * lab's compiler comparison (see peer_common.h). x and y are [positions][rows][dim] (rows = batch x
  * heads), cos and sin [positions][dim/2]; the lab hands each thread its own block of positions. */
 #include <stddef.h>
 
-#include "../ref_common.h"
+#include "../peer_common.h"
 
 void VLAK_REF(rope_f32)(const float* x, const float* cos_t, const float* sin_t, float* y, size_t positions,
                         size_t rows, size_t dim) {

@@ -1,9 +1,9 @@
 /* Plain C softmax, three passes per row as a programmer would write it (max; exp and sum; divide
- * by the sum), for the lab's compiler comparison (see ref_common.h). Rows [0, rows) of a dense
+ * by the sum), for the lab's compiler comparison (see peer_common.h). Rows [0, rows) of a dense
  * rows x cols matrix; the lab hands each thread its own block of rows. */
 #include <stddef.h>
 
-#include "../ref_common.h"
+#include "../peer_common.h"
 
 void VLAK_REF(softmax_f32)(const float* x, float* y, size_t rows, size_t cols) {
   for (size_t r = 0; r < rows; ++r) {

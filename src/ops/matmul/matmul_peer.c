@@ -1,10 +1,10 @@
 /* Plain C matmul as a programmer would block it (Terapines AI-Benchmark's benchmark style): C = A * B for dense
  * row-major A (m x k), B (k x n), C (m x n), in 16 x 16 tiles of C with k in steps of 16; the
  * innermost loop runs along a row of the tile (unit stride in B and C), the one a vectoriser
- * takes. For the lab's compiler comparison and the RVV instruction counts (see ref_common.h). */
+ * takes. For the lab's compiler comparison and the RVV instruction counts (see peer_common.h). */
 #include <stddef.h>
 
-#include "../ref_common.h"
+#include "../peer_common.h"
 
 #define VLAK_REF_MATMUL_TILE 16
 

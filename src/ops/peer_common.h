@@ -1,4 +1,4 @@
-/* Shared by the plain C reference kernels, every src/ops/<op>/<op>_ref.c (and src/math/exp_ref.c).
+/* Shared by the plain C peer kernels, every src/ops/<op>/<op>_peer.c.
  *
  * These files are the lab's "what does the compiler make of plain C" peer (Terapines AI-Benchmark
  * compares GCC and an LLVM compiler on the same C source): ordinary loops, an exp written in C so
@@ -8,8 +8,8 @@
  *
  * Each file is compiled twice, by gcc and by clang, with -DVLAK_REF_PREFIX=vlak_ref_gcc_ or
  * vlak_ref_clang_, so both objects link into one program. */
-#ifndef VLAK_BENCH_REF_COMMON_H_
-#define VLAK_BENCH_REF_COMMON_H_
+#ifndef VLAK_OPS_PEER_COMMON_H_
+#define VLAK_OPS_PEER_COMMON_H_
 
 #include <stdint.h>
 #include <string.h>
@@ -60,4 +60,4 @@ static inline float vlak_ref_expf(float x) {
   return y;
 }
 
-#endif /* VLAK_BENCH_REF_COMMON_H_ */
+#endif /* VLAK_OPS_PEER_COMMON_H_ */

@@ -1,6 +1,6 @@
 #include "lab/baselines.h"
 
-VLAK_LAB_CREF(compiler, const char*(void))  // src/ops/ref_common.c
+VLAK_LAB_CREF(compiler, const char*(void))  // src/ops/peer_common.c
 
 #include <algorithm>
 #include <memory>

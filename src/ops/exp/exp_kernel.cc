@@ -1,5 +1,5 @@
 // Array exp, strip-mined over the vector layer: compiled once per target (src/CMakeLists.txt).
-#include "math/exp_kernels.h"
+#include "ops/exp/exp_kernels.h"
 
 #include "math/exp_accurate.h"
 #include "math/exp_bittrick_p3.h"

@@ -15,7 +15,7 @@
 #include "lab/ops.h"
 #include "vlak/vlak.h"
 
-// The plain C peer beside this file (*_ref.c), built by gcc and by clang (lab.cmake).
+// The plain C peer beside this file (*_peer.c), built by gcc and by clang (lab.cmake).
 VLAK_LAB_CREF(exp_f32, void(const float* x, float* y, size_t n))
 
 namespace vlak::lab {
@@ -133,7 +133,7 @@ std::vector<OpDef> LabOps_exp() {
                                  return true;
                                }));
   for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/math/exp_ref.c", Cref_exp_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
+    op.impls.push_back(CrefImpl(cc, "src/ops/exp/exp_peer.c", Cref_exp_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
       return ForBlocks(p, out, threads, [&](const float* x, float* y, size_t n) {
         k(x, y, n);
         return true;

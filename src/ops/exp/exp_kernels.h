@@ -1,4 +1,4 @@
-// Array exp kernels (exp_kernels.cc, compiled once per target) and the variant enum.
+// Array exp kernels (exp_kernel.cc, compiled once per target) and the variant enum.
 #pragma once
 
 #include <cstddef>
@@ -20,8 +20,8 @@ inline constexpr int kNumExpVariants = 6;
 
 }  // namespace vlak
 
-// The array kernel's signature, declared once (dispatch/kernel_list.h): exp_api.cc builds its
-// dispatch table from this list; exp_kernels.cc checks its definition against it.
+// The array kernel's signature, declared once (dispatch/kernel_list.h): exp.cc builds its
+// dispatch table from this list; exp_kernel.cc checks its definition against it.
 // ExpF32: y[i] = exp(x[i]), i < n, with the given variant (a valid one). x == y is allowed.
 #define VLAK_EXP_KERNELS(X) X(kExpF32, void, ExpF32, (ExpVariant variant, const float* x, float* y, size_t n))
 
@@ -47,7 +47,7 @@ namespace vlak::VLAK_NS {
 //   accurate (2) 5949 / 3005 / 1533, precise (2) 7485 / 3773 / 1917;
 //   at LMUL 4 the last four spill but retire fewer: 4046 / 2062 / 1070, 4949 / 2517 / 1301,
 //   4174 / 2126 / 1102, 6357 / 3221 / 1653.
-//   clang -O3 autovectorised plain C exp (src/math/exp_ref.c, LMUL 2): 9645 / 5037 / 2733.
+//   clang -O3 autovectorised plain C exp (src/ops/exp/exp_peer.c, LMUL 2): 9645 / 5037 / 2733.
 // Scalar: 1.
 #if defined(VLAK_SIMD_RVV)
 template <ExpVariant kVariant>
