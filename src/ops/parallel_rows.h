@@ -61,12 +61,9 @@ inline vlak_status CheckNormRows(size_t rows, size_t cols, const float* x, size_
 // Whether a row operator writes its output with non-temporal stores (output_strips.h), and
 // prefetches its next row: when the output is more than 8 times the per-core L2, it leaves the
 // caches before anyone reads it, so the read-for-ownership of each line is wasted bandwidth.
-// Below that the L3 holds it, and streamed writes go to DRAM for nothing. Measured on a 2-core
-// AMD EPYC (Zen 3, AVX2, 512 KiB L2, 2026-11-26), rmsnorm one thread, streamed / not:
-// 256 x 2048 (2 MiB out) 145 / 122 us; 512 x 2048 318 / 261 us; 256 x 4096 249 / 277 us;
-// 1024 x 2048 611 / 838 us; 1151 x 8192 4.10 / 6.12 ms. sysconf's L3 size is not used: VMs
-// report the host's (256 MiB on that EPYC, whose guest has 32 MiB). Only x86 has non-temporal
-// stores in the vector layer (output_strips.h's kStreamStores).
+// Below that the L3 holds it, and streamed writes go to DRAM for nothing (measured on Zen 3,
+// docs/ops/parallel.md). sysconf's L3 size is not used: VMs report the host's. Only x86 has
+// non-temporal stores in the vector layer (output_strips.h's kStreamStores).
 inline bool StreamOutput(size_t output_bytes) {
 #if !defined(__x86_64__)
   (void)output_bytes;

@@ -272,8 +272,8 @@ double MeasureCopyBytesPerNs() {
   // y = x + 1 over a quarter of the per-core L2, a plain loop: the
   // rate a row kernel streams at from cache is of this order; a kernel that computes more per
   // byte is slower, which only makes the model split less eagerly. Not memcpy: in a process that
-  // has loaded Debian's libtorch 1.13, glibc's memcpy of 128 KiB ran 10-30x slower than this loop
-  // (2-6 B/ns against 67, AMD EPYC, 2026-11-26).
+  // has loaded Debian's libtorch 1.13, glibc's memcpy of 128 KiB ran 10-30x slower than this
+  // loop (docs/ops/parallel.md).
   const size_t n = L2CacheBytes() / 4 / (2 * sizeof(float));
   std::unique_ptr<float[]> x(new (std::nothrow) float[n]), y(new (std::nothrow) float[n]);
   if (!x || !y) return 1.0;

@@ -14,12 +14,9 @@ namespace {
 
 // Elements per work item when a call splits: 16 KiB of floats, microseconds of work per item.
 constexpr size_t kBlock = 4096;
-// One-thread time per element in ns, the parallel layer's cost estimate (ThreadsForNs). Measured
-// at 4096 floats in L1 (`vlak bench --op activation-<fn> --threads 1`, AVX2, 2-core AMD EPYC
-// Zen 3, 2026-11-26) on a shared machine, load average ~5: sigmoid 1.18, tanh 1.44, gelu 2.0 (load ~8),
-// gelu_tanh 2.0, silu 1.5, softplus 2.8; taken at about 40% (an idle core's time is about half,
-// and a lower estimate splits less: no call is split finer than its work pays for). AVX-512
-// cores are faster still, so these only err toward fewer threads.
+// One-thread time per element in ns, the parallel layer's cost estimate (ThreadsForNs): about 40 %
+// of the times measured on a loaded Zen 3, AVX2 (2026-11-26, docs/ops/activation.md); a lower
+// estimate splits less, and AVX-512 cores are faster still, so these only err toward fewer threads.
 constexpr double kNsPerElement[kNumActivations] = {0.5, 0.6, 0.8, 0.8, 0.6, 1.1};
 // Below this many elements nothing is measured or woken: at >= 0.5 ns per element, 16K elements
 // are ~8 us, the work the parallel layer's floor (kNeverSplitBytes) stands for.

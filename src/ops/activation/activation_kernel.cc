@@ -15,19 +15,14 @@
 namespace vlak::VLAK_NS {
 namespace {
 
-// LMUL per function. x86: two registers per value (4096 floats in L1, ns per element at LMUL 1 /
-// 2, AVX2, 2-core AMD EPYC Zen 3 under load, 2026-11-26: sigmoid 1.45 / 1.27, tanh 1.77 / 1.51,
-// gelu 2.40 / 2.01 (the float32 kernel; the float64 one it replaced was 2.88 / 3.13), gelu_tanh 2.55 / 1.94,
-// silu 1.77 / 1.55, softplus 3.38 / 2.83; sigmoid's single-float form: 0.40x / 0.44x XNNPACK's
-// time). RVV: LMUL 2 for every activation loop, which halves the instructions per element (gelu,
-// X60 model: LMUL 1 with its constants held 23497 instructions and 43292 cycles at VLEN 256, LMUL 2
-// 15948 and 46297; LMUL 2 for the instructions, the count its budget holds). They keep everything in registers there because the masks are made by shifts
+// LMUL per function (figures: docs/ops/activation.md). x86: two registers per value, faster than
+// one for every function. RVV: LMUL 2 for every activation loop, which halves the instructions per
+// element (for gelu at a few % more X60 cycles; the count its budget holds). They keep everything in registers there because the masks are made by shifts
 // (exp_parts.h's SignOf), the reciprocal's seed takes scalar operands (recip.h) and silu's,
 // tanh's, softplus's and gelu_tanh's exps splat 2-4 of their Horner constants in the loop
 // (SetAt: one vfmv.v.f each) rather than hold them (scripts/rvv-spill-check: with them held,
-// 2-6 registers spilled). X60 whole-call cycles, LMUL 1 / 2 (scripts/rvv-cycles --budgets,
-// 2026-11-26): tanh 18697 / 17879, silu 21232 / 20021, softplus 22784 / 23110, gelu_tanh 36860
-// / 34358; softplus at LMUL 2 for its 42 % fewer instructions. glu: LMUL 1 (at LMUL 2 its loops
+// 2-6 registers spilled). Softplus is at LMUL 2 for its 42 % fewer instructions at about the same
+// X60 cycles. glu: LMUL 1 (at LMUL 2 its loops
 // still spill 2-5 registers: the row loop around them holds more). Scalar: 1.
 template <int kOp, bool kGlu>
 inline constexpr int kPow2 = [] {

@@ -24,8 +24,8 @@
 //   Against the float64 kernel this replaced (Mills' ratio rational P5/Q6 and e^{-a^2/2} in
 //   float64, one float64 division, 49 float64 ops per half of the lanes): no widening, and
 //   every op on all the lanes of a register.
-// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; every target gives the same bits, and --target scalar gives the same
+// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2;
+//   every target gives the same bits, and --target scalar gives the same
 //   maxima at the same x): max 1.203 ULP (x = -1.843); below FLT_MIN at most 0.892 x 2^-149. vlak.h's bound: 2 ULP,
 //   2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; gelu(+inf) = +inf and gelu(x) = x for x > 14.5 (a Q(a) <
@@ -33,17 +33,9 @@
 //   gelu(-0) = -0 (x - T 2^n with T = 0); denormal results for x in (-14.3, -13.2).
 // Cost: 67 vector-layer ops with one Div (a and t 12, R 18, the products 5, a^2 and the exp 18,
 //   the sums 6, the two signs' results and their select 7, x > 14.5 and NaN 2); no widening.
-//   RVV, LMUL 2, n = 2048 (activation_icount.cc, 2026-11-26): 14.2 instructions per element at
-//   VLEN 128 (the float64 kernel: 20.1); SpacemiT X60 model (VLEN 256) 20.5 cycles per element for
-//   the whole call (29.6). It keeps the vfdiv (40 cycles at LMUL 1 on that model, recip.h):
-//   recip.h's division-free seeds are for narrow intervals, and 1 + 0.4a spans [1, 6.8].
-// Speed (AVX2, 2-core AMD EPYC Zen 3 shared with other jobs, load 6-8, 2026-11-26): `vlak bench
-//   --op activation-gelu --shapes 4096,16M --impls vlak,c-clang --threads 1`, clang's C of the
-//   float64 formula's time / vlak's: 2.13-2.24x at 4096 floats and 2.02-2.18x at 16M (the float64
-//   kernel: 1.01-1.12x and 1.02-1.08x). `scripts/bench activations` against PyTorch 2.11
-//   (torch.nn.functional.gelu, its largest relative error there 1.0: 0 where the exact value is
-//   not, in the negative tail): 16M floats vlak 31-38 ms, torch 16-19 ms; 4096 floats vlak 2.2-3.2x
-//   faster per Python call.
+//   It keeps the vfdiv on RVV (40 cycles at LMUL 1 on the X60 model, recip.h): recip.h's
+//   division-free seeds are for narrow intervals, and 1 + 0.4a spans [1, 6.8]. RVV counts and
+//   speed against clang's C and PyTorch: docs/ops/activation.md.
 #pragma once
 
 #include "ops/activation/exp_parts.h"

@@ -9,17 +9,15 @@
 //   relative. Then x sigmoid(2w) by sigmoid.h's engine (TimesSigmoid: a single-float exp whose
 //   reduced argument takes 2w's low half, t = (2w_hi - n ln2_hi) + (2w_lo - n ln2_lo)), rounded
 //   once.
-// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; the x86 targets give the same bits): max 1.336 ULP (x = -2.516); below
+// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2;
+//   the x86 targets give the same bits): max 1.336 ULP (x = -2.516); below
 //   FLT_MIN (x in (-11.1, -10.1)) at most 0.817 x 2^-149. RISC-V's division-free sigmoid (RVV
 //   and scalar the same bits; checked on AVX2 built with -DVLAK_ACT_DIV_FREE=1): max 1.388 ULP
 //   (x = -2.750), below FLT_MIN 0.883 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; gelu_tanh(+inf) = +inf, gelu_tanh(-inf) = -0 (|x| > 12:
 //   x, or the zero of x's sign: |result| < 2^-170 below -12); gelu_tanh(-0) = -0.
 // Cost: 68 vector-layer ops (2w 16, TimesSigmoid 42 with 2w's low half, limits, sign and NaN
-//   10), one Div (RISC-V: none, sigmoid.h). RVV, LMUL 2, n = 2048 (activation_icount.cc,
-//   2026-11-26): 13.1 instructions per element at VLEN 128; SpacemiT X60 model (VLEN 256) 16.8
-//   cycles per element for the whole call (with the division at LMUL 1: 21.0).
+//   10), one Div (RISC-V: none, sigmoid.h). RVV counts: docs/ops/activation.md.
 #pragma once
 
 #include "ops/activation/sigmoid.h"

@@ -31,9 +31,7 @@ namespace vlak::VLAK_NS::act {
 // (`vlak accuracy activations --exhaustive` from such a build; the same IEEE ops, so the same
 // bits as RVV). x86 builds keep the division and its bits: Zen 3 runs vdivps on its own unit
 // beside the FMA pipes these loops fill, and the six FMA-class ops in its place made sigmoid about
-// 20 % slower there (`vlak bench --op activation-sigmoid --impls vlak,xnnpack`, AVX2, 2-core AMD
-// EPYC Zen 3 under load, 2026-11-26: XNNPACK's time / vlak's 0.44x -> 0.36x at 4096 floats,
-// 0.56x -> 0.45x at 16M).
+// 20 % slower there (docs/ops/activation.md).
 #if defined(__riscv) || (defined(VLAK_ACT_DIV_FREE) && VLAK_ACT_DIV_FREE)
 inline constexpr bool kDivFree = true;
 #else

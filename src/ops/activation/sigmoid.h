@@ -20,8 +20,8 @@
 //   2.3e-7 relative in the lab, its tests allow 1e-5): the degree-6 polynomial, the compensation
 //   of 1 + e and the unrounded 1 + t + v' cost about 15 ops per vector more, and are what keep
 //   the result within 2 ULP.
-// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; the x86 targets give the same bits): sigmoid max 1.040 ULP (x = -5.835),
+// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2;
+//   the x86 targets give the same bits): sigmoid max 1.040 ULP (x = -5.835),
 //   silu max 1.341 ULP (x = -5.196); below FLT_MIN at most 0.749 / 0.820 x 2^-149. RISC-V's
 //   division-free form (RVV and scalar the same bits; checked on AVX2 built with
 //   -DVLAK_ACT_DIV_FREE=1, the same bits as RVV on 200009 samples): sigmoid 1.023 ULP (x =
@@ -35,10 +35,8 @@
 // Cost: sigmoid 36 vector-layer ops (|v|, clamp and the sign mask 3, exp_parts.h 13, 1 + e 7,
 //   r and g 3 with one Div, N r 2, W 4, the FMA and 2^-64 2, NaN 2); silu 42 (its clamp, the
 //   masked t, v', u 3, the p products 5; NaN and x > 20 take x in one compare and select).
-//   RISC-V: the Div becomes 6 FMA-class ops and G 2 more, -|v| 2, N r 3. RVV, LMUL 2, n = 2048
-//   (activation_icount.cc, 2026-11-26): instructions per element at VLEN 128 sigmoid 6.69, silu
-//   8.19 (glu silu, LMUL 1: 15.4); SpacemiT X60 model (VLEN 256) whole-call cycles per element
-//   sigmoid 8.03, silu 9.78, glu silu 11.5 (with the division: 11.7, 13.9, 14.6).
+//   RISC-V: the Div becomes 6 FMA-class ops and G 2 more, -|v| 2, N r 3. RVV instruction and
+//   cycle counts: docs/ops/activation.md.
 #pragma once
 
 #include "ops/activation/exp_parts.h"

@@ -15,8 +15,8 @@
 //   of a result below FLT_MIN). x >= 0: x + Q (1 + K) as B + (b + Q K), B + b = x + Q exactly
 //   (2Sum: x and Q in either order), one rounding. Errors before it: e's (exp_parts.h, 2^-25.2
 //   at worst), K's rounding (2^-26 of 1 + K), R2's: about half a ULP at worst.
-// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; the x86 targets give the same bits): max 1.048 ULP (x = -6.550); below
+// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2;
+//   the x86 targets give the same bits): max 1.048 ULP (x = -6.550); below
 //   FLT_MIN at most 0.749 x 2^-149. RISC-V's division-free form (RVV and scalar the same bits;
 //   checked on AVX2 built with -DVLAK_ACT_DIV_FREE=1): max 1.069 ULP (x = -5.868); below FLT_MIN
 //   0.896 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
@@ -24,10 +24,8 @@
 //   x: log1p(e^-x) < 2^-28 x there); results below FLT_MIN (x < -87.3) are e^x rounded once.
 // Cost: 52 vector-layer ops (|x| and clamp 2, exp_parts.h 13, s, E and 2 + e 8, r and g 3 with
 //   one Div, Q and its copies 3, w and R2 4, K 6, the x < 0 result 2, 2Sum and the x >= 0 result
-//   7, selects and NaN 4); RISC-V: the Div becomes 4 ops, G and U 2 more. RVV, LMUL 2, n = 2048
-//   (activation_icount.cc, 2026-11-26): 9.95 instructions per element at VLEN 128; SpacemiT X60
-//   model (VLEN 256) 11.3 cycles per element for the whole call (with the division at LMUL 1:
-//   15.4).
+//   7, selects and NaN 4); RISC-V: the Div becomes 4 ops, G and U 2 more. RVV counts:
+//   docs/ops/activation.md.
 #pragma once
 
 #include "ops/activation/exp_parts.h"

@@ -11,8 +11,8 @@
 //   times 2F <= 2 e^-2 / (1 + e^-2) = 0.24, so y is off by 0.71 ULP at most before its own
 //   rounding, and less as a grows; the polynomial's reach to 1 is what that costs.
 //   a is clamped at 9.5, where tanh rounds to 1 (beyond 9.01).
-// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2, 2-core AMD EPYC
-//   Zen 3, 2026-11-26; the x86 targets give the same bits): max 1.027 ULP (x = -1.0037, just past
+// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2;
+//   the x86 targets give the same bits): max 1.027 ULP (x = -1.0037, just past
 //   the polynomial, where 2F is largest). RISC-V's division-free F (RVV and scalar the same bits;
 //   checked on AVX2 built with -DVLAK_ACT_DIV_FREE=1): max 1.034 ULP (x = 1.0039). vlak.h's
 //   bound: 2 ULP.
@@ -20,9 +20,7 @@
 //   2^-12 gives x itself (as the correctly rounded value does).
 // Cost: 35 vector-layer ops (|x|, clamp and 2a 3, exp_parts.h 13, E, D, F and y 4 with
 //   one Div, the polynomial 9, select, sign and NaN 6); RISC-V: the Div becomes 7 ops and the
-//   sign 3. RVV, LMUL 2, n = 2048 (activation_icount.cc, 2026-11-26): 7.21 instructions per
-//   element at VLEN 128; SpacemiT X60 model (VLEN 256) 8.73 cycles per element for the whole
-//   call (with vfdiv at LMUL 1: 12.8).
+//   sign 3. RVV instruction and cycle counts: docs/ops/activation.md.
 #pragma once
 
 #include "ops/activation/exp_parts.h"

@@ -27,9 +27,8 @@ constexpr size_t kMaxPartFloats = size_t{1} << 24;
 // The most packed K^T and V floats a thread caches (16 MiB: 16384 keys at head_dim = value_dim = 128).
 constexpr size_t kMaxCachedFloats = size_t{1} << 22;
 
-// One core's time per fused multiply-add of the kernel, for the thread count only (results do not
-// depend on it): 2-core AMD EPYC (Zen 3), AVX2, 2026-11-26, 8 heads x 512 x 64 at 1 thread ran
-// ~0.03 ns per FMA of S and P V together; rounded down to a power of two.
+// One core's time per FMA of the kernel, for the thread count only (results do not depend on it).
+// 1/32: ~0.03 ns per FMA measured on Zen 3 AVX2 (2026-11-26, rounded down), docs/ops/attention.md.
 constexpr double kNsPerFma = 1.0 / 32;
 // Below this many FMAs a call stays on the calling thread (as matmul's kNeverSplitFmas).
 constexpr double kNeverSplitFmas = double(size_t{1} << 21);

@@ -20,15 +20,9 @@ using vlak_icount::Count;
 using vlak_icount::IcountBudget;
 using vlak_icount::Vlen;
 
-// Measured (qemu-icount, clang 19 -O3, 2026-11-26) when the budgets were set, per fused
-// multiply-add of S and P V (2 * 64 per visible pair; 64 x 65 / 2 pairs causal): prefill 0.384 /
-// 0.258 / 0.190 at VLEN 128 / 256 / 512 (matmul's 64^3 alone: 0.123 / 0.066 / 0.059; here one
-// 64-key block, so the packing, the exps and the diagonal's masked panels are not amortised;
-// 0.444 / 0.289 / 0.210 before the S tile's 4-step unroll and the P V tile's unswitched loop);
-// decode 0.529 / 0.404 / 0.314 (a reduction per key and query head: four heads of a group share
-// each block's loads but not their dot products; 256 keys are one key block, and no split). The scratch comes from the buffer pool
-// (ops/buffer_pool.h): after the warm-up call the counted one allocates nothing, so the count does
-// not depend on the tests that ran before.
+// Set from qemu-icount (clang 19 -O3, 2026-11-26); per-FMA figures in docs/ops/attention.md. The
+// scratch comes from the buffer pool (ops/buffer_pool.h): after the warm-up call the counted one
+// allocates nothing, so the count does not depend on the tests that ran before.
 constexpr Budget kBudgets[] = {
     // case                                   VLEN 128    256    512
     {"attention_f32/1x1x64x64x64_causal",       102187, 68671, 50648},

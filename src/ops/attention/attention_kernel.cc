@@ -1,85 +1,22 @@
 // Fused attention f32 kernel, generic over the tag: compiled once per target.
 //
-// Algorithm (FlashAttention, Dao et al. 2022, "FlashAttention: Fast and Memory-Efficient Exact
-// Attention with IO-Awareness", Algorithm 1, on a CPU's registers and L1/L2 instead of SRAM; the
-// same plan as PyTorch's aten/src/ATen/native/cpu/FlashAttentionKernel.cpp and llama.cpp's
-// ggml_compute_forward_flash_attn_ext): a work unit is up to BR query rows of one (batch, kv head);
-// the query heads of a group are rows of the same unit, so grouped-query and multi-query attention
-// read and pack each key block once for all of them. For each block of BC keys the rows see:
-//   1. S = scale * Q K^T for the block: K's block packed into panels [BC/NR][head_dim][NR]
-//      (a transpose: keys along the vector), then an MR x NR register tile per row tile and panel,
-//      Q read in place through MR row pointers and broadcast, the head_dim loop one chain of FMAs
-//      per logit (matmul_kernel.cc's micro-kernel with A = Q, B = K^T).
-//      Units of fewer than MR rows (decode: one query row per head) skip the packing, whose
-//      transpose would cost more than the dot products it feeds: each logit is then a dot product
-//      along head_dim (vector FMAs, one reduction per key).
-//   2. Per row: bias, the row's max m_b over the block, m' = max(m, m_b), alpha = e^(m - m'),
-//      P = exp(S - m') (vlak's accurate exp, exp_accurate.h: <= 1.5 ULP), l = l alpha + sum P
-//      (l in float64: one add per row and block, so the row sum's error does not grow with kv_len).
-//   3. O = O alpha + P V with an MR x NR register tile over value_dim (P broadcast from the block
-//      buffer, V rows read in place or from the packed block, the k loop over the block's keys);
-//      O stays in a per-unit buffer (BR x value_dim floats) across the blocks.
-// At the end o = O / l and lse = m + log l.
-// Packing once: with several units per (batch, kv head) (S above BR rows per kv head), a thread
-// keeps every block of K^T it packed, and V's blocks copied into [value_dim/NR][BC][NR], for the
-// (batch, kv head) it last worked on (AttentionArgs::cached_keys): its next unit of the same head
-// packs nothing. Packing per unit was 12 % of 1x8x512x64's time; the packed V is read contiguously
-// by the P V tile (in place, one cache line per key NR floats apart).
-// Split-KV (decode: one unit per (batch, kv head), more than 256 keys): the keys are cut into
-// splits of 256 keys, a unit each, which ends with its rows' O, m and l instead of o; the call
-// then merges them (attention.cc). So a single long head runs on every thread, and since the splits
-// depend on the shape alone, the bits do not depend on the thread count. Masks cost nothing outside the diagonal: a unit walks
-// only the blocks between its rows' first and last visible key; in a block, a row tile computes
-// only the panels its rows see, and the P V loop multiplies a row by key j only when the row sees
-// j, so a key the row does not see (a future key's inf or NaN in V) never reaches it.
-//
-// Order of operations, per row: every logit is one FMA chain over head_dim in order (the dot path
-// reduces lanes instead), the block structure is fixed by the shape and the target (BC, BR), and
-// a unit runs on one thread: the bits never depend on the thread count or on which thread runs a
-// unit; they depend on the target (lanes, BC, the exp) and on VLEN.
-//
-// Error (u = 2^-24, D = head_dim, M = max over the row's keys of |scale| sum |q_d k_jd| + |bias_j|):
-// each logit is off by <= (D + 2) u M (a chain of D FMAs, the scale, the bias: a bias of 1e4 alone
-// rounds the logit by 6e-4, and every weight e^(s - m) with it); P = e^(s - m) is then off by
-// a relative (D + 1) u M + |s - m| u + 1.5 u, and |s - m| e^-(s - m) <= 1/e keeps the middle term
-// small in absolute terms. O's chain over kv_len keys (plus one rescale per block) adds kv_len u of
-// sum p |v|, l's float sums per block BC u. vlak.h's contract, (1e-5 + 2 (D + 2) u M + 2 kv_len u) sum
-// p64 |v|, holds all of that with room; measured: attention_test.cc prints the worst ratio. The exp
-// flushes e^x to 0 below x = -88, so weights under 2^-126 of the row's largest are lost: vlak.h's
-// 2^-126 sum |v| term, which only |v| near 1e30 makes visible (a fuzz finding: v ~ 1e18, weights
-// ~ 1e-48).
-//
-// Register tiles (MR rows x NR = one vector group), S = Q K^T and O += P V alike:
-//   AVX-512 6 x 64 (LMUL 4: 24 zmm accumulators + 4 for the panel + 1 broadcast)
-//   AVX2    6 x 16 (LMUL 2: 12 ymm accumulators + 2 + 1)
-//   RVV     6 x (4 * VLEN / 32) (LMUL 4: 24 + 4 registers; vfmacc.vf reads Q or P from an f
-//           register)
-//   scalar  4 x 4
-// BC = 256 keys per block (max(256, NR) on RVV), BR = 16 MR rows per unit (96 on x86): the unit's
-// Q rows (BR x D), the packed blocks (D x BC and BC x value_dim), S/P (BR x BC) and O (BR x
-// value_dim) are 24 + 64 + 64 + 96 + 24 KiB at D = value_dim = 64: L2. Per block and row the
-// online softmax pays two reductions, one rescale of O (its loads and stores in the P V tile) and
-// a few calls; at BC = 64 these, with the packing, held 1x8x512x64 to the three-call composition's
-// speed, and BC = 256 and 512 ran it 5-8 % faster (one thread, 2-core AMD EPYC Zen 3, AVX2,
-// interleaved perf samples, 2026-11-26). 256 keeps the blocks of D = 128 within a 512 KiB L2
-// (PyTorch's CPU flash kernel takes 512); BC = 128 measured the same as 256 at 1x8x512x64 and
-// 1x4x1024x128 (within 1 %, perf samples against the composition). BR: 96 rows keep 6 units per head at S = 512 for threads.
-// Cost per block of BC keys and BR rows: D x BC floats packed (strided loads on RVV, a copy per
-// float on x86) and BC x value_dim copied, once per thread and (batch, kv head); BR x BC x D FMAs
-// for S, BR x BC exps (~16 ops per NR lanes), BR x BC x value_dim FMAs for P V.
-// Speed (2-core AMD EPYC Zen 3, AVX2, 2026-11-26, one thread; the machine was shared, load 7-12
-// on 2 cores, so wall-clock medians spread by 10-20 %). Against the three-call composition
-// (vlak_matmul_f32 + vlak_softmax_f32 + vlak_matmul_f32 per head, whose matmul tiles run near
-// this kernel's S and P V tiles' rate), by the calls' shares of perf CPU-time samples with the
-// calls interleaved in one process (perf record on `vlak bench --op attention --shapes S --impls
-// vlak,vlak-composed --threads 1`): 1x8x512x64 1.03-1.06x, 1x4x1024x128 1.09x; the build
-// before the P V tile's unswitched loop, its constant P stride and the x86 packing measured
-// 0.89-0.93x and 0.92-0.98x the same way and hour (this method no longer reproduces the
-// 1.10-1.13x measured earlier that day). The S and P V tiles take ~80 % of the samples, at the
-// matmul micro-kernel's rate; the exps ~12 %, packing ~4 %: what the fusion saves, the logits'
-// memory round trip and the softmax's passes, is small on this machine's 512 KiB L2. Against
-// PyTorch 2.11's scaled_dot_product_attention (PyPI wheel, AVX2 kernels; `TORCH_PYTHON=
-// /tmp/torchenv/bin/python scripts/bench sdpa --threads 1`, python/tools/sdpa.py: interleaved,
+// Algorithm: FlashAttention (Dao et al. 2022, Algorithm 1) on registers and L1/L2, the plan of
+// PyTorch's FlashAttentionKernel.cpp and llama.cpp's flash_attn_ext. A unit is up to BR query
+// rows of one (batch, kv head); a group's query heads are rows of one unit. Per block of BC keys:
+// S = scale Q K^T (K packed into [BC/NR][D][NR] panels, an MR x NR register tile; units under MR
+// rows take a dot product per key instead); per row m' = max(m, max S), alpha = e^(m - m'),
+// P = exp(S - m') (exp_accurate.h), l = l alpha + sum P in float64; O = O alpha + P V (MR x NR
+// tile). At the end o = O / l, lse = m + log l. A thread keeps the K^T and V blocks it packed for
+// the (batch, kv head) it last worked on. Split-KV (decode, > 256 keys): splits of 256 keys,
+// merged in attention.cc. Masks: only visible blocks and panels are computed, and a key a row
+// does not see (a future key's inf or NaN in V) never reaches it.
+// Bits: fixed by the shape and the target (lanes, BC, BR, the exp, VLEN), never by thread count.
+// Bound (u = 2^-24, D = head_dim, M = max_j |scale| sum |q k_j| + |bias_j|): vlak.h's
+// (1e-5 + 2 (D + 2) u M + 2 kv_len u) sum p64 |v|; weights under 2^-126 of the largest flush to 0.
+// Tiles MR x NR: AVX-512 6 x 64, AVX2 6 x 16, RVV 6 x (4 VLEN / 32), scalar 4 x 4; BC = 256
+// (max(256, NR) on RVV), BR = 16 MR rows (96 on x86): a unit's working set fits L2.
+// Cost per block: D x BC floats packed, BR BC D FMAs (S), BR BC exps, BR BC value_dim FMAs (P V).
+// The derivation of the bound, the tile and block choices and the speed: docs/ops/attention.md.
 // thread CPU time medians, two runs): 1x8x1024x128 1.19x (before: 1.04-1.07x in the same
 // hour), causal 1.57-1.67x (1.41-1.46x), 1x2x2048x64 1.15-1.23x (1.04-1.14x), 1x8x512x64
 // 1.17-1.28x (1.09-1.18x); decode 32:8 heads x 4096 x 128 2.83x (earlier, the dot path is
@@ -180,9 +117,8 @@ constexpr bool kScalarPack = false;
 
 // Copies keys [0, nkeys) of V's block (v: its first key, vs: the key stride) into [ceil(dv / NR)]
 // [nkeys][NR] at vt (group stride bc * NR): the P V tile then reads each group's block contiguously
-// instead of one cache line per key NR floats apart (in place, the O += P V tile took 40 % longer
-// than the S tile for the same FMAs; 1x8x512x64, perf samples, 2-core AMD EPYC Zen 3, 2026-11-26).
-// Lanes past dv are zero.
+// instead of one cache line per key NR floats apart (in place it took 40 % longer than the S tile
+// for the same FMAs: docs/ops/attention.md). Lanes past dv are zero.
 [[gnu::noinline]] void PackV(size_t dv, const float* v, size_t vs, size_t nkeys, size_t bc, float* vt) {
   const DF d;
   const size_t nr = Lanes(d);
@@ -316,7 +252,7 @@ template <size_t kR>
     if (full) {
       // The keys every row sees, the hot loop, unswitched on full: with the full test inside and
       // V's stride reloaded from the stack each key, this loop took 35 % longer than STile's for
-      // the same FMAs (1x8x512x64, one thread, perf samples, 2-core AMD EPYC Zen 3, 2026-11-26).
+      // the same FMAs (docs/ops/attention.md).
       const float* vp = vc + (ia - j0) * vs;
       size_t j = ia;
       for (; j + 4 <= ie;) {
@@ -410,12 +346,9 @@ template <size_t kR>
 }
 
 // p = exp(s - m) in place over [0, n); returns sum p. x86: four registers per step (LMUL 4), as
-// softmax_kernel.cc, whose measurements chose it: more independent exps in flight; at two (the
-// tiles' LMUL 2 on AVX2) the exps took 6.7 % of 1x8x512x64 against 4.4 % for softmax's on the
-// same logits (one thread, 2-core AMD EPYC Zen 3, perf samples, 2026-11-26). RVV keeps the tiles'
-// LMUL 4, chosen by cycles: on the budget test's 1x1x64x64x64 causal call LMUL 8 retires 1.5 %
-// fewer instructions but costs 4.4 % more SpacemiT X60 cycles (143,880 against 137,874; qemu-icount
-// weighted by llvm-mca-22, scripts/rvv-cycles --budgets, 2026-11-26).
+// softmax_kernel.cc: more independent exps in flight (at two the exps took 6.7 % of 1x8x512x64
+// against softmax's 4.4 %). RVV keeps the tiles' LMUL 4: LMUL 8 costs 4.4 % more SpacemiT X60
+// cycles on the budget test's call. Figures: docs/ops/attention.md.
 #if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
 using DExp = Simd<float, 2>;
 #elif defined(VLAK_SIMD_RVV)
@@ -587,9 +520,8 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
         PackKt(dh, kh + j0 * ks, ks, (ba - j0) / nr, (be - j0 + nr - 1) / nr, j1 - j0, kt);
       }
       // S for every row tile, the online softmax, then P V for every row tile: each step streams
-      // one packed block (K^T, then V) through the tiles. S, softmax and P V per row tile instead
-      // (S/P in L1) ran 1x8x512x64 3-5 % slower against the composition: each tile then streamed
-      // both 64 KiB blocks (one thread, perf samples, 2-core AMD EPYC Zen 3, 2026-11-26).
+      // one packed block (K^T, then V) through the tiles. Per row tile instead (S/P in L1) ran
+      // 3-5 % slower: each tile then streamed both 64 KiB blocks (docs/ops/attention.md).
       const bool vpacked = cached > 0;
       const float* const vb = vpacked ? vt + j0 * dvp : vh + j0 * vs;
       const size_t vks = vpacked ? nr : vs, vg = vpacked ? bc * nr : nr;

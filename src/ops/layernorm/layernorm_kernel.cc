@@ -120,18 +120,8 @@ void Normalize(const float* x, const float* gamma, const float* beta, float* y, 
 // once per pair of rows: per element 2 loads instead of 3 before the store. Two rows, not four:
 // each row keeps its bias broadcast in a register group (fma(x - m, rstd, bias) takes a vector
 // addend), and at LMUL 4 four rows' biases would take 16 of the 32 vector registers beside the 12
-// or more of gamma, beta and the temporaries (four was not tried).
-// Whole calls on the llvm-mca-22 models (docs/riscv.md#cycles; `scripts/rvv-run --vlen V
-// build/rv64gcv/tools/vlak bench --suite rvv --op layernorm`, 16x1024, gamma and beta given,
-// 2026-11-26), cycles/element on X60 (VLEN 256) / X280 (512) / P670 (128):
-//   row by row, LMUL 4          2.69 / 2.14 / 2.66
-//   pairs of rows, LMUL 2       2.54 / 1.95 / 2.45
-//   pairs of rows, LMUL 4       2.34 / 1.86 / 2.32   (chosen: ops/row_kernel_lmul.h)
-//   LMUL 8: not available (the backward's f64 column sums beside it would need LMUL 16)
-// (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
-// ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
-// clang -O3's auto-vectorised plain C (layernorm_peer.c): 2.88 / 2.27 / 2.82. x86 keeps row by row:
-// its output pass streams and prefetches per row (output_strips.h).
+// or more of gamma, beta and the temporaries. LMUL 4 (ops/row_kernel_lmul.h) by modelled cycles:
+// docs/ops/layernorm.md. x86 keeps row by row: its output pass streams and prefetches per row.
 constexpr bool kRowPairs = VLAK_TARGET_ID == ::vlak::Target::kRvv;
 
 struct RowScale {
@@ -201,18 +191,8 @@ void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, cons
 // ---- backward ---------------------------------------------------------------------------------
 constexpr size_t kFlushRows = 16;  // f32 column partials see at most 16 terms before f64
 static_assert(kFlushRows % 2 == 0, "row pairs (BackwardRowPair) must not straddle a flush");
-// RVV: rows two at a time (BackwardRowPair). Whole calls on the llvm-mca-22 models
-// (docs/riscv.md#cycles; `scripts/rvv-run --vlen V build/rv64gcv/tools/vlak bench --suite rvv
-// --op layernorm-bwd`, 16x1024, gamma given, column sums wanted, 2026-11-26), cycles/element on
-// X60 (VLEN 256) / X280 (512) / P670 (128):
-//   row by row, LMUL 4              5.15 / 3.45 / 5.07
-//   pairs of rows, LMUL 1           6.10 / 3.50 / 5.07
-//   pairs of rows, LMUL 2           4.57 / 3.19 / 4.52   (chosen)
-//   pairs of rows, LMUL 4           5.53 / 3.62 / 5.52
-// (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
-// ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
-// clang -O3's auto-vectorised plain C (layernorm_peer.c): 5.66 / 4.20 / 5.57. x86 keeps row by
-// row: its output pass streams and prefetches per row.
+// RVV: rows two at a time (BackwardRowPair), at LMUL 2: the fewest modelled cycles on X60 / X280 /
+// P670 (docs/ops/layernorm.md). x86 keeps row by row: its output pass streams and prefetches per row.
 constexpr bool kBackwardPairs = VLAK_TARGET_ID == ::vlak::Target::kRvv;
 
 // f64 lanes beside DF's f32 lanes: the same count (f32 LMUL 2^p, f64 LMUL 2^(p+1)).

@@ -2,75 +2,21 @@
 //
 // Algorithm (GotoBLAS/BLIS blocking, transposed for row-major C with the vector along n):
 //   for jc over n by nc:            B block of kc x nc floats (1 MiB), L2-resident
-//     for pc over k by kc:
+//     for pc over k by kc (256):
 //       pack B[pc:pc+kc, jc:jc+nc] into panels [nc/NR][kc][NR] (zero-padded to NR)
-//       for ir over the rows by MR:   the A micro-panel (MR row segments of kc) stays in L1
+//       for ir over the rows by MR:   A read in place through MR row pointers, L1-resident
 //         for jr over the block by NR:  Tile: MR x NR accumulators in registers
 //           for p in kc: b = Load(panel + p*NR); c_i = MulAdd(b, A[i][p], c_i) for i < MR
-// A is the broadcast operand and is read in place through MR row pointers (rows past m repeat
-// row 0, computed and never stored): no copy of A. It is L1-resident across the jr loop. Packing
-// it ([kc][MR] per micro-panel, a scalar transpose just before use) measured 71 / 75 / 82 % of
-// peak at 256^3 / 512^3 / 1024^3 against 83 / 81 / 80 % in place (67 / 73 / 75 % with the 14 x 32
-// tile, whose 14 row pointers otherwise spill on x86). The B panels are the streamed vector operand. kc = 256 (A micro-panel 6 KiB)
-// and the 1 MiB B block measured best on the Xeon (AVX-512, 48 KiB L1, 2 MiB L2;
-// one thread, % of the FMA peak at 256^3 / 512^3 / 1024^3): kc 128: 76 / 76 / 72, kc 256: 85 / 84 /
-// 79, kc 384: 82 / 79 / 78; B block 512 KiB / 1 MiB / 2 MiB at 2048^3: 73 / 80 / 54.
-//
-// Order of operations: each C element is one chain in sequential k order,
-//   c = a[i][0] * b[0][j] (rounded), then c = fma(a[i][p], b[p][j], c) for p = 1, ..., k-1,
-// and with ACCUMULATE (or after the first kc block, whose result is in C) the chain continues from
-// the C in memory: c = fma(a[i][p], b[p][j], c) for every p.
-// That order does not depend on the tile, the blocking, the target, VLEN or the thread count, so
-// every target and thread count gives the same bits, NaN payloads aside (matmul_test.cc
-// compares every result with that chain computed by std::fma). Starting from the first product
-// rather than from 0 keeps a zero vector group out of the tile (RVV spilled it at LMUL 8).
-// Error bound (recursive summation, Higham (3.4); an FMA rounds once per step): |C - C64| <=
-// gamma_(k-1) * sum_p |A[i][p]| |B[p][j]| ~ (k - 1) * 2^-24 * sum; the contract's 2 * k * 2^-24 *
-// sum is what the tests assert (k up to 4096). With ACCUMULATE the old C is the chain's first
-// term: k + 1 terms, |C_old| added to the sum. NaN and inf propagate as IEEE (inf * 0 = NaN,
-// inf - inf = NaN).
-//
-// Register tiles (MR rows x NR = one vector group; a narrow tile, half the group, when n fits one
-// narrow panel, where the wide one would be at least half padding):
-//   AVX-512 6 x 64 (LMUL 4: 24 zmm accumulators + 4 for B + 1 broadcast); narrow 14 x 32. The
-//           14 x 32 tile for every n measured 78 / 77 / 72 % of peak against 85 / 84 / 79.
-//   AVX2    6 x 16 (LMUL 2: 12 ymm accumulators + 2 for B + 1 broadcast); narrow 12 x 8
-//   RVV     6 x (4 * VLEN / 32) (LMUL 4: 6 accumulator groups + 2 B groups, software-pipelined;
-//           vfmacc.vf reads A from an f register); narrow 8 x (2 * VLEN / 32) (LMUL 2).
-//           Spill-free (ctest rvv.spill_check).
-//   scalar  4 x 4
-// Cost per k step of a tile: 1 vector-group load of B, MR scalar loads (RVV flw) or broadcasts
-// (x86 vbroadcastss) of A, MR fused multiply-adds of a group.
-// RVV tile by modelled cycles (2026-11-26, llvm-mca 22.1.8, clang 19.1.7; peak 8 FMA/cycle on all
-// three models: vfmacc.vf e32 m1 1 cycle at VLEN 256 on the X60, 2 at 512 on the X280, 0.5 at 128
-// on the P670). The main k loop's body (scripts/rvv-cycles --match Panel), % of peak on
-// spacemit-x60 / sifive-x280 / sifive-p670:
-//   LMUL 8 x 3 rows, B loaded just before its FMAs (before)   59 / 94 / 100
-//   LMUL 4 x 6 rows, next step's B and A loaded first (now)   87 / 84 / 100
-//   LMUL 2 x 8 rows, the same (the narrow tile)                80 / 72 / 100
-// The in-order X60 issues the three vfmacc.vf m8 only after the B load's 8-cycle latency, every
-// step; with the next step's load issued before the current step's FMAs the load pipe runs under
-// them. Hand-written bodies under llvm-mca put LMUL 4 x 7 rows (not pipelined: no register
-// group left) at 73 / 80 and LMUL 2 x 14 rows pipelined at 85 / 77, but clang keeps 14 row
-// pointers only by reloading them from the stack (72 % on the X60).
-// Whole calls (qemu-icount's instructions weighted by each model's reciprocal throughputs,
-// tools/qemu-icount/rvv-costs.tsv: packing, edges and loop overhead included, but no overlap of
-// the load and FMA pipes), % of peak at 64^3 / 128^3 / 256^3, before -> now:
-//   spacemit-x60 (VLEN 256)  49.4 / 53.3 / 54.5 -> 56.5 / 60.2 / 63.2
-//   sifive-x280  (VLEN 512)  63.8 / 67.5 / 68.8 -> 65.9 / 70.3 / 73.5
-//   sifive-p670  (VLEN 128)  48.3 / 51.7 / 52.7 -> 52.5 / 55.7 / 58.5
-// That sum cannot reach 75 % on the X60 with vfmacc.vf: per k step a tile of MR rows x G groups
-// at LMUL L pays MR * G * L cycles of FMAs, G loads of B (4 / 8 / 16 cycles at m2 / m4 / m8) and
-// MR flw (0.5 each); within 32 vector registers the best is LMUL 2 x 15 rows, 30 / (30 + 4 + 7.5)
-// = 72 %, before loop overhead. More instructions than LMUL 8 (qemu-icount, 64^3: 28,069 against
-// 17,412 at VLEN 256): every vector instruction counts one whatever its LMUL.
-// Measured (qemu-icount, 64 x 64 x 64, tests/icount): 0.206 / 0.107 / 0.057 instructions per FMA
-// at VLEN 128 / 256 / 512 (53,948 / 27,986 / 15,005); clang -O3's auto-vectorised plain C
-// (src/ops/matmul/matmul_peer.c) 2.09 / 1.59 / 9.09: 10x / 15x / 159x more.
-// Speed (Xeon with AVX-512, 2026-11-23, one thread, thread CPU time, best of 3, FMA peak 220
-// GFLOP/s in the same run): 64^3 - 2048^3 and 256x512x256 at 76-83 % of peak, 12-36 % ahead of
-// OpenBLAS and 1-21 % ahead of oneDNN 2.6; Q K^T 512x512x64 at 96 % of oneDNN. Two threads (wall
-// time, 2 vCPUs): 1.73-1.95x one thread from 192^3 up; 128^3 and below stay on one thread.
+// Order: each C element is one FMA chain in sequential k order, from a[i][0] * b[0][j] (or from
+// C with ACCUMULATE / after the first kc block): the same bits on every target, VLEN and thread
+// count, NaN payloads aside (matmul_test.cc checks against that chain in std::fma).
+// Bound (Higham (3.4)): |C - C64| <= gamma_(k-1) sum_p |A[i][p]| |B[p][j]|; the contract and the
+// tests use 2 k 2^-24 sum. NaN and inf propagate as IEEE (inf * 0 = NaN, inf - inf = NaN).
+// Tiles MR x NR (narrow one when n fits one half-width panel): AVX-512 6 x 64 (narrow 14 x 32),
+// AVX2 6 x 16 (12 x 8), RVV 6 x (4 VLEN / 32) at LMUL 4, software-pipelined (8 x (2 VLEN / 32)),
+// scalar 4 x 4; spill-free (ctest rvv.spill_check).
+// Cost per k step of a tile: 1 vector-group load of B, MR scalar loads or broadcasts of A, MR FMAs.
+// Blocking and tile measurements, the RVV model's cycles, speed: docs/ops/matmul.md.
 #include <cstddef>
 #include <cstdint>
 

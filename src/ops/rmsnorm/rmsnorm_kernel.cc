@@ -34,17 +34,8 @@ using DO = Simd<float, VLAK_TARGET_ID == ::vlak::Target::kRvv ? 3 : kPow2>;
 
 // RVV: the output pass of kGroup rows at a time, strips outer and rows inner, so that each gamma
 // strip is loaded once per group instead of once per row (per element 2 loads + 1 store instead of
-// 3 loads + 1 store before the multiplies). Whole calls on the llvm-mca-22 models
-// (docs/riscv.md#cycles; `scripts/rvv-run --vlen V build/rv64gcv/tools/vlak bench --suite rvv
-// --op rmsnorm`, 16x1024, 2026-11-26), cycles/element on X60 (VLEN 256) / X280 (512) / P670 (128):
-//   row by row, LMUL 4        1.79 / 1.30 / 1.84
-//   groups of 4, LMUL 2       1.91 / 1.35 / 1.93
-//   groups of 4, LMUL 4       1.63 / 1.18 / 1.61
-//   groups of 4, LMUL 8       1.56 / 1.15 / 1.45   (spilled: rvv.spill_check)
-//   sums at 4, output at 8    1.64 / 1.22 / 1.65   (chosen)
-// (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
-// ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
-// clang -O3's auto-vectorised plain C (rmsnorm_peer.c): 1.80 / 1.34 / 1.76. x86 keeps row by row
+// 3 loads + 1 store before the multiplies); sums at LMUL 4, output at LMUL 8: the fewest modelled
+// cycles on X60 / X280 / P670 without spilling (docs/ops/rmsnorm.md). x86 keeps row by row
 // (kGroup 1): its output pass streams and prefetches per row (output_strips.h).
 constexpr size_t kGroup = VLAK_TARGET_ID == ::vlak::Target::kRvv ? 4 : 1;
 

@@ -110,16 +110,8 @@ void PositionRows(const float* x, const float* cos, const float* sin, float* y, 
 
 // RVV: a position's rows strip by strip (PositionRows), which loads the table strips once per
 // position instead of once per row: per pair 2 loads, 4 multiplies, 2 stores instead of 4, 4, 2.
-// Whole calls on the llvm-mca-22 models (docs/riscv.md#cycles; `scripts/rvv-run --vlen V
-// build/rv64gcv/tools/vlak bench --suite rvv --op rope`, rope 4x2x4x1024 = 8 rows per position,
-// 2026-11-26), cycles/element on X60 (VLEN 256) / X280 (512) / P670 (128):
-//   row by row, LMUL 4      1.10 / 0.70 / 1.10
-//   strips outer, LMUL 2    0.94 / 0.61 / 0.94
-//   strips outer, LMUL 4    0.87 / 0.58 / 0.87   (chosen: ops/row_kernel_lmul.h)
-//   strips outer, LMUL 8    spills (c, s, x_a, x_b and two products: 6 groups live, 4 exist)
-// clang -O3's auto-vectorised plain C (rope_peer.c): 1.54 / 0.91 / 1.47.
-// x86 keeps row by row: its streamed stores and prefetches are per row, and its timings were
-// measured that way.
+// LMUL 4 (ops/row_kernel_lmul.h): the fewest modelled cycles; LMUL 8 spills (docs/ops/rope.md).
+// x86 keeps row by row: its streamed stores and prefetches are per row.
 inline constexpr bool kTableOuter = VLAK_TARGET_ID == ::vlak::Target::kRvv;
 
 }  // namespace

@@ -15,14 +15,11 @@ namespace {
 constexpr unsigned kKnownFlags = VLAK_SOFTMAX_LOG | VLAK_SOFTMAX_SAFE | VLAK_SOFTMAX_EXP_MASK;
 
 // Three-pass or two-pass (softmax_kernel.cc). Three-pass computes one exp per element and reads
-// y back; two-pass computes two but moves 12 bytes per element (y streamed) instead of 24. So
-// two-pass wins once x and y no longer fit the per-core L2. Measured (Xeon, AVX-512, 2 MB L2,
-// 2026-11-23, one thread, `vlak bench --op softmax --impls vlak-2pass,vlak-3pass`), two-pass time
-// over three-pass time:
-//   cols 64K 1.38, 256K 1.21 (x + y = 2 MB), 512K 0.83, 1M 0.93, 4M 0.92, 16M 0.73
-// (at 16M two-pass runs at 95% of its bound: 1.5 x the time of memcpy in the same run). The
-// rule: two-pass when 8 * cols bytes exceed the L2 cache (sysconf; 1 MB where unknown). Rows
-// below 64K elements never ask (every such row fits any L2 this targets).
+// y back; two-pass computes two but moves 12 bytes per element (y streamed) instead of 24, so
+// two-pass wins once x and y no longer fit the per-core L2. The rule: two-pass when 8 * cols
+// bytes exceed the L2 cache (sysconf; 1 MB where unknown); rows below 64K elements never ask
+// (every such row fits any L2 this targets). Crossover measured on a 2 MB-L2 Xeon (AVX-512,
+// 2026-11-23): docs/ops/softmax.md.
 constexpr size_t kTwoPassNeverBelow = size_t{1} << 16;
 size_t TwoPassMinCols() { return L2CacheBytes() / (2 * sizeof(float)) + 1; }
 

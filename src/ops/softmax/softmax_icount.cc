@@ -18,13 +18,10 @@ using vlak_icount::IcountBudget;
 using vlak_icount::kN;
 using vlak_icount::Uniform;
 
-// softmax_f32: the goals are 2,500 / 1,300 / 700 (kGoals, printed beside the count); the RISC-V
-// hackathon softmax's own RVV algorithm retires 4,641 / 2,369 / 1,233 on the same counter. The
-// budgets are the current counts. They were 2516 / 1342 / 755 at LMUL 8; the accurate softmax on
-// RVV now runs its exp pass at LMUL 2 with three strips in flight (ops/softmax/softmax_pipelined.h),
-// which retires ~2.8x the instructions and takes fewer cycles: llvm-mca-22's loop-body estimate
-// for the row (scripts/rvv-cycles softmax, 2026-11-26) went from 3.91 to 2.72 cycles/element on
-// spacemit-x60, 3.01 to 2.52 on sifive-p670, 2.94 to 2.97 on sifive-x280. The fast exp,
+// softmax_f32: the goals are 2,500 / 1,300 / 700 (kGoals, printed beside the count). The budgets
+// are the current counts (history and cycle figures: docs/ops/softmax.md); the accurate softmax on
+// RVV runs its exp pass at LMUL 2 with three strips in flight (ops/softmax/softmax_pipelined.h),
+// which retires ~2.8x the instructions of LMUL 8 and takes fewer cycles. The fast exp,
 // log-softmax and two-pass cases (the CountMode tests below) run the same pipelined exp pass.
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512

@@ -1,37 +1,20 @@
 // The accurate three-pass softmax row on RVV, its loops scheduled for in-order cores: max;
 // y = K exp(x - max) and its sum; y *= 1/sum (K = exp_softmax.h's scale, cancelled by the sum).
 //
-// Why: on an in-order core (SpacemiT X60; llvm-mca-22's spacemit-x60 model, VLEN 256) a loop
-// whose strips each run one dependent chain waits on every latency. The kernel of
-// softmax_three_pass.h (LMUL 8, the lean exp) measured 3.9 loop-body cycles per element there
-// (scripts/rvv-cycles softmax): 2.9 of them the exp pass, whose 18 vector floating-point
-// instructions per strip (a lean Horner step is two) take 8 cycles each at LMUL 8.
+// Why: on an in-order core (SpacemiT X60) a loop whose strips each run one dependent chain waits
+// on every latency; the exp pass dominated (18 vector FP instructions per strip, 8 cycles each at
+// LMUL 8). So:
 //   - exp + sum + store: LMUL 2, three strips in flight (a software pipeline: stage A loads and
 //     reduces strip i + 2, stage B finishes the reduction and starts the polynomial of i + 1,
 //     stage C ends strip i, stores and sums it), 13 vector FP instructions per strip
 //     (exp_softmax.h). LMUL 2 is the largest whose 16 register groups hold the polynomial's 5
 //     splats, the 3 strips' 3 values and the sum; at LMUL 4 or 8 the splats spill or become
-//     two-instruction steps. The stages' instructions interleave so that the floating-point
-//     unit gets an independent instruction every issue slot; the order was searched against the
-//     model (moves of one statement, keeping dependences; llvm-mca on clang's output).
+//     two-instruction steps. The stages' instructions interleave so that the FP unit gets an
+//     independent instruction every issue slot (order searched against llvm-mca's X60 model).
 //   - max: LMUL 8, each strip's load issued one strip ahead of its vfmax.
 //   - scale: LMUL 4, two strips per iteration, loads one iteration ahead of the stores.
-// Cycles per element of each pass's loop body by LMUL, llvm-mca-22 (22.1.8) on clang 19's code,
-// models spacemit-x60 (VLEN 256) / sifive-x280 (512) / sifive-p670 (128), 2026-11-26 (loops
-// compiled alone with these functions; scripts/rvv-cycles --cpu all softmax for the ones used):
-//   pass (X60 / X280 / P670)     m1                m2                m4                m8
-//   exp+sum+store, one strip     8.50/7.44/2.64    4.31/3.91/2.08    3.03/2.33/2.03    5.64/2.42/2.14 spills
-//   exp+sum+store, 3 in flight   3.67/3.67/2.11    1.88/2.65/2.02    5.13/3.11/2.00 spills  6.47/2.40/2.50 spills
-//   old: lean exp, one strip     -                 -                 -                 2.92/2.66/2.51
-//   max, load one strip ahead    0.50/0.31/0.52    0.31/0.16/0.26    0.28/0.14/0.25    0.27/0.13/0.25
-//   max, two strips (old)        0.69/0.41/0.51    0.38/0.24/0.26    0.33/0.18/0.25    0.31/0.15/0.25
-//   scale, loads ahead           1.06/0.78/0.43    0.63/0.39/0.26    0.58/0.20/0.25    0.61/0.13/0.25
-//   scale, two strips (old)      1.25/0.97/0.34    0.75/0.49/0.26    0.66/0.24/0.26    0.67/0.13/0.25
-// Chosen by the X60: exp m2 pipelined, max m8 ahead, scale m4 ahead: 0.27 + 1.88 + 0.58 = 2.72
-// cycles/element (was 3.91); X280 0.13 + 2.65 + 0.20 = 2.97 (was 2.94); P670 0.25 + 2.02 + 0.25 =
-// 2.52 (was 3.01). It costs instructions: m2 strips retire 4x the m8 ones (qemu-icount, n = 2048:
-// 7134 / 3695 / 1967 at VLEN 128 / 256 / 512, against 2516 / 1342 / 755 at LMUL 8).
-//
+// Cost: ~2.7 / 3.0 / 2.5 modelled cycles/element on X60 / X280 / P670, at ~4x the instructions of
+// LMUL 8 strips. Per-LMUL tables and what it replaced: docs/ops/softmax.md.
 // Sums: per-lane f32 sums of at most kPipelineBlock x 3 strips, added into a block-sum vector,
 // which goes to f64 every kPipelineFlush blocks.
 // Include after simd/simd.h; defines into vlak::VLAK_NS::softmax_detail.

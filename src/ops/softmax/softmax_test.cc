@@ -89,9 +89,9 @@ void ExpectLogSoftmax(const std::vector<float>& x, const float* y, unsigned flag
   }
 }
 
-// The longest row is vlak_test::kLongRow: 10^6 natively, 10^5 under qemu, where a 10^6 row cost ~30 s
-// per test and VLEN (2026-11-26); the 2*10^6-element row of TenMillionElementRowKeepsSumAccurate
-// keeps the long blocked sums covered there.
+// The longest row is vlak_test::kLongRow: 10^6 natively, 10^5 under qemu, where a 10^6 row cost
+// ~30 s per test and VLEN; the 2*10^6-element row of TenMillionElementRowKeepsSumAccurate keeps
+// the long blocked sums covered there.
 const size_t kCols[] = {1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 65, 100, 257, 1000, 4099, 65537, vlak_test::kLongRow};
 
 // One test per (algorithm, distribution): under qemu the million-column rows make these the ops

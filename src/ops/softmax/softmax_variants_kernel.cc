@@ -37,8 +37,7 @@ VLAK_SOFTMAX_EXP_FUNCTOR(PreciseExp, ExpPrecise)
 // the registers of all 24 kernels.
 // The accurate exp at LMUL 1 and 2 on RVV: the production row's passes (softmax_pipelined.h) at
 // that LMUL, whose exp pass holds three strips in flight (at LMUL 4 and 8 its splats do not fit).
-// llvm-mca-22, spacemit-x60, n = 2048: 5.2 / 2.9 cycles/element at LMUL 1 / 2, against 11.1 / 5.9
-// for ThreePass with ExpAccurate (2026-11-26).
+// Modelled cycles against ThreePass: docs/ops/softmax.md.
 template <int kPow2, class Exp>
 [[gnu::noinline]] void Run(Exp exp, const float* x, float* y, size_t n) {
   using D = Simd<float, kPow2>;

@@ -27,12 +27,8 @@
 // generic kernel, which rewrites whatever this one wrote, so fields of independent random
 // displacements run at the generic kernel's speed. The last (width mod 32) pixels of a row take
 // the definition in scalar code. The bits equal the generic kernel's: warp_test.cc runs both.
-// Measured (vlak bench --op warp --impls vlak,vlak@avx2-generic,c-gcc,c-clang,opencv, 1 thread,
-// AMD EPYC (Zen 3) with AVX2 only, shared 2-vCPU VM, whose speed varied by up to 1.5x between
-// runs; 2026-11-25): 1024x1024x3 with |n| <= 16 in 1.15 ms against 2.29 ms gathering, 5.5x gcc's C, 12.5x
-// OpenCV's remap (936 us run alone, 18 % of the copy bound); the far smooth field
-// 1024x1024x3x127x16 in 1.03-1.09 ms against 2.26-2.32 ms gathering; uniform +-127
-// (1024x1024x3x127, every row gathers) 2.35 ms against 2.28 ms for the generic kernel alone.
+// Measured against gathering, gcc's C and OpenCV's remap: docs/ops/warp.md (about 2x the
+// gathering kernel's speed at |n| <= 16, the same where every row gathers).
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
 
 #include <immintrin.h>

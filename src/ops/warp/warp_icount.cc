@@ -62,9 +62,9 @@ TEST_F(IcountBudget, Warp) {
   plain_call();
   const unsigned long long plain = Count(plain_call);
   ASSERT_EQ(dst, dst_ref);
-  // At least 2x fewer instructions than clang's auto-vectorised plain C: 2.90x / 2.75x / 2.44x at
-  // VLEN 128 / 256 / 512 (qemu-icount, 2026-11-26). VLEN 512 is the closest: a 1024-column row is
-  // only 8 strips there, so the widened copy of the row and the row's fixed costs weigh most.
+  // At least 2x fewer instructions than clang's auto-vectorised plain C (figures: docs/ops/warp.md).
+  // VLEN 512 is the closest: a 1024-column row is only 8 strips there, so the widened copy of the
+  // row and the row's fixed costs weigh most.
   ReportAgainstPlainC("warp_i8/3x8x1024", vlak, plain, kPixels, 2.0, /*enforce_goal=*/true);
 }
 

@@ -24,8 +24,7 @@
 //    retire 28,682 / 15,626 / 9,098 (1.76x fewer at VLEN 512).
 //  - x86 (kPairs): vpgatherdd costs one load per 32-bit lane and the kernel is gather-bound, so
 //    slot p holds both taps (column p in the low int16, column p + 1 in the high) and one gather
-//    replaces two; two shifts split the pair. Measured (vlak bench --op warp, 1 thread, AMD EPYC,
-//    2026-11-24): 1024x1024x3 in 1.77 ms, 2.9x gcc's plain C (two gathers per pixel: 1.9-2.2x).
+//    replaces two; two shifts split the pair (1024x1024x3: 2.9x gcc's plain C, docs/ops/warp.md).
 //  - scalar (kTwo): the int32 slots and two loads.
 #include <algorithm>
 #include <cstdint>
@@ -39,15 +38,7 @@ namespace {
 constexpr int kWarpPow2 = 3;
 // RVV byte form: rows of up to kGroupRows channels at a time, int16 lanes at LMUL 2^kGroupPow2
 // (the index and fraction stay live across the rows: at LMUL 8 they and the taps would not fit).
-// Whole calls on the llvm-mca-22 models (docs/riscv.md#cycles; `scripts/rvv-run --vlen V
-// build/rv64gcv/tools/vlak bench --suite rvv --op warp`, 8x1024x3, 2026-11-26), cycles/element on
-// X60 (VLEN 256) / X280 (512) / P670 (128):
-//   row by row, int16 LMUL 8        3.17 / 3.44 / 3.44
-//   channels together, int16 LMUL 2 2.16 / 1.93 / 2.18   (retires 1.5x fewer instructions than
-//                                   the C at VLEN 256, under the enforced 2x of warp_icount.cc)
-//   channels together, int16 LMUL 4 2.55 / 2.97 / 3.07   (chosen)
-// (The rows other than "row by row" and the chosen one were measured on a build whose ForEachStrip
-// ended its whole strips with an and instead of a remu: 0.02 to 0.09 cycles/element lower.)
+// LMUL 4 by whole-call cycles on the llvm-mca-22 models (table: docs/ops/warp.md).
 //   (int16 LMUL 1 would need int8 LMUL 1/2, which simd/ does not offer.) The models charge indexed
 //   loads more per element at larger LMUL (vluxei16, 8-bit data, X60: 8 cycles for 32 elements at
 //   m1, 32 for 64 at m2, 64 for 128 at m4), which is most of the difference.
