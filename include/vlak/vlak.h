@@ -317,6 +317,24 @@ vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* d
 vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma,
                              float eps, float* y, size_t y_stride);
 
+/* Residual add + normalisation, in one pass over memory (onnxruntime's SkipLayerNormalization,
+ * llama.cpp's fused add + norm): per row, s = x + r rounded to float, then
+ *   vlak_add_layernorm_f32: y = vlak_layernorm_f32(s) (biased variance, gamma/beta as there),
+ *   vlak_add_rmsnorm_f32:   y = vlak_rmsnorm_f32(s),
+ * and sum (when not NULL) receives s: the residual stream of a pre-norm model. y is the same bits
+ * as vlak_layernorm_f32 / vlak_rmsnorm_f32 called on that s on the same target (and so has their
+ * accuracy bounds and special values, with x + r in place of x; inf + -inf is NaN). Rows run on
+ * threads; the bits do not depend on the thread count. y and sum may each be x or r (in place),
+ * with the same stride; y and sum must not be the same buffer. gamma, beta may be NULL (1, 0).
+ * Errors: NULL x, r or y; a stride < cols; y == sum; an in-place buffer with another stride; eps
+ * negative or NaN; overflow. Nothing is written on an error. */
+vlak_status vlak_add_layernorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r,
+                                   size_t r_stride, const float* gamma, const float* beta, float eps, float* y,
+                                   size_t y_stride, float* sum, size_t sum_stride);
+vlak_status vlak_add_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r,
+                                 size_t r_stride, const float* gamma, float eps, float* y, size_t y_stride,
+                                 float* sum, size_t sum_stride);
+
 /* Flags for vlak_matmul_f32. */
 #define VLAK_MATMUL_TRANS_B 0x1u    /* b is n x k (row stride ldb): C = A * B^T, attention's Q K^T */
 #define VLAK_MATMUL_ACCUMULATE 0x2u /* C += A * B instead of C = A * B */

@@ -109,6 +109,37 @@ inline vlak_status RmsNorm(std::span<const float> x, std::span<float> y, size_t 
   return vlak_rmsnorm_f32(rows, cols, x.data(), cols, detail::OrNull(gamma), eps, y.data(), cols);
 }
 
+// LayerNorm(x + r) of dense rows of `cols`; y, sum (empty: not written) as long as x; gamma, beta
+// empty or cols long. y or sum may be the same span as x or r (in place).
+inline vlak_status AddLayerNorm(std::span<const float> x, std::span<const float> r, std::span<float> y, size_t cols,
+                                std::span<const float> gamma = {}, std::span<const float> beta = {},
+                                float eps = 1e-5f, std::span<float> sum = {}) {
+  size_t rows;
+  if (!detail::DenseRows(x.size(), cols, &rows) || r.size() != x.size() || y.size() != x.size()) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  if ((!sum.empty() && sum.size() != x.size()) || (!gamma.empty() && gamma.size() != cols) ||
+      (!beta.empty() && beta.size() != cols)) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  return vlak_add_layernorm_f32(rows, cols, x.data(), cols, r.data(), cols, detail::OrNull(gamma),
+                                detail::OrNull(beta), eps, y.data(), cols, detail::OrNull(sum), cols);
+}
+
+// RMSNorm(x + r) of dense rows of `cols`, as AddLayerNorm.
+inline vlak_status AddRmsNorm(std::span<const float> x, std::span<const float> r, std::span<float> y, size_t cols,
+                              std::span<const float> gamma = {}, float eps = 1e-6f, std::span<float> sum = {}) {
+  size_t rows;
+  if (!detail::DenseRows(x.size(), cols, &rows) || r.size() != x.size() || y.size() != x.size()) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  if ((!sum.empty() && sum.size() != x.size()) || (!gamma.empty() && gamma.size() != cols)) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  return vlak_add_rmsnorm_f32(rows, cols, x.data(), cols, r.data(), cols, detail::OrNull(gamma), eps, y.data(), cols,
+                              detail::OrNull(sum), cols);
+}
+
 // RoPE of x = [positions][rows_per_position][head_dim] with dense tables (head_dim / 2 per
 // position, as vlak_rope_tables_f32 fills them with table_stride = head_dim / 2).
 inline vlak_status Rope(std::span<const float> x, std::span<const float> cos, std::span<const float> sin,

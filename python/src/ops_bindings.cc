@@ -283,6 +283,48 @@ py::object Rmsnorm(py::handle x_obj, py::handle gamma, float eps, py::handle out
   return io.result;
 }
 
+// add_layernorm / add_rmsnorm: y = norm(x + r) over the last axis, and the sum when asked for.
+py::object AddNorm(const char* fn, bool layer, py::handle x_obj, py::handle r_obj, py::handle gamma, py::handle beta,
+                   float eps, py::handle out, bool return_sum) {
+  py::array x = F32Array(fn, "x", x_obj);
+  py::array r = F32Array(fn, "r", r_obj);
+  if (x.ndim() == 0) Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "x is 0-dimensional");
+  const std::vector<ptrdiff_t> shape(x.shape(), x.shape() + x.ndim());
+  if (std::vector<ptrdiff_t>(r.shape(), r.shape() + r.ndim()) != shape) {
+    Raise(fn, VLAK_ERROR_INVALID_ARGUMENT,
+          "r has shape " + ShapeText(std::vector<ptrdiff_t>(r.shape(), r.shape() + r.ndim())) + ", x " + ShapeText(shape));
+  }
+  RowIO io = PrepareRows(fn, x, out, static_cast<size_t>(x.ndim() - 1));
+  const Layout ly = LayoutOf(io.result.cast<py::array>());
+  // r as rows; through a copy when it is not rows, or overlaps y other than exactly (y = r is allowed).
+  py::object keep_r;
+  const Layout lr = LayoutOf(r);
+  Rows rr;
+  if (!AsRows(lr, &rr) || (MayOverlap(lr, ly) && !(rr.data == io.y.data && rr.stride == io.y.stride))) {
+    py::array_t<float> copy = NewArray(shape);
+    CopyStrided(lr, LayoutOf(copy));
+    AsRows(LayoutOf(copy), &rr);
+    keep_r = copy;
+  }
+  py::object kg, kb;
+  const float* g = VectorParam(fn, "gamma", gamma, io.x.cols, &ly, &kg);
+  const float* b = layer ? VectorParam(fn, "beta", beta, io.x.cols, &ly, &kb) : nullptr;
+  py::array_t<float> sum;
+  float* ps = nullptr;
+  if (return_sum) {
+    sum = NewArray(shape);
+    ps = sum.mutable_data();
+  }
+  RunRows(fn, io, [&] {
+    return layer ? vlak_add_layernorm_f32(io.x.rows, io.x.cols, io.x.F32(), io.x.stride, rr.F32(), rr.stride, g, b, eps,
+                                          io.y.F32(), io.y.stride, ps, io.x.cols)
+                 : vlak_add_rmsnorm_f32(io.x.rows, io.x.cols, io.x.F32(), io.x.stride, rr.F32(), rr.stride, g, eps,
+                                        io.y.F32(), io.y.stride, ps, io.x.cols);
+  });
+  if (return_sum) return py::make_tuple(io.result, sum);
+  return io.result;
+}
+
 // cos or sin table: (positions, >= head_dim / 2), rows contiguous.
 py::array RopeTable(const char* name, py::handle obj, size_t positions, size_t half) {
   py::array t = F32Array("rope", name, obj);
@@ -628,6 +670,26 @@ Accuracy against float64: |y - y64| <= 1e-5 |gamma| (1 + |xhat64|).
 A NaN or inf in a row makes the row NaN; a zero row with eps=0 gives NaN (0 * inf).
 ValueError: eps negative or NaN, gamma/out of the wrong shape. TypeError: not float32.)doc";
 
+constexpr const char* kDocAddLayernorm = R"doc(add_layernorm(x: ndarray[float32], r: ndarray[float32], gamma: ndarray[float32] | None = None, beta: ndarray[float32] | None = None, eps: float = 1e-5, out: ndarray[float32] | None = None, return_sum: bool = False) -> ndarray[float32] | tuple[ndarray, ndarray]
+
+Residual add + layer normalisation over the last axis, in one pass (onnxruntime's
+SkipLayerNormalization): s = x + r in float32, y = layernorm(s, gamma, beta, eps), the same
+bits as vlak.layernorm(x + r). return_sum=True returns (y, s): the residual stream.
+
+r: float32 of x's shape. out: float32 array of x's shape (may be x or r).
+Accuracy and special values: layernorm's, on s. ValueError: r, gamma, beta or out of the wrong
+shape, eps negative or NaN. TypeError: not float32.)doc";
+
+constexpr const char* kDocAddRmsnorm = R"doc(add_rmsnorm(x: ndarray[float32], r: ndarray[float32], gamma: ndarray[float32] | None = None, eps: float = 1e-6, out: ndarray[float32] | None = None, return_sum: bool = False) -> ndarray[float32] | tuple[ndarray, ndarray]
+
+Residual add + RMS normalisation over the last axis, in one pass (llama.cpp's fused add + norm):
+s = x + r in float32, y = rmsnorm(s, gamma, eps), the same bits as vlak.rmsnorm(x + r).
+return_sum=True returns (y, s): the residual stream of a pre-norm model.
+
+r: float32 of x's shape. out: float32 array of x's shape (may be x or r).
+Accuracy and special values: rmsnorm's, on s. ValueError: r, gamma or out of the wrong shape,
+eps negative or NaN. TypeError: not float32.)doc";
+
 constexpr const char* kDocRope = R"doc(rope(x: ndarray[float32], cos: ndarray[float32], sin: ndarray[float32], interleaved: bool = False, out: ndarray[float32] | None = None) -> ndarray[float32]
 
 Rotary position embedding of x, shape (positions, ..., head_dim) (positions outermost;
@@ -772,6 +834,20 @@ VLAK_ENTRY(RmsnormEntry) {
     return Rmsnorm(v[0], Obj(v[1]), static_cast<float>(FloatArg(v[2], 1e-6)), Obj(v[3]));
   });
 }
+VLAK_ENTRY(AddLayernormEntry) {
+  static const FastParams p("add_layernorm", {"x", "r", "gamma", "beta", "eps", "out", "return_sum"}, 2);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    return AddNorm("add_layernorm", true, v[0], v[1], Obj(v[2]), Obj(v[3]), static_cast<float>(FloatArg(v[4], 1e-5)),
+                   Obj(v[5]), BoolArg(v[6], false));
+  });
+}
+VLAK_ENTRY(AddRmsnormEntry) {
+  static const FastParams p("add_rmsnorm", {"x", "r", "gamma", "eps", "out", "return_sum"}, 2);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    return AddNorm("add_rmsnorm", false, v[0], v[1], Obj(v[2]), py::none(), static_cast<float>(FloatArg(v[3], 1e-6)),
+                   Obj(v[4]), BoolArg(v[5], false));
+  });
+}
 VLAK_ENTRY(RopeEntry) {
   static const FastParams p("rope", {"x", "cos", "sin", "interleaved", "out"}, 3);
   return Entry(p, args, nargs, kwnames,
@@ -817,6 +893,8 @@ PyMethodDef kMethods[] = {
     VLAK_METHOD("glu", GluEntry, kDocGlu),
     VLAK_METHOD("layernorm", LayernormEntry, kDocLayernorm),
     VLAK_METHOD("layernorm_backward", LayernormBackwardEntry, kDocLayernormBackward),
+    VLAK_METHOD("add_layernorm", AddLayernormEntry, kDocAddLayernorm),
+    VLAK_METHOD("add_rmsnorm", AddRmsnormEntry, kDocAddRmsnorm),
     VLAK_METHOD("rmsnorm", RmsnormEntry, kDocRmsnorm),
     VLAK_METHOD("rope", RopeEntry, kDocRope),
     VLAK_METHOD("rope_tables", RopeTablesEntry, kDocRopeTables),

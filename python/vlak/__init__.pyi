@@ -76,6 +76,23 @@ def layernorm_backward(
     dy: F32, x: F32, mean: F32, rstd: F32, gamma: Optional[F32] = None, out: Optional[F32] = None
 ) -> Tuple[F32, F32, F32]: ...
 def rmsnorm(x: F32, gamma: Optional[F32] = None, eps: float = 1e-6, out: Optional[F32] = None) -> F32: ...
+def add_layernorm(
+    x: F32,
+    r: F32,
+    gamma: Optional[F32] = None,
+    beta: Optional[F32] = None,
+    eps: float = 1e-5,
+    out: Optional[F32] = None,
+    return_sum: bool = False,
+) -> Union[F32, Tuple[F32, F32]]: ...
+def add_rmsnorm(
+    x: F32,
+    r: F32,
+    gamma: Optional[F32] = None,
+    eps: float = 1e-6,
+    out: Optional[F32] = None,
+    return_sum: bool = False,
+) -> Union[F32, Tuple[F32, F32]]: ...
 def rope(x: F32, cos: F32, sin: F32, interleaved: bool = False, out: Optional[F32] = None) -> F32: ...
 def rope_tables(positions: int, head_dim: int, base: float = 10000.0) -> Tuple[F32, F32]: ...
 def matmul(a: F32, b: F32, trans_b: bool = False, out: Optional[F32] = None, accumulate: bool = False) -> F32: ...

@@ -1,0 +1,201 @@
+// add-layernorm and add-rmsnorm f32, rows x cols: the lab's view of the fused residual add + norm.
+//   add-layernorm: BERT's post-LN block end, y = LayerNorm(x + r); inputs x, r uniform [-2, 2],
+//                  gamma uniform [0.5, 1.5], beta uniform [-0.5, 0.5]; eps 1e-5. output y.
+//   add-rmsnorm:   Llama's pre-norm, s = x + r (the residual stream, an output) and y = RMSNorm(s);
+//                  gamma uniform [0.5, 1.5]; eps 1e-5. outputs y and sum.
+//   bytes:  read x and r, write y (and sum): 12 (16) per element + 8 (4) per column.
+//   bound:  vlak.h's bound of the norm on s = x + r, against its float64 reference on that s.
+//   rows:   vlak (fused), vlak-2call (the add as a separate pass, clang -O3 -march=native's plain C,
+//           then vlak_layernorm_f32 / vlak_rmsnorm_f32: what a caller without the fused operator
+//           does), c-gcc / c-clang (add_norm_peer.c, fused in plain C).
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "lab/baselines.h"
+#include "lab/ops.h"
+#include "ops/layernorm/layernorm.h"
+#include "ops/rmsnorm/rmsnorm.h"
+#include "vlak/vlak.h"
+
+// The plain C peer beside this file (add_norm_peer.c), built by gcc and by clang (lab.cmake).
+VLAK_LAB_CREF(add_f32, void(const float* x, const float* r, float* s, size_t n))
+VLAK_LAB_CREF(add_layernorm_f32, void(const float* x, const float* r, const float* gamma, const float* beta, float* y,
+                                      size_t rows, size_t cols, float eps))
+VLAK_LAB_CREF(add_rmsnorm_f32, void(const float* x, const float* r, const float* gamma, float* y, float* s,
+                                    size_t rows, size_t cols, float eps))
+
+namespace vlak::lab {
+namespace {
+
+constexpr float kEps = 1e-5f;
+
+// x, r, gamma (and beta) as the header says; s = x + r in float, the input of the references.
+std::vector<float> MakeInputs(Problem* p, bool beta) {
+  const size_t rows = RowsOf(*p), cols = ColsOf(*p);
+  float* x = p->AddInput("x", {rows, cols}).F32();
+  float* r = p->AddInput("r", {rows, cols}).F32();
+  float* gamma = p->AddInput("gamma", {cols}).F32();
+  FillUniform(x, rows * cols, -2.0f, 2.0f, 1);
+  FillUniform(r, rows * cols, -2.0f, 2.0f, 2);
+  FillUniform(gamma, cols, 0.5f, 1.5f, 3);
+  if (beta) FillUniform(p->AddInput("beta", {cols}).F32(), cols, -0.5f, 0.5f, 4);
+  std::vector<float> s(rows * cols);
+  for (size_t i = 0; i < rows * cols; ++i) s[i] = x[i] + r[i];
+  return s;
+}
+
+// vlak-2call: the add pass (clang's plain C, over rows on `threads` threads), then the vlak norm.
+ImplDef TwoCalls(bool layer) {
+  auto scratch = std::make_shared<std::vector<float>>();
+  return PlainImpl(
+      "vlak-2call", "vlak",
+      layer ? "s = x + r (clang -O3 plain C), then vlak_layernorm_f32(s)" : "s = x + r (clang -O3 plain C), then vlak_rmsnorm_f32(s)",
+      [] { return Cref_add_f32("clang") != nullptr ? std::string() : std::string("not built (clang's C peer)"); },
+      [layer, scratch](const Problem& p, Outputs& out, int threads) {
+        const size_t rows = RowsOf(p), cols = ColsOf(p);
+        float* s = layer ? nullptr : out[1].F32();
+        if (s == nullptr) {
+          if (scratch->size() < rows * cols) scratch->resize(rows * cols);
+          s = scratch->data();
+        }
+        auto* add = Cref_add_f32("clang");
+        if (!ParallelOk(threads, rows, [&](size_t r0, size_t r1) {
+              add(p.In(0).F32() + r0 * cols, p.In(1).F32() + r0 * cols, s + r0 * cols, (r1 - r0) * cols);
+              return true;
+            })) {
+          return false;
+        }
+        vlak_set_num_threads(threads);
+        return (layer ? vlak_layernorm_f32(rows, cols, s, cols, p.In(2).F32(), p.In(3).F32(), kEps, out[0].F32(),
+                                           cols, nullptr, nullptr)
+                      : vlak_rmsnorm_f32(rows, cols, s, cols, p.In(2).F32(), kEps, out[0].F32(), cols)) == VLAK_OK;
+      });
+}
+
+OpDef AddLayerNormOp() {
+  OpDef op;
+  op.name = "add-layernorm";
+  SetRowsColsShape(&op);
+  op.bytes_formula = "12 bytes/element (read x and r, write y) + 8/column (gamma, beta)";
+  op.bytes_per_run = [](const Shape& s) {
+    return 12.0 * static_cast<double>(s.Elements()) + 8.0 * static_cast<double>(s.dims[1]);
+  };
+  op.make_problem = [](Problem* p) {
+    const size_t rows = RowsOf(*p), cols = ColsOf(*p);
+    const std::vector<float> s = MakeInputs(p, true);
+    const float* gamma = p->In(2).F32();
+    const float* beta = p->In(3).F32();
+    std::vector<double>& ref = p->AddOutput("y", {rows, cols});
+    std::vector<float>& scale = p->scale[0];
+    scale.resize(rows * cols);
+    for (size_t r = 0; r < rows; ++r) {
+      double mean = 0, rstd = 0;
+      LayerNormReferenceF64(s.data() + r * cols, cols, gamma, beta, kEps, ref.data() + r * cols, &mean, &rstd);
+      for (size_t c = 0; c < cols; ++c) {
+        const double xhat = (s[r * cols + c] - mean) * rstd;
+        scale[r * cols + c] = static_cast<float>(std::fabs(gamma[c]) * (1 + std::fabs(xhat)) + std::fabs(beta[c]));
+      }
+    }
+  };
+  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
+  op.bound_text = [](double b) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "abs<=%.0e(|g|(1+|xhat|)+|b|)", b);
+    return std::string(buf);
+  };
+  op.baselines = {"vlak-2call", "c-gcc", "c-clang"};
+  op.test_dims = {{3, 64}};
+  for (auto& d : VlakTargetImpls("vlak_add_layernorm_f32", 1e-5, [] { return std::string(); },
+                                 [](const Problem& p, Outputs& out) {
+                                   const size_t cols = ColsOf(p);
+                                   return vlak_add_layernorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
+                                                                 cols, p.In(2).F32(), p.In(3).F32(), kEps,
+                                                                 out[0].F32(), cols, nullptr, 0) == VLAK_OK;
+                                 })) {
+    op.impls.push_back(std::move(d));
+  }
+  op.impls.push_back(TwoCalls(true));
+  for (const char* cc : {"gcc", "clang"}) {
+    op.impls.push_back(CrefImpl(cc, "src/ops/add_norm/add_norm_peer.c", Cref_add_layernorm_f32(cc),
+                                [](auto* k, const Problem& p, Outputs& out, int threads) {
+                                  const size_t cols = ColsOf(p);
+                                  return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
+                                    k(p.In(0).F32() + r0 * cols, p.In(1).F32() + r0 * cols, p.In(2).F32(),
+                                      p.In(3).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
+                                    return true;
+                                  });
+                                }));
+  }
+  return op;
+}
+
+OpDef AddRmsNormOp() {
+  OpDef op;
+  op.name = "add-rmsnorm";
+  SetRowsColsShape(&op);
+  op.bytes_formula = "16 bytes/element (read x and r, write y and sum) + 4/column (gamma)";
+  op.bytes_per_run = [](const Shape& s) {
+    return 16.0 * static_cast<double>(s.Elements()) + 4.0 * static_cast<double>(s.dims[1]);
+  };
+  op.make_problem = [](Problem* p) {
+    const size_t rows = RowsOf(*p), cols = ColsOf(*p);
+    const std::vector<float> s = MakeInputs(p, false);
+    const float* gamma = p->In(2).F32();
+    {
+      std::vector<double>& ref = p->AddOutput("y", {rows, cols});
+      std::vector<float>& scale = p->scale[0];
+      scale.resize(rows * cols);
+      for (size_t r = 0; r < rows; ++r) {
+        const float* sr = s.data() + r * cols;
+        RmsNormReferenceF64(sr, cols, gamma, kEps, ref.data() + r * cols);
+        double ss = 0;
+        for (size_t c = 0; c < cols; ++c) ss += static_cast<double>(sr[c]) * sr[c];
+        const double inv = 1.0 / std::sqrt(ss / static_cast<double>(cols) + kEps);
+        for (size_t c = 0; c < cols; ++c) {
+          scale[r * cols + c] = static_cast<float>(std::fabs(gamma[c]) * (1 + std::fabs(sr[c] * inv)));
+        }
+      }
+    }
+    // The sum is x + r rounded once: its reference is that float (max abs 0 for every row that
+    // writes it); the bound column speaks of y only.
+    std::vector<double>& sum = p->AddOutput("sum", {rows, cols});
+    for (size_t i = 0; i < rows * cols; ++i) sum[i] = s[i];
+  };
+  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
+  op.bound_text = [](double b) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "abs<=%.0e|g|(1+|xhat|)", b);
+    return std::string(buf);
+  };
+  op.baselines = {"vlak-2call", "c-gcc", "c-clang"};
+  op.test_dims = {{3, 64}};
+  for (auto& d : VlakTargetImpls("vlak_add_rmsnorm_f32", 1e-5, [] { return std::string(); },
+                                 [](const Problem& p, Outputs& out) {
+                                   const size_t cols = ColsOf(p);
+                                   return vlak_add_rmsnorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
+                                                               cols, p.In(2).F32(), kEps, out[0].F32(), cols,
+                                                               out[1].F32(), cols) == VLAK_OK;
+                                 })) {
+    op.impls.push_back(std::move(d));
+  }
+  op.impls.push_back(TwoCalls(false));
+  for (const char* cc : {"gcc", "clang"}) {
+    op.impls.push_back(CrefImpl(cc, "src/ops/add_norm/add_norm_peer.c", Cref_add_rmsnorm_f32(cc),
+                                [](auto* k, const Problem& p, Outputs& out, int threads) {
+                                  const size_t cols = ColsOf(p);
+                                  return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
+                                    k(p.In(0).F32() + r0 * cols, p.In(1).F32() + r0 * cols, p.In(2).F32(),
+                                      out[0].F32() + r0 * cols, out[1].F32() + r0 * cols, r1 - r0, cols, kEps);
+                                    return true;
+                                  });
+                                }));
+  }
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpDef> LabOps_add_norm() { return {AddLayerNormOp(), AddRmsNormOp()}; }
+
+}  // namespace vlak::lab
