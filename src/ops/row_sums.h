@@ -20,9 +20,11 @@ inline constexpr size_t kSumBlockStrips = 16;
 // instruction budgets count every extra add.
 inline constexpr bool kTwoAccumulators = VLAK_TARGET_ID != ::vlak::Target::kRvv;
 
-// s1 = sum(v), s2 = sum(v * v) for v = x[i] - shift, i < n.
-template <class D>
-void ShiftedSums(D d, const float* x, size_t n, float shift, double& s1, double& s2) {
+// s1 = sum(v), s2 = sum(v * v) for v = load(tag, i) - shift, i < n: load(tag, i) gives the
+// Lanes(tag) floats at i (a whole tag or a strip). The plain form loads x; the fused residual add
+// loads x + r and stores it as it goes (add_norm), with the same sums in the same order.
+template <class D, class Load>
+void ShiftedSumsOf(D d, size_t n, float shift, double& s1, double& s2, Load&& load) {
   const size_t vl = Lanes(d);
   const size_t block = kSumBlockStrips * vl;
   s1 = 0;
@@ -36,8 +38,8 @@ void ShiftedSums(D d, const float* x, size_t n, float shift, double& s1, double&
       auto c1 = Zero(d);
       auto c2 = Zero(d);
       for (; head + 2 * vl <= len; head += 2 * vl) {
-        const auto v = Sub(d, LoadU(d, x + b + head), shift);
-        const auto w = Sub(d, LoadU(d, x + b + head + vl), shift);
+        const auto v = Sub(d, load(d, b + head), shift);
+        const auto w = Sub(d, load(d, b + head + vl), shift);
         a1 = Add(d, a1, v);
         a2 = MulAdd(d, v, v, a2);
         c1 = Add(d, c1, w);
@@ -47,7 +49,7 @@ void ShiftedSums(D d, const float* x, size_t n, float shift, double& s1, double&
       a2 = Add(d, a2, c2);
     }
     ForEachStrip(d, len - head, [&](auto ds, size_t i) {
-      const auto v = Sub(ds, LoadU(ds, x + b + head + i), shift);
+      const auto v = Sub(ds, load(ds, b + head + i), shift);
       a1 = AddTU(ds, a1, v);
       a2 = MulAddTU(ds, v, v, a2);
     });
@@ -56,9 +58,9 @@ void ShiftedSums(D d, const float* x, size_t n, float shift, double& s1, double&
   }
 }
 
-// sum(x * x), i < n.
-template <class D>
-double SumSquares(D d, const float* x, size_t n) {
+// sum(v * v) for v = load(tag, i), i < n (as ShiftedSumsOf).
+template <class D, class Load>
+double SumSquaresOf(D d, size_t n, Load&& load) {
   const size_t vl = Lanes(d);
   const size_t block = kSumBlockStrips * vl;
   double s = 0;
@@ -69,21 +71,44 @@ double SumSquares(D d, const float* x, size_t n) {
     if constexpr (kTwoAccumulators) {
       auto c = Zero(d);
       for (; head + 2 * vl <= len; head += 2 * vl) {
-        const auto v = LoadU(d, x + b + head);
-        const auto w = LoadU(d, x + b + head + vl);
+        const auto v = load(d, b + head);
+        const auto w = load(d, b + head + vl);
         a = MulAdd(d, v, v, a);
         c = MulAdd(d, w, w, c);
       }
       a = Add(d, a, c);
     }
     ForEachStrip(d, len - head, [&](auto ds, size_t i) {
-      const auto v = LoadU(ds, x + b + head + i);
+      const auto v = load(ds, b + head + i);
       a = MulAddTU(ds, v, v, a);
     });
     s += ReduceSum(d, a);
   }
   return s;
 }
+
+// The plain forms: x itself.
+template <class D>
+void ShiftedSums(D d, const float* x, size_t n, float shift, double& s1, double& s2) {
+  ShiftedSumsOf(d, n, shift, s1, s2, [x](auto t, size_t i) { return LoadU(t, x + i); });
+}
+template <class D>
+double SumSquares(D d, const float* x, size_t n) {
+  return SumSquaresOf(d, n, [x](auto t, size_t i) { return LoadU(t, x + i); });
+}
+
+// The fused residual add's loader: s[i..] = x[i..] + r[i..], stored, and returned.
+struct AddAndStore {
+  const float* x;
+  const float* r;
+  float* s;
+  template <class T>
+  auto operator()(T t, size_t i) const {
+    const auto v = Add(t, LoadU(t, x + i), LoadU(t, r + i));
+    StoreU(t, v, s + i);
+    return v;
+  }
+};
 
 }  // namespace row_sums
 }  // namespace vlak::VLAK_NS

@@ -1,6 +1,7 @@
 // add_layernorm_f32's and add_rmsnorm_f32's RVV instruction budgets at 32768 elements
 // (tests/icount/icount_budget.h: how the count is taken), beside the plain norms' budgets
-// (layernorm_icount.cc, rmsnorm_icount.cc): the add costs about one load, add and store per strip.
+// (layernorm_icount.cc, rmsnorm_icount.cc): the add rides on the norm's first pass, about one
+// load, add and store more per strip.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -17,8 +18,8 @@ using vlak_icount::MeasurePerElement;
 
 constexpr Budget kBudgets[] = {
     // case                            VLEN 128    256    512
-    {"add_layernorm_f32/16x2048",     60672, 32000, 17664},
-    {"add_rmsnorm_f32/16x2048",       50108, 26172, 14204},
+    {"add_layernorm_f32/16x2048",     57941, 30037, 16085},
+    {"add_rmsnorm_f32/16x2048",       45500, 23356, 12284},
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
@@ -27,8 +28,8 @@ const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 // measure and set: scripts/rvv-cycles --budgets --write.
 constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
     // case                                   spacemit-x60 cycles
-    {"add_layernorm_f32/16x2048",                106432},
-    {"add_rmsnorm_f32/16x2048",                   87938},
+    {"add_layernorm_f32/16x2048",                105231},
+    {"add_rmsnorm_f32/16x2048",                   78853},
 };
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 

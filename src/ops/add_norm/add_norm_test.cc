@@ -107,7 +107,7 @@ TEST(AddNorm, SameBitsAsTheNormOfTheSum) {
         CheckAgainstTwoSteps(norm, {2, cols, cols + 3, cols + 1, cols + 5, cols + 2, true, false, seed++});
         CheckAgainstTwoSteps(norm, {1, cols, cols, cols, cols, cols, false, true, seed++});
       }
-      // More rows than one L1 group (16 KiB of sums), sums asked for and not.
+      // Many rows, the sums asked for and not.
       CheckAgainstTwoSteps(norm, {37, 384, 384, 390, 384, 384, true, true, seed++});
       CheckAgainstTwoSteps(norm, {23, 576, 580, 576, 577, 0, true, false, seed++});
     }

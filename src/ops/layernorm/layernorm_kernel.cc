@@ -19,6 +19,8 @@
 // outlier rows), then load, sub, fma, (load gamma, load beta, fma), store; the output is streamed
 // past L2 with the next row prefetched (output_strips.h). RVV: 1.25 / 0.65 / 0.36 instructions
 // per element at VLEN 128 / 256 / 512 (16 x 2048, tests/icount).
+// Fused residual add (AddLayerNormRowsF32): the row is s = x + r, stored as pass 1 loads it (and
+// sampled as x + r at the same 16 places), then steps 2-3 on s from L1: the plain kernel's bits.
 //
 // Backward, per row, given the forward's mean and rstd: xhat = (x - mean) * rstd, g = dy * gamma.
 //   1. sum(g), sum(g * xhat) (f32 lanes, f64 per block); column partials dgamma += dy * xhat and
@@ -47,7 +49,8 @@ constexpr size_t kShiftSamples = 16;
 // The mean of min(n, 16) elements spread over the row: one strided load and one reduction (a
 // scalar loop here cost RVV ~110 instructions per row, a quarter of a 2K-column row at VLEN 512).
 // An f32 sum is plenty for a shift. DS has at least 16 lanes on every target (RVV: LMUL 4).
-float SampledShift(const float* x, size_t n) {
+// r: the residual of the fused add (the samples are then x + r), or null.
+float SampledShift(const float* x, const float* r, size_t n) {
   using DS = Simd<float, 2>;
   const size_t samples = n < kShiftSamples ? n : kShiftSamples;
   const auto ds = Strip(DS(), samples);
@@ -55,10 +58,13 @@ float SampledShift(const float* x, size_t n) {
   // by 1/16 instead of a divu and an fdiv.s (20 + 15 cycles per row on the X60 model): the same
   // values.
   const bool full = samples == kShiftSamples;
-  const size_t step = full ? n / kShiftSamples : n / samples;
-  const float sum = ReduceSum(ds, LoadStrided(ds, x, static_cast<ptrdiff_t>(step)));
+  const auto step = static_cast<ptrdiff_t>(full ? n / kShiftSamples : n / samples);
+  auto v = LoadStrided(ds, x, step);
+  if (r != nullptr) v = Add(ds, v, LoadStrided(ds, r, step));
+  const float sum = ReduceSum(ds, v);
   return full ? sum * (1.0f / kShiftSamples) : sum / static_cast<float>(samples);
 }
+float SampledShift(const float* x, size_t n) { return SampledShift(x, nullptr, n); }
 
 struct RowStats {
   double mean;
@@ -79,12 +85,13 @@ struct RowStats {
   return {mean, 1.0 / std::sqrt(v / static_cast<double>(n) + eps)};
 }
 
-// inv_n = 1.0 / n, computed once per call rather than once per row.
-RowStats Stats(const float* x, size_t n, double inv_n, float eps) {
+// inv_n = 1.0 / n, computed once per call rather than once per row. first(k, s1, s2): the first
+// pass's sums about the shift k; x: the row the rest reads (the sums' values).
+template <class FirstPass>
+RowStats StatsAfter(float k, const float* x, size_t n, double inv_n, float eps, FirstPass&& first) {
   const DF d;
-  float k = SampledShift(x, n);
   double s1, s2;
-  row_sums::ShiftedSums(d, x, n, k, s1, s2);
+  first(k, s1, s2);
   if (!std::isfinite(s1) || !std::isfinite(s2)) return StatsF64(x, n, eps);
   double dm = s1 * inv_n;
   if (dm * dm > 0.5 * s2 * inv_n) {  // k was far from the mean: once more about the estimate
@@ -96,6 +103,16 @@ RowStats Stats(const float* x, size_t n, double inv_n, float eps) {
   double var = s2 * inv_n - dm * dm;
   if (var < 0) var = 0;
   return {k + dm, 1.0 / std::sqrt(var + static_cast<double>(eps))};
+}
+RowStats Stats(const float* x, size_t n, double inv_n, float eps) {
+  return StatsAfter(SampledShift(x, n), x, n, inv_n, eps,
+                    [&](float k, double& s1, double& s2) { row_sums::ShiftedSums(DF(), x, n, k, s1, s2); });
+}
+// The fused residual add: s = x + r stored during the first pass, the statistics of s.
+RowStats AddStats(const float* x, const float* r, float* s, size_t n, double inv_n, float eps) {
+  return StatsAfter(SampledShift(x, r, n), s, n, inv_n, eps, [&](float k, double& s1, double& s2) {
+    row_sums::ShiftedSumsOf(DF(), n, k, s1, s2, row_sums::AddAndStore{x, r, s});
+  });
 }
 
 // y = (x - shift) * scale + bias, then * gamma + beta where given.
@@ -185,6 +202,20 @@ void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, cons
     Normalize<kGamma, kBeta>(xr, gamma, beta, y + r * y_stride, cols, a.m, a.rs, a.bias, stream, next);
     if (mean != nullptr) mean[r] = a.m;
     if (rstd != nullptr) rstd[r] = a.rs;
+  }
+}
+
+// ForwardRows of s = x + r (stored into s), row by row: the add rides on the statistics pass
+// and the output pass reads s back from L1. The same per-row arithmetic as ForwardRows on s.
+template <bool kGamma, bool kBeta>
+void AddForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride,
+                    float* s, size_t s_stride, const float* gamma, const float* beta, float eps, float* y,
+                    size_t y_stride, bool stream) {
+  const double inv_n = 1.0 / static_cast<double>(cols);
+  for (size_t i = 0; i < rows; ++i, x += x_stride, r += r_stride, s += s_stride, y += y_stride) {
+    const RowScale a = ScaleOf(AddStats(x, r, s, cols, inv_n, eps));
+    const float* next = i + 1 < rows ? x + x_stride : nullptr;
+    Normalize<kGamma, kBeta>(s, gamma, beta, y, cols, a.m, a.rs, a.bias, stream, next);
   }
 }
 
@@ -400,6 +431,19 @@ void LayerNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride,
     case 2: return ForwardRows<true, false>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
     case 1: return ForwardRows<false, true>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
     default: return ForwardRows<false, false>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
+  }
+}
+
+// s = x + r (s may be x, r or y, with its stride), then LayerNormRowsF32 of s into y.
+void AddLayerNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride,
+                         float* s, size_t s_stride, const float* gamma, const float* beta, float eps, float* y,
+                         size_t y_stride, bool stream) {
+  const int which = (gamma != nullptr ? 2 : 0) + (beta != nullptr ? 1 : 0);
+  switch (which) {
+    case 3: return AddForwardRows<true, true>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream);
+    case 2: return AddForwardRows<true, false>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream);
+    case 1: return AddForwardRows<false, true>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream);
+    default: return AddForwardRows<false, false>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream);
   }
 }
 

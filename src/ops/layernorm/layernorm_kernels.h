@@ -12,6 +12,9 @@
   X(kLayerNormRows, void, LayerNormRowsF32,                                                                           \
     (size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, const float* beta, float eps,     \
      float* y, size_t y_stride, float* mean, float* rstd, bool stream))                                               \
+  X(kAddLayerNormRows, void, AddLayerNormRowsF32,                                                                     \
+    (size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride, float* s,            \
+     size_t s_stride, const float* gamma, const float* beta, float eps, float* y, size_t y_stride, bool stream))      \
   X(kLayerNormBackwardRows, void, LayerNormBackwardRowsF32,                                                           \
     (size_t rows, size_t cols, const float* dy, const float* x, size_t stride, const float* gamma, const float* mean, \
      const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g, double* sum_b, bool stream))            \

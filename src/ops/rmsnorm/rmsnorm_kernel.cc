@@ -6,7 +6,8 @@
 // Measured against the float64 reference on every x86 target (cols 1 .. 10^6, N(offset, 1) rows,
 // offsets 0, 1e4, -3e5): |y - y64| <= 1.0e-7 * |gamma| * (1 + |xhat|); vlak.h's bound is 1e-5.
 // Rows whose f32 sum is not finite (a NaN/inf, or |x| > ~1e19) take a cold f64 path: NaN rows for
-// NaN/inf, the f64 result otherwise.
+// NaN/inf, the f64 result otherwise. Fused residual add (AddRmsNormRowsF32): s = x + r is stored
+// as the sum pass loads it, and the output pass reads s from L1: the plain kernel's bits on s.
 #include <cmath>
 #include <limits>
 
@@ -47,6 +48,13 @@ constexpr size_t kGroup = VLAK_TARGET_ID == ::vlak::Target::kRvv ? 4 : 1;
       std::isfinite(s) ? 1.0 / std::sqrt(s / static_cast<double>(cols) + eps) : RstdF64(xr, cols, eps);
   return static_cast<float>(rstd64);
 }
+// RowRstd of s = x + r, stored into s during the sum.
+[[gnu::noinline]] float AddRowRstd(const float* xr, const float* rr, float* sr, size_t cols, float eps) {
+  const double s = row_sums::SumSquaresOf(DF(), cols, row_sums::AddAndStore{xr, rr, sr});
+  const double rstd64 =
+      std::isfinite(s) ? 1.0 / std::sqrt(s / static_cast<double>(cols) + eps) : RstdF64(sr, cols, eps);
+  return static_cast<float>(rstd64);
+}
 
 template <bool kGamma>
 void Rows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps, float* y,
@@ -79,7 +87,34 @@ void Rows(size_t rows, size_t cols, const float* x, size_t x_stride, const float
   }
 }
 
+// Rows of s = x + r (stored into s), row by row: the add rides on the sum of squares, and the
+// output pass reads s back from L1. The same per-row arithmetic as Rows on s.
+template <bool kGamma>
+void AddRows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride, float* s,
+             size_t s_stride, const float* gamma, float eps, float* y, size_t y_stride, bool stream) {
+  const DF d;
+  for (size_t i = 0; i < rows; ++i, x += x_stride, r += r_stride, s += s_stride, y += y_stride) {
+    const float rstd = AddRowRstd(x, r, s, cols, eps);
+    const float* next = i + 1 < rows ? x + x_stride : nullptr;
+    const float* next_r = i + 1 < rows ? r + r_stride : nullptr;
+    const float* sr = s;
+    OutputStrips(d, y, cols, stream, next, next_r, [&](auto ds, size_t j) {
+      auto v = Mul(ds, LoadU(ds, sr + j), rstd);
+      if constexpr (kGamma) v = Mul(ds, v, LoadU(ds, gamma + j));
+      return v;
+    });
+  }
+}
+
 }  // namespace
+
+// s = x + r (s may be x, r or y, with its stride), then RmsNormRowsF32 of s into y.
+void AddRmsNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride,
+                       float* s, size_t s_stride, const float* gamma, float eps, float* y, size_t y_stride,
+                       bool stream) {
+  if (gamma != nullptr) return AddRows<true>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, eps, y, y_stride, stream);
+  AddRows<false>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, eps, y, y_stride, stream);
+}
 
 // stream: y written with non-temporal stores (output_strips.h).
 void RmsNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps,

@@ -11,4 +11,7 @@
 #define VLAK_RMSNORM_KERNELS(X)                                                                                       \
   X(kRmsNormRows, void, RmsNormRowsF32,                                                                               \
     (size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps, float* y,              \
-     size_t y_stride, bool stream))
+     size_t y_stride, bool stream))                                                                                 \
+  X(kAddRmsNormRows, void, AddRmsNormRowsF32,                                                                         \
+    (size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride, float* s,            \
+     size_t s_stride, const float* gamma, float eps, float* y, size_t y_stride, bool stream))
