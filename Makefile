@@ -2,11 +2,12 @@
 #   make bench   install what is missing, build, run the main job (vlak info + the lab's quick suite + report)
 #   make test    install what is missing, build host + host-asan (with the fuzz targets) + rv64gcv + rv64gc, run every test
 #   make cycles  llvm-mca loop-body cycle estimates of the RVV kernels (needs llvm-22), see scripts/rvv-cycles
+#   make x86-cycles  the same for the AVX2 / AVX-512 kernels on Zen 3, Zen 4, Sapphire Rapids, see scripts/x86-cycles
 #   make fuzz    the libFuzzer targets for FUZZ_SECONDS each (default 60), see scripts/fuzz
 JOBS ?= $(shell nproc)
 VLENS ?= 128;256;512
 
-.PHONY: all bootstrap build test bench bench-rvv cycles fuzz clean
+.PHONY: all bootstrap build test bench bench-rvv cycles x86-cycles fuzz clean
 
 all: build
 
@@ -33,6 +34,13 @@ cycles: bootstrap
 	@cmake --preset rv64gcv >/dev/null
 	@cmake --build build/rv64gcv -j $(JOBS) --target vlak_static
 	@./scripts/rvv-cycles
+
+# Cycles per element of the AVX2 / AVX-512 kernels' loop bodies on LLVM's znver3 / znver4 /
+# sapphirerapids models (the host build's libvlak.a).
+x86-cycles: bootstrap
+	@cmake --preset host >/dev/null
+	@cmake --build --preset host -j $(JOBS) --target vlak_static
+	@./scripts/x86-cycles
 
 test: bootstrap
 	@JOBS=$(JOBS) VLENS="$(VLENS)" ./scripts/test-all
