@@ -19,8 +19,11 @@
 // Blocking and tile measurements, the RVV model's cycles, speed: docs/ops/matmul.md.
 #include <cstddef>
 #include <cstdint>
+#include <array>
+#include <utility>
 
 #include "ops/matmul/matmul.h"
+#include "ops/matmul/matmul_config.h"
 #include "ops/matmul/matmul_kernels.h"
 #include "simd/simd.h"
 
@@ -216,6 +219,101 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
   }
 }
 
+
+// Direct kernel for few rows (m <= direct_max_m, B as k x n): no packing. B streams from where it
+// is, row p of the strip at a time, while the r rows of A (kc floats each) stay in L1 and an
+// r x V register tile of C accumulates; a pass reads each B element once per r rows (once for
+// m <= direct_rows). Same chains as the packed kernel: each C element is the sequential fma chain
+// from a[i][0] * b[0][j] (from C with ACCUMULATE, and after each kc block, where the chains are
+// stored to C and reloaded: exact), so the bits are those of every other path. Cost per k step:
+// V vector loads of B, r broadcasts of A (memory operands of the FMAs on x86), r x V FMAs.
+#if !defined(VLAK_SIMD_RVV)
+using D1 = Simd<float, 0>;
+
+template <size_t... I, class F>
+[[gnu::always_inline]] inline void UnrollImpl(std::index_sequence<I...>, F&& f) {
+  (f(std::integral_constant<size_t, I>{}), ...);
+}
+template <size_t N, class F>
+[[gnu::always_inline]] inline void Unroll(F&& f) {
+  UnrollImpl(std::make_index_sequence<N>{}, f);
+}
+
+// C[0:R, 0:cols] over kc steps; cols = V * Lanes, or (kTail) (V - 1) * Lanes + tail lanes.
+template <size_t R, size_t V, bool kTail>
+[[gnu::noinline]] void DirectTile(const float* a, size_t lda, const float* b, size_t ldb, size_t kc, float* c,
+                                  size_t ldc, size_t tail, bool from_c) {
+  const D1 d;
+  const size_t L = Lanes(d);
+  const auto dt = Strip(d, tail);
+  VFromD<D1> acc[R][V];
+  VFromD<D1> bv[V];
+  const float* ar[R];
+  Unroll<R>([&](auto r) __attribute__((always_inline)) { ar[r] = a + r * lda; });
+  auto load = [&](const float* p, auto v) __attribute__((always_inline)) {
+    if constexpr (kTail && v == V - 1) return LoadU(dt, p + v * L);
+    else return LoadU(d, p + v * L);
+  };
+  size_t p = 0;
+  if (from_c) {
+    Unroll<R>([&](auto r) __attribute__((always_inline)) {
+      Unroll<V>([&](auto v) __attribute__((always_inline)) { acc[r][v] = load(c + r * ldc, v); });
+    });
+  } else {
+    Unroll<V>([&](auto v) __attribute__((always_inline)) { bv[v] = load(b, v); });
+    Unroll<R>([&](auto r) __attribute__((always_inline)) {
+      Unroll<V>([&](auto v) __attribute__((always_inline)) { acc[r][v] = Mul(d, bv[v], ar[r][0]); });
+    });
+    p = 1;
+  }
+  for (const float* bp = b + p * ldb; p < kc; ++p, bp += ldb) {
+    Unroll<V>([&](auto v) __attribute__((always_inline)) { bv[v] = load(bp, v); });
+    Unroll<R>([&](auto r) __attribute__((always_inline)) {
+      const float av = ar[r][p];
+      Unroll<V>([&](auto v) __attribute__((always_inline)) { acc[r][v] = MulAdd(d, bv[v], av, acc[r][v]); });
+    });
+  }
+  Unroll<R>([&](auto r) __attribute__((always_inline)) {
+    Unroll<V>([&](auto v) __attribute__((always_inline)) {
+      if constexpr (kTail && v == V - 1) StoreU(dt, acc[r][v], c + r * ldc + v * L);
+      else StoreU(d, acc[r][v], c + r * ldc + v * L);
+    });
+  });
+}
+
+using DirectTileFn = void (*)(const float*, size_t, const float*, size_t, size_t, float*, size_t, size_t, bool);
+
+template <size_t R, size_t... I>
+constexpr std::array<DirectTileFn, sizeof...(I)> DirectTails(std::index_sequence<I...>) {
+  return {&DirectTile<R, I + 1, true>...};
+}
+
+// Rows [i, i + R) of C, columns [j0, j1), k block [pc, pc + kc).
+template <size_t R>
+void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, size_t pc, size_t kc) {
+  constexpr size_t V = MatmulDirectVectors(kMatmulDirectConfig, R);
+  const size_t L = Lanes(D1());
+  const size_t w = V * L;
+  const bool from_c = g.accumulate || pc > 0;
+  const float* a = g.a + i * g.lda + pc;
+  const float* b = g.b + pc * g.ldb;
+  float* c = g.c + i * g.ldc;
+  size_t j = j0;
+  for (; j + w <= j1; j += w) DirectTile<R, V, false>(a, g.lda, b + j, g.ldb, kc, c + j, g.ldc, L, from_c);
+  if (j < j1) {
+    static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
+    const size_t rem = j1 - j, nv = (rem + L - 1) / L;
+    kTails[nv - 1](a, g.lda, b + j, g.ldb, kc, c + j, g.ldc, rem - (nv - 1) * L, from_c);
+  }
+}
+
+template <size_t... R>
+constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t, size_t, size_t), sizeof...(R)> DirectRowFns(
+    std::index_sequence<R...>) {
+  return {&DirectRows<R + 1>...};
+}
+#endif  // !VLAK_SIMD_RVV
+
 }  // namespace
 
 // The blocking for a call with n columns (the tile is chosen by n). scratch_floats covers both
@@ -225,7 +323,7 @@ MatmulShape MatmulShapeF32(size_t n) {
   const size_t nr = narrow ? Lanes(DFNarrow()) : Lanes(DF());
   const size_t scratch = kKc * NcFor(Lanes(DF())) > kKc * NcFor(Lanes(DFNarrow())) ? kKc * NcFor(Lanes(DF()))
                                                                                       : kKc * NcFor(Lanes(DFNarrow()));
-  return MatmulShape{narrow ? kNarrowMR : kMR, nr, kKc, NcFor(nr), scratch, narrow};
+  return MatmulShape{narrow ? kNarrowMR : kMR, nr, kKc, NcFor(nr), scratch, narrow, kMatmulDirectConfig.direct_max_m};
 }
 
 // C[i0:i1, j0:j1] of the call, single-threaded, with the tile of MatmulShapeF32(g.n) (narrow:
@@ -258,6 +356,25 @@ void MatmulPackedRowsF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc,
       Panel<kMR>(DF(), kc, g.a + i * g.lda + pc, g.lda, rows, packed, ncols, g.c + i * g.ldc + j0, g.ldc, load_c);
     }
   }
+}
+
+// C[i0:i1, j0:j1] of a call with B as k x n, by the direct kernel (m <= direct_max_m), on one
+// thread; narrow and scratch unused (the signature of MatmulBlockF32). k > 0.
+void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0, size_t j1, float*) {
+#if !defined(VLAK_SIMD_RVV)
+  constexpr size_t kRows = kMatmulDirectConfig.direct_rows;
+  static constexpr auto kFns = DirectRowFns(std::make_index_sequence<kRows>{});
+  const size_t kc_max = kMatmulDirectConfig.direct_kc;
+  for (size_t pc = 0; pc < g.k; pc += kc_max) {
+    const size_t kc = g.k - pc < kc_max ? g.k - pc : kc_max;
+    for (size_t i = i0; i < i1; i += kRows) {
+      const size_t rows = i1 - i < kRows ? i1 - i : kRows;
+      kFns[rows - 1](g, i, j0, j1, pc, kc);
+    }
+  }
+#else
+  (void)g, (void)i0, (void)i1, (void)j0, (void)j1;  // never called: direct_max_m is 0
+#endif
 }
 
 VLAK_KERNELS_DEFINED(VLAK_MATMUL_KERNELS)

@@ -211,7 +211,8 @@ TEST(Matmul, ThreadCountDeterminism) {
           std::vector<float> c = pr.c0;
           size_t peak = 0;
           ASSERT_EQ(vlak::MatmulF32(pr.Args(c.data(), false), pr.Flags(accumulate), threads, &peak), VLAK_OK);
-          EXPECT_GT(peak, 0u);
+          // The direct kernel (few rows, B as k x n) packs nothing unless k is cut into segments.
+          if (pr.m > vlak::MatmulActiveShape(pr.n).direct_max_m) EXPECT_GT(peak, 0u);
           if (threads == 1) {
             first = c;
             ExpectWithinBound(pr, c, accumulate);
