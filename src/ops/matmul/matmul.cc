@@ -296,6 +296,12 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
     return VLAK_ERROR_OVERFLOW;  // no memory for the partial sums
   }
   if (direct) {
+    // Few rows: B's bytes bound the call as much as its FMAs.
+    if (threads <= 0 && NumThreads() > 1) {
+      const size_t b_bytes = g.k * g.n * sizeof(float);
+      const size_t tb = static_cast<size_t>(ThreadsForBytes(b_bytes, col_tiles));
+      if (tb > t) t = tb;
+    }
     if (t > col_tiles) t = col_tiles;
     if (t > 1) {
       DirectSplit(g, static_cast<int>(t), kernel, shape.nr);

@@ -5,8 +5,9 @@
 //   direct_rows:   rows of C per pass over B (a register tile of rows x vectors).
 //   direct_regs:   vector registers for the tile's accumulators and B vectors: a pass over r rows
 //                  uses vectors = min(direct_max_vectors, direct_regs / (r + 1)), at least 1.
-//   direct_kc:     k block: the chains are stored to C and reloaded every kc steps (exact), so the
-//                  A rows (rows x kc floats) stay in L1 while B streams.
+//   direct_kc:     k block: the chains are stored to C and reloaded every kc steps (exact). Short,
+//                  so that a block's kc rows of B are read as kc sequential streams, strip after
+//                  strip, which the hardware prefetchers follow (256 rows 16 KiB apart were not).
 #pragma once
 
 #include <cstddef>
@@ -24,11 +25,11 @@ struct MatmulDirectConfig {
 #if defined(VLAK_SIMD_RVV)
 inline constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256};
 #elif defined(VLAK_SIMD_AVX512)
-inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 256};
+inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 32};
 #elif defined(VLAK_SIMD_AVX2)
-inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 256};
+inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32};
 #else
-inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 256};
+inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32};
 #endif
 
 // Vectors per pass over r rows.

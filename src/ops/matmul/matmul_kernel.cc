@@ -240,16 +240,16 @@ template <size_t N, class F>
 }
 
 // C[0:R, 0:cols] over kc steps; cols = V * Lanes, or (kTail) (V - 1) * Lanes + tail lanes.
+// ap: the R rows of A for these kc steps, packed [kc][R] (one pointer, constant offsets: the
+// broadcasts are memory operands of the FMAs, and rows lda apart cannot alias one L1 set).
 template <size_t R, size_t V, bool kTail>
-[[gnu::noinline]] void DirectTile(const float* a, size_t lda, const float* b, size_t ldb, size_t kc, float* c,
-                                  size_t ldc, size_t tail, bool from_c) {
+[[gnu::noinline]] void DirectTile(const float* ap, const float* b, size_t ldb, size_t kc, float* c, size_t ldc,
+                                  size_t tail, bool from_c) {
   const D1 d;
   const size_t L = Lanes(d);
   const auto dt = Strip(d, tail);
   VFromD<D1> acc[R][V];
   VFromD<D1> bv[V];
-  const float* ar[R];
-  Unroll<R>([&](auto r) __attribute__((always_inline)) { ar[r] = a + r * lda; });
   auto load = [&](const float* p, auto v) __attribute__((always_inline)) {
     if constexpr (kTail && v == V - 1) return LoadU(dt, p + v * L);
     else return LoadU(d, p + v * L);
@@ -262,14 +262,14 @@ template <size_t R, size_t V, bool kTail>
   } else {
     Unroll<V>([&](auto v) __attribute__((always_inline)) { bv[v] = load(b, v); });
     Unroll<R>([&](auto r) __attribute__((always_inline)) {
-      Unroll<V>([&](auto v) __attribute__((always_inline)) { acc[r][v] = Mul(d, bv[v], ar[r][0]); });
+      Unroll<V>([&](auto v) __attribute__((always_inline)) { acc[r][v] = Mul(d, bv[v], ap[r]); });
     });
     p = 1;
   }
   for (const float* bp = b + p * ldb; p < kc; ++p, bp += ldb) {
     Unroll<V>([&](auto v) __attribute__((always_inline)) { bv[v] = load(bp, v); });
     Unroll<R>([&](auto r) __attribute__((always_inline)) {
-      const float av = ar[r][p];
+      const float av = ap[p * R + r];
       Unroll<V>([&](auto v) __attribute__((always_inline)) { acc[r][v] = MulAdd(d, bv[v], av, acc[r][v]); });
     });
   }
@@ -281,7 +281,7 @@ template <size_t R, size_t V, bool kTail>
   });
 }
 
-using DirectTileFn = void (*)(const float*, size_t, const float*, size_t, size_t, float*, size_t, size_t, bool);
+using DirectTileFn = void (*)(const float*, const float*, size_t, size_t, float*, size_t, size_t, bool);
 
 template <size_t R, size_t... I>
 constexpr std::array<DirectTileFn, sizeof...(I)> DirectTails(std::index_sequence<I...>) {
@@ -295,15 +295,19 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, size_t pc, 
   const size_t L = Lanes(D1());
   const size_t w = V * L;
   const bool from_c = g.accumulate || pc > 0;
+  alignas(64) float ap[kMatmulDirectConfig.direct_kc * R];
   const float* a = g.a + i * g.lda + pc;
+  for (size_t r = 0; r < R; ++r, a += g.lda) {
+    for (size_t p = 0; p < kc; ++p) ap[p * R + r] = a[p];
+  }
   const float* b = g.b + pc * g.ldb;
   float* c = g.c + i * g.ldc;
   size_t j = j0;
-  for (; j + w <= j1; j += w) DirectTile<R, V, false>(a, g.lda, b + j, g.ldb, kc, c + j, g.ldc, L, from_c);
+  for (; j + w <= j1; j += w) DirectTile<R, V, false>(ap, b + j, g.ldb, kc, c + j, g.ldc, L, from_c);
   if (j < j1) {
     static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
     const size_t rem = j1 - j, nv = (rem + L - 1) / L;
-    kTails[nv - 1](a, g.lda, b + j, g.ldb, kc, c + j, g.ldc, rem - (nv - 1) * L, from_c);
+    kTails[nv - 1](ap, b + j, g.ldb, kc, c + j, g.ldc, rem - (nv - 1) * L, from_c);
   }
 }
 
