@@ -287,7 +287,7 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   } else if (fmas >= kNeverSplitFmas && NumThreads() > 1) {
     t = static_cast<size_t>(ThreadsForNs(fmas * NsPerFma(target, shape, block), parts));
   }
-  const bool direct = g.m <= shape.direct_max_m && !g.b_trans;
+  const bool direct = g.m <= shape.direct_max_m;
   auto* const kernel = direct ? Dispatch(kMatmulDirect, target) : block;
   if (segments > 1) {
     if (t > parts) t = parts;

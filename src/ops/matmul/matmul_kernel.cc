@@ -281,6 +281,80 @@ template <size_t R, size_t V, bool kTail>
   });
 }
 
+
+// With TRANS_B the strip's kc x cols piece of B is transposed from W (n x k) into an L1 buffer
+// first: bt[p][r] = w[r][p]. x86 transposes 16 x 16 (AVX-512) or 8 x 8 (AVX2) blocks in
+// registers (unpack, then 128-bit lane shuffles); edges and the scalar target copy element-wise.
+#if defined(VLAK_SIMD_AVX512)
+constexpr size_t kTBlock = 16;
+[[gnu::always_inline]] inline void TransposeBlock(const float* w, size_t ldw, float* bt, size_t ldbt) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(w + i * ldw);
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // r[4 i + q], 128-bit lane l: rows 4 i .. 4 i + 3 of column 4 l + q.
+  for (int i = 0; i < 4; ++i) {
+    const __m512d t0 = _mm512_castps_pd(t[4 * i]), t1 = _mm512_castps_pd(t[4 * i + 1]);
+    const __m512d t2 = _mm512_castps_pd(t[4 * i + 2]), t3 = _mm512_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
+  }
+  for (int q = 0; q < 4; ++q) {
+    const __m512 u0 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0x44), u1 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0xEE);
+    const __m512 v0 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0x44), v1 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0xEE);
+    _mm512_storeu_ps(bt + q * ldbt, _mm512_shuffle_f32x4(u0, v0, 0x88));
+    _mm512_storeu_ps(bt + (4 + q) * ldbt, _mm512_shuffle_f32x4(u0, v0, 0xDD));
+    _mm512_storeu_ps(bt + (8 + q) * ldbt, _mm512_shuffle_f32x4(u1, v1, 0x88));
+    _mm512_storeu_ps(bt + (12 + q) * ldbt, _mm512_shuffle_f32x4(u1, v1, 0xDD));
+  }
+}
+#elif defined(VLAK_SIMD_AVX2)
+constexpr size_t kTBlock = 8;
+[[gnu::always_inline]] inline void TransposeBlock(const float* w, size_t ldw, float* bt, size_t ldbt) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(w + i * ldw);
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    const __m256d t0 = _mm256_castps_pd(t[4 * i]), t1 = _mm256_castps_pd(t[4 * i + 1]);
+    const __m256d t2 = _mm256_castps_pd(t[4 * i + 2]), t3 = _mm256_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2));
+    r[4 * i + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2));
+    r[4 * i + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3));
+    r[4 * i + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3));
+  }
+  for (int q = 0; q < 4; ++q) {
+    _mm256_storeu_ps(bt + q * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x20));
+    _mm256_storeu_ps(bt + (4 + q) * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x31));
+  }
+}
+#else
+constexpr size_t kTBlock = 0;
+inline void TransposeBlock(const float*, size_t, float*, size_t) {}
+#endif
+
+void TransposeW(const float* w, size_t ldw, size_t cols, size_t kc, float* bt, size_t ldbt) {
+  size_t r0 = 0;
+  if constexpr (kTBlock > 0) {
+    const size_t pe = kc / kTBlock * kTBlock;
+    for (; r0 + kTBlock <= cols; r0 += kTBlock) {
+      for (size_t p = 0; p < pe; p += kTBlock) TransposeBlock(w + r0 * ldw + p, ldw, bt + p * ldbt + r0, ldbt);
+      for (size_t p = pe; p < kc; ++p) {
+        for (size_t r = r0; r < r0 + kTBlock; ++r) bt[p * ldbt + r] = w[r * ldw + p];
+      }
+    }
+  }
+  for (size_t r = r0; r < cols; ++r) {
+    for (size_t p = 0; p < kc; ++p) bt[p * ldbt + r] = w[r * ldw + p];
+  }
+}
+
 using DirectTileFn = void (*)(const float*, const float*, size_t, size_t, float*, size_t, size_t, bool);
 
 template <size_t R, size_t... I>
@@ -300,14 +374,28 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, size_t pc, 
   for (size_t r = 0; r < R; ++r, a += g.lda) {
     for (size_t p = 0; p < kc; ++p) ap[p * R + r] = a[p];
   }
-  const float* b = g.b + pc * g.ldb;
   float* c = g.c + i * g.ldc;
-  size_t j = j0;
-  for (; j + w <= j1; j += w) DirectTile<R, V, false>(ap, b + j, g.ldb, kc, c + j, g.ldc, L, from_c);
+  // B's strip: in place (k x n), or transposed into bt (n x k, TRANS_B).
+  alignas(64) float bt[kMatmulDirectConfig.direct_kc * V * MaxLanes(D1())];
+  auto strip = [&](size_t j, size_t cols, size_t* ldb) {
+    if (!g.b_trans) {
+      *ldb = g.ldb;
+      return g.b + pc * g.ldb + j;
+    }
+    TransposeW(g.b + j * g.ldb + pc, g.ldb, cols, kc, bt, w);
+    *ldb = w;
+    return static_cast<const float*>(bt);
+  };
+  size_t j = j0, ldb = 0;
+  for (; j + w <= j1; j += w) {
+    const float* b = strip(j, w, &ldb);
+    DirectTile<R, V, false>(ap, b, ldb, kc, c + j, g.ldc, L, from_c);
+  }
   if (j < j1) {
     static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
     const size_t rem = j1 - j, nv = (rem + L - 1) / L;
-    kTails[nv - 1](ap, b + j, g.ldb, kc, c + j, g.ldc, rem - (nv - 1) * L, from_c);
+    const float* b = strip(j, rem, &ldb);
+    kTails[nv - 1](ap, b, ldb, kc, c + j, g.ldc, rem - (nv - 1) * L, from_c);
   }
 }
 
