@@ -363,44 +363,59 @@ constexpr std::array<DirectTileFn, sizeof...(I)> DirectTails(std::index_sequence
 }
 
 // Rows [i, i + R) of C, columns [j0, j1), k block [pc, pc + kc).
+// Rows [i, i + R) of C, columns [j0, j1). B as k x n: k blocks outer, strips inner (a block's
+// kc rows of B stream strip after strip). TRANS_B: strips outer, k blocks inner, so that each of
+// the strip's rows of W is read front to back (prefetched a few blocks ahead).
 template <size_t R>
-void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, size_t pc, size_t kc) {
+void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
   constexpr size_t V = MatmulDirectVectors(kMatmulDirectConfig, R);
+  constexpr size_t kKcMax = kMatmulDirectConfig.direct_kc;
+  static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
   const size_t L = Lanes(D1());
   const size_t w = V * L;
-  const bool from_c = g.accumulate || pc > 0;
-  alignas(64) float ap[kMatmulDirectConfig.direct_kc * R];
-  const float* a = g.a + i * g.lda + pc;
-  for (size_t r = 0; r < R; ++r, a += g.lda) {
-    for (size_t p = 0; p < kc; ++p) ap[p * R + r] = a[p];
-  }
-  float* c = g.c + i * g.ldc;
-  // B's strip: in place (k x n), or transposed into bt (n x k, TRANS_B).
-  alignas(64) float bt[kMatmulDirectConfig.direct_kc * V * MaxLanes(D1())];
-  auto strip = [&](size_t j, size_t cols, size_t* ldb) {
-    if (!g.b_trans) {
-      *ldb = g.ldb;
-      return g.b + pc * g.ldb + j;
+  alignas(64) float ap[kKcMax * R];
+  alignas(64) float bt[kKcMax * V * MaxLanes(D1())];
+  float* const c = g.c + i * g.ldc;
+  auto pack_a = [&](size_t pc, size_t kc) {
+    const float* a = g.a + i * g.lda + pc;
+    for (size_t r = 0; r < R; ++r, a += g.lda) {
+      for (size_t p = 0; p < kc; ++p) ap[p * R + r] = a[p];
     }
-    TransposeW(g.b + j * g.ldb + pc, g.ldb, cols, kc, bt, w);
-    *ldb = w;
-    return static_cast<const float*>(bt);
   };
-  size_t j = j0, ldb = 0;
-  for (; j + w <= j1; j += w) {
-    const float* b = strip(j, w, &ldb);
-    DirectTile<R, V, false>(ap, b, ldb, kc, c + j, g.ldc, L, from_c);
+  auto tile = [&](size_t j, size_t cols, const float* b, size_t ldb, size_t kc, bool from_c) {
+    if (cols == w) return DirectTile<R, V, false>(ap, b, ldb, kc, c + j, g.ldc, L, from_c);
+    const size_t nv = (cols + L - 1) / L;
+    kTails[nv - 1](ap, b, ldb, kc, c + j, g.ldc, cols - (nv - 1) * L, from_c);
+  };
+  if (!g.b_trans) {
+    for (size_t pc = 0; pc < g.k; pc += kKcMax) {
+      const size_t kc = g.k - pc < kKcMax ? g.k - pc : kKcMax;
+      pack_a(pc, kc);
+      for (size_t j = j0; j < j1; j += w) {
+        tile(j, j1 - j < w ? j1 - j : w, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0);
+      }
+    }
+    return;
   }
-  if (j < j1) {
-    static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
-    const size_t rem = j1 - j, nv = (rem + L - 1) / L;
-    const float* b = strip(j, rem, &ldb);
-    kTails[nv - 1](ap, b, ldb, kc, c + j, g.ldc, rem - (nv - 1) * L, from_c);
+  for (size_t j = j0; j < j1; j += w) {
+    const size_t cols = j1 - j < w ? j1 - j : w;
+    for (size_t pc = 0; pc < g.k; pc += kKcMax) {
+      const size_t kc = g.k - pc < kKcMax ? g.k - pc : kKcMax;
+      if (g.k > kKcMax || j == j0) pack_a(pc, kc);
+      const float* wj = g.b + j * g.ldb + pc;
+      if (pc + 4 * kKcMax < g.k) {
+        for (size_t r = 0; r < cols; ++r) {
+          for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(wj + r * g.ldb + 4 * kKcMax + q);
+        }
+      }
+      TransposeW(wj, g.ldb, cols, kc, bt, w);
+      tile(j, cols, bt, w, kc, g.accumulate || pc > 0);
+    }
   }
 }
 
 template <size_t... R>
-constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t, size_t, size_t), sizeof...(R)> DirectRowFns(
+constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t), sizeof...(R)> DirectRowFns(
     std::index_sequence<R...>) {
   return {&DirectRows<R + 1>...};
 }
@@ -456,13 +471,9 @@ void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0,
 #if !defined(VLAK_SIMD_RVV)
   constexpr size_t kRows = kMatmulDirectConfig.direct_rows;
   static constexpr auto kFns = DirectRowFns(std::make_index_sequence<kRows>{});
-  const size_t kc_max = kMatmulDirectConfig.direct_kc;
-  for (size_t pc = 0; pc < g.k; pc += kc_max) {
-    const size_t kc = g.k - pc < kc_max ? g.k - pc : kc_max;
-    for (size_t i = i0; i < i1; i += kRows) {
-      const size_t rows = i1 - i < kRows ? i1 - i : kRows;
-      kFns[rows - 1](g, i, j0, j1, pc, kc);
-    }
+  for (size_t i = i0; i < i1; i += kRows) {
+    const size_t rows = i1 - i < kRows ? i1 - i : kRows;
+    kFns[rows - 1](g, i, j0, j1);
   }
 #else
   (void)g, (void)i0, (void)i1, (void)j0, (void)j1;  // never called: direct_max_m is 0
