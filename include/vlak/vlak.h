@@ -341,7 +341,8 @@ vlak_status vlak_add_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_
 
 /* C = A * B for row-major A (m x k, row stride lda), B (k x n, ldb; n x k with TRANS_B) and
  * C (m x n, ldc). Cache-blocked, packed, register-tiled; threads over tiles of C, and over k
- * for skinny calls. Each C element is one chain in sequential k order: c = a[i][0] * b[0][j], then
+ * for skinny calls. Few rows (m <= 16 on x86) read B in place, unpacked (W transposed 16 KiB at
+ * a time with TRANS_B), threads over columns. Each C element is one chain in sequential k order: c = a[i][0] * b[0][j], then
  * c = fma(a[i][p], b[p][j], c) for p = 1 .. k-1 (with ACCUMULATE the chain starts from the old C:
  * c = fma(a[i][p], b[p][j], c) for every p). Skinny calls, m * n <= 4096 and k >= 4096, cut k
  * into segments of 1024 * ceil(k / 65536) (the last shorter): one such chain per segment, from

@@ -164,6 +164,20 @@ bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target 
   return true;
 }
 
+// Few rows, B as k x n: the direct kernel (no packing) on column blocks of C, each a whole
+// number of vectors, at least 4 per thread where n has them. Each C element is computed by one
+// task, whole: the bits do not depend on the thread count.
+void DirectSplit(const MatmulArgs& g, int threads, decltype(Dispatch(kMatmulBlock)) direct, size_t unit) {
+  const size_t units = (g.n + unit - 1) / unit;
+  const size_t want = 4 * static_cast<size_t>(threads);
+  const size_t per = units <= want ? 1 : (units + want - 1) / want;
+  const size_t blocks = (units + per - 1) / per;
+  ParallelFor(PlanChunks(blocks, threads, 1, 4), [&](int, size_t begin, size_t end) {
+    const size_t j0 = begin * per * unit, j1 = end * per * unit < g.n ? end * per * unit : g.n;
+    direct(g, false, 0, g.m, j0, j1, nullptr);
+  });
+}
+
 // Skinny calls (few C elements, long k): C is too small to give every thread tiles, so k is cut
 // too. The rule depends on m, n and k only (not on threads or target), and every C element is
 // then the ordered sum of its segments' chains (matmul.h, MatmulKSegments), so the bits are still
@@ -172,7 +186,7 @@ bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target 
 // packing buffer; then the partials are added in segment order, in parallel over rows.
 // false (nothing written) when the buffers cannot be allocated.
 bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t segments, size_t seg_len,
-            decltype(Dispatch(kMatmulBlock)) block, size_t* peak_bytes) {
+            decltype(Dispatch(kMatmulBlock)) block, bool packs, size_t* peak_bytes) {
   const size_t mn = g.m * g.n;
   // Row and column blocks (whole MR tiles, whole NR panels): halve until >= 4 tasks per thread.
   size_t rows_per = g.m, cols_per = g.n;
@@ -192,7 +206,7 @@ bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t s
   // Partials (segments x m x n, rounded up to a 64-byte multiple) then one packing buffer per
   // participant, each 64-byte aligned as the one-thread path's.
   const size_t partial_floats = (segments * mn + 15) / 16 * 16;
-  const size_t per_worker = (shape.scratch_floats + kPoolHeaderFloats + 15) / 16 * 16;
+  const size_t per_worker = packs ? (shape.scratch_floats + kPoolHeaderFloats + 15) / 16 * 16 : 0;
   const size_t floats = partial_floats + static_cast<size_t>(threads) * per_worker;
   float* const base = AcquireBuffer(floats);
   if (base == nullptr) return false;
@@ -273,11 +287,28 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   } else if (fmas >= kNeverSplitFmas && NumThreads() > 1) {
     t = static_cast<size_t>(ThreadsForNs(fmas * NsPerFma(target, shape, block), parts));
   }
+  const bool direct = g.m <= shape.direct_max_m;
+  auto* const kernel = direct ? Dispatch(kMatmulDirect, target) : block;
   if (segments > 1) {
     if (t > parts) t = parts;
-    if (KSplit(g, shape, static_cast<int>(t), segments, seg_len, block, peak_bytes)) return VLAK_OK;
-    if (t > 1 && KSplit(g, shape, 1, segments, seg_len, block, peak_bytes)) return VLAK_OK;
+    if (KSplit(g, shape, static_cast<int>(t), segments, seg_len, kernel, !direct, peak_bytes)) return VLAK_OK;
+    if (t > 1 && KSplit(g, shape, 1, segments, seg_len, kernel, !direct, peak_bytes)) return VLAK_OK;
     return VLAK_ERROR_OVERFLOW;  // no memory for the partial sums
+  }
+  if (direct) {
+    // Few rows: B's bytes bound the call as much as its FMAs.
+    if (threads <= 0 && NumThreads() > 1) {
+      const size_t b_bytes = g.k * g.n * sizeof(float);
+      const size_t tb = static_cast<size_t>(ThreadsForBytes(b_bytes, col_tiles));
+      if (tb > t) t = tb;
+    }
+    if (t > col_tiles) t = col_tiles;
+    if (t > 1) {
+      DirectSplit(g, static_cast<int>(t), kernel, shape.nr);
+    } else {
+      kernel(g, false, 0, g.m, 0, g.n, nullptr);
+    }
+    return VLAK_OK;
   }
   if (t > row_tiles * col_tiles) t = row_tiles * col_tiles;
   if (t > 1 && SharedB(g, shape, static_cast<int>(t), target, peak_bytes)) return VLAK_OK;

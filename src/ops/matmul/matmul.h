@@ -27,6 +27,7 @@ struct MatmulShape {
   size_t mr, nr, kc, nc;
   size_t scratch_floats;  // packing buffer one thread needs: kc * nc
   bool narrow;            // the target's narrow tile (n fits one narrow panel)
+  size_t direct_max_m;    // m up to this: the direct kernel, B not packed (0: never)
 };
 
 // vlak_matmul_f32 with the thread count forced (0: the library's choice), for tests and

@@ -19,8 +19,11 @@
 // Blocking and tile measurements, the RVV model's cycles, speed: docs/ops/matmul.md.
 #include <cstddef>
 #include <cstdint>
+#include <array>
+#include <utility>
 
 #include "ops/matmul/matmul.h"
+#include "ops/matmul/matmul_config.h"
 #include "ops/matmul/matmul_kernels.h"
 #include "simd/simd.h"
 
@@ -216,6 +219,208 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
   }
 }
 
+
+// Direct kernel for few rows (m <= direct_max_m, B as k x n): no packing. B streams from where it
+// is, row p of the strip at a time, while the r rows of A (kc floats each) stay in L1 and an
+// r x V register tile of C accumulates; a pass reads each B element once per r rows (once for
+// m <= direct_rows). Same chains as the packed kernel: each C element is the sequential fma chain
+// from a[i][0] * b[0][j] (from C with ACCUMULATE, and after each kc block, where the chains are
+// stored to C and reloaded: exact), so the bits are those of every other path. Cost per k step:
+// V vector loads of B, r broadcasts of A (memory operands of the FMAs on x86), r x V FMAs.
+#if !defined(VLAK_SIMD_RVV)
+using D1 = Simd<float, 0>;
+
+template <size_t... I, class F>
+[[gnu::always_inline]] inline void UnrollImpl(std::index_sequence<I...>, F&& f) {
+  (f(std::integral_constant<size_t, I>{}), ...);
+}
+template <size_t N, class F>
+[[gnu::always_inline]] inline void Unroll(F&& f) {
+  UnrollImpl(std::make_index_sequence<N>{}, f);
+}
+
+// C[0:R, 0:cols] over kc steps; cols = V * Lanes, or (kTail) (V - 1) * Lanes + tail lanes.
+// ap: the R rows of A for these kc steps, packed [kc][R] (one pointer, constant offsets: the
+// broadcasts are memory operands of the FMAs, and rows lda apart cannot alias one L1 set).
+template <size_t R, size_t V, bool kTail>
+[[gnu::noinline]] void DirectTile(const float* ap, const float* b, size_t ldb, size_t kc, float* c, size_t ldc,
+                                  size_t tail, bool from_c) {
+  const D1 d;
+  const size_t L = Lanes(d);
+  const auto dt = Strip(d, tail);
+  VFromD<D1> acc[R][V];
+  VFromD<D1> bv[V];
+  auto load = [&](const float* p, auto v) __attribute__((always_inline)) {
+    if constexpr (kTail && v == V - 1) return LoadU(dt, p + v * L);
+    else return LoadU(d, p + v * L);
+  };
+  size_t p = 0;
+  if (from_c) {
+    Unroll<R>([&](auto r) __attribute__((always_inline)) {
+      Unroll<V>([&](auto v) __attribute__((always_inline)) { acc[r][v] = load(c + r * ldc, v); });
+    });
+  } else {
+    Unroll<V>([&](auto v) __attribute__((always_inline)) { bv[v] = load(b, v); });
+    Unroll<R>([&](auto r) __attribute__((always_inline)) {
+      Unroll<V>([&](auto v) __attribute__((always_inline)) { acc[r][v] = Mul(d, bv[v], ap[r]); });
+    });
+    p = 1;
+  }
+  for (const float* bp = b + p * ldb; p < kc; ++p, bp += ldb) {
+    Unroll<V>([&](auto v) __attribute__((always_inline)) { bv[v] = load(bp, v); });
+    Unroll<R>([&](auto r) __attribute__((always_inline)) {
+      const float av = ap[p * R + r];
+      Unroll<V>([&](auto v) __attribute__((always_inline)) { acc[r][v] = MulAdd(d, bv[v], av, acc[r][v]); });
+    });
+  }
+  Unroll<R>([&](auto r) __attribute__((always_inline)) {
+    Unroll<V>([&](auto v) __attribute__((always_inline)) {
+      if constexpr (kTail && v == V - 1) StoreU(dt, acc[r][v], c + r * ldc + v * L);
+      else StoreU(d, acc[r][v], c + r * ldc + v * L);
+    });
+  });
+}
+
+
+// With TRANS_B the strip's kc x cols piece of B is transposed from W (n x k) into an L1 buffer
+// first: bt[p][r] = w[r][p]. x86 transposes 16 x 16 (AVX-512) or 8 x 8 (AVX2) blocks in
+// registers (unpack, then 128-bit lane shuffles); edges and the scalar target copy element-wise.
+#if defined(VLAK_SIMD_AVX512)
+constexpr size_t kTBlock = 16;
+[[gnu::always_inline]] inline void TransposeBlock(const float* w, size_t ldw, float* bt, size_t ldbt) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(w + i * ldw);
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // r[4 i + q], 128-bit lane l: rows 4 i .. 4 i + 3 of column 4 l + q.
+  for (int i = 0; i < 4; ++i) {
+    const __m512d t0 = _mm512_castps_pd(t[4 * i]), t1 = _mm512_castps_pd(t[4 * i + 1]);
+    const __m512d t2 = _mm512_castps_pd(t[4 * i + 2]), t3 = _mm512_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
+  }
+  for (int q = 0; q < 4; ++q) {
+    const __m512 u0 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0x44), u1 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0xEE);
+    const __m512 v0 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0x44), v1 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0xEE);
+    _mm512_storeu_ps(bt + q * ldbt, _mm512_shuffle_f32x4(u0, v0, 0x88));
+    _mm512_storeu_ps(bt + (4 + q) * ldbt, _mm512_shuffle_f32x4(u0, v0, 0xDD));
+    _mm512_storeu_ps(bt + (8 + q) * ldbt, _mm512_shuffle_f32x4(u1, v1, 0x88));
+    _mm512_storeu_ps(bt + (12 + q) * ldbt, _mm512_shuffle_f32x4(u1, v1, 0xDD));
+  }
+}
+#elif defined(VLAK_SIMD_AVX2)
+constexpr size_t kTBlock = 8;
+[[gnu::always_inline]] inline void TransposeBlock(const float* w, size_t ldw, float* bt, size_t ldbt) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(w + i * ldw);
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    const __m256d t0 = _mm256_castps_pd(t[4 * i]), t1 = _mm256_castps_pd(t[4 * i + 1]);
+    const __m256d t2 = _mm256_castps_pd(t[4 * i + 2]), t3 = _mm256_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2));
+    r[4 * i + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2));
+    r[4 * i + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3));
+    r[4 * i + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3));
+  }
+  for (int q = 0; q < 4; ++q) {
+    _mm256_storeu_ps(bt + q * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x20));
+    _mm256_storeu_ps(bt + (4 + q) * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x31));
+  }
+}
+#else
+constexpr size_t kTBlock = 0;
+inline void TransposeBlock(const float*, size_t, float*, size_t) {}
+#endif
+
+void TransposeW(const float* w, size_t ldw, size_t cols, size_t kc, float* bt, size_t ldbt) {
+  size_t r0 = 0;
+  if constexpr (kTBlock > 0) {
+    const size_t pe = kc / kTBlock * kTBlock;
+    for (; r0 + kTBlock <= cols; r0 += kTBlock) {
+      for (size_t p = 0; p < pe; p += kTBlock) TransposeBlock(w + r0 * ldw + p, ldw, bt + p * ldbt + r0, ldbt);
+      for (size_t p = pe; p < kc; ++p) {
+        for (size_t r = r0; r < r0 + kTBlock; ++r) bt[p * ldbt + r] = w[r * ldw + p];
+      }
+    }
+  }
+  for (size_t r = r0; r < cols; ++r) {
+    for (size_t p = 0; p < kc; ++p) bt[p * ldbt + r] = w[r * ldw + p];
+  }
+}
+
+using DirectTileFn = void (*)(const float*, const float*, size_t, size_t, float*, size_t, size_t, bool);
+
+template <size_t R, size_t... I>
+constexpr std::array<DirectTileFn, sizeof...(I)> DirectTails(std::index_sequence<I...>) {
+  return {&DirectTile<R, I + 1, true>...};
+}
+
+// Rows [i, i + R) of C, columns [j0, j1), k block [pc, pc + kc).
+// Rows [i, i + R) of C, columns [j0, j1). B as k x n: k blocks outer, strips inner (a block's
+// kc rows of B stream strip after strip). TRANS_B: strips outer, k blocks inner, so that each of
+// the strip's rows of W is read front to back (prefetched a few blocks ahead).
+template <size_t R>
+void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
+  constexpr size_t V = MatmulDirectVectors(kMatmulDirectConfig, R);
+  constexpr size_t kKcMax = kMatmulDirectConfig.direct_kc;
+  static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
+  const size_t L = Lanes(D1());
+  const size_t w = V * L;
+  alignas(64) float ap[kKcMax * R];
+  alignas(64) float bt[kKcMax * V * MaxLanes(D1())];
+  float* const c = g.c + i * g.ldc;
+  auto pack_a = [&](size_t pc, size_t kc) {
+    const float* a = g.a + i * g.lda + pc;
+    for (size_t r = 0; r < R; ++r, a += g.lda) {
+      for (size_t p = 0; p < kc; ++p) ap[p * R + r] = a[p];
+    }
+  };
+  auto tile = [&](size_t j, size_t cols, const float* b, size_t ldb, size_t kc, bool from_c) {
+    if (cols == w) return DirectTile<R, V, false>(ap, b, ldb, kc, c + j, g.ldc, L, from_c);
+    const size_t nv = (cols + L - 1) / L;
+    kTails[nv - 1](ap, b, ldb, kc, c + j, g.ldc, cols - (nv - 1) * L, from_c);
+  };
+  if (!g.b_trans) {
+    for (size_t pc = 0; pc < g.k; pc += kKcMax) {
+      const size_t kc = g.k - pc < kKcMax ? g.k - pc : kKcMax;
+      pack_a(pc, kc);
+      for (size_t j = j0; j < j1; j += w) {
+        tile(j, j1 - j < w ? j1 - j : w, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0);
+      }
+    }
+    return;
+  }
+  for (size_t j = j0; j < j1; j += w) {
+    const size_t cols = j1 - j < w ? j1 - j : w;
+    for (size_t pc = 0; pc < g.k; pc += kKcMax) {
+      const size_t kc = g.k - pc < kKcMax ? g.k - pc : kKcMax;
+      if (g.k > kKcMax || j == j0) pack_a(pc, kc);
+      const float* wj = g.b + j * g.ldb + pc;
+      if (pc + 4 * kKcMax < g.k) {
+        for (size_t r = 0; r < cols; ++r) {
+          for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(wj + r * g.ldb + 4 * kKcMax + q);
+        }
+      }
+      TransposeW(wj, g.ldb, cols, kc, bt, w);
+      tile(j, cols, bt, w, kc, g.accumulate || pc > 0);
+    }
+  }
+}
+
+template <size_t... R>
+constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t), sizeof...(R)> DirectRowFns(
+    std::index_sequence<R...>) {
+  return {&DirectRows<R + 1>...};
+}
+#endif  // !VLAK_SIMD_RVV
+
 }  // namespace
 
 // The blocking for a call with n columns (the tile is chosen by n). scratch_floats covers both
@@ -225,7 +430,7 @@ MatmulShape MatmulShapeF32(size_t n) {
   const size_t nr = narrow ? Lanes(DFNarrow()) : Lanes(DF());
   const size_t scratch = kKc * NcFor(Lanes(DF())) > kKc * NcFor(Lanes(DFNarrow())) ? kKc * NcFor(Lanes(DF()))
                                                                                       : kKc * NcFor(Lanes(DFNarrow()));
-  return MatmulShape{narrow ? kNarrowMR : kMR, nr, kKc, NcFor(nr), scratch, narrow};
+  return MatmulShape{narrow ? kNarrowMR : kMR, nr, kKc, NcFor(nr), scratch, narrow, kMatmulDirectConfig.direct_max_m};
 }
 
 // C[i0:i1, j0:j1] of the call, single-threaded, with the tile of MatmulShapeF32(g.n) (narrow:
@@ -258,6 +463,21 @@ void MatmulPackedRowsF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc,
       Panel<kMR>(DF(), kc, g.a + i * g.lda + pc, g.lda, rows, packed, ncols, g.c + i * g.ldc + j0, g.ldc, load_c);
     }
   }
+}
+
+// C[i0:i1, j0:j1] of a call with B as k x n, by the direct kernel (m <= direct_max_m), on one
+// thread; narrow and scratch unused (the signature of MatmulBlockF32). k > 0.
+void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0, size_t j1, float*) {
+#if !defined(VLAK_SIMD_RVV)
+  constexpr size_t kRows = kMatmulDirectConfig.direct_rows;
+  static constexpr auto kFns = DirectRowFns(std::make_index_sequence<kRows>{});
+  for (size_t i = i0; i < i1; i += kRows) {
+    const size_t rows = i1 - i < kRows ? i1 - i : kRows;
+    kFns[rows - 1](g, i, j0, j1);
+  }
+#else
+  (void)g, (void)i0, (void)i1, (void)j0, (void)j1;  // never called: direct_max_m is 0
+#endif
 }
 
 VLAK_KERNELS_DEFINED(VLAK_MATMUL_KERNELS)

@@ -13,6 +13,8 @@
   X(kMatmulShape, MatmulShape, MatmulShapeF32, (size_t n))                                                            \
   X(kMatmulBlock, void, MatmulBlockF32,                                                                               \
     (const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch))                   \
+  X(kMatmulDirect, void, MatmulDirectF32,                                                                             \
+    (const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch))                   \
   X(kMatmulPackB, void, MatmulPackBF32,                                                                               \
     (const MatmulArgs& g, bool narrow, size_t pc, size_t kc, size_t j0, size_t ncols, float* dst))                    \
   X(kMatmulPackedRows, void, MatmulPackedRowsF32,                                                                     \

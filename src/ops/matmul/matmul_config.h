@@ -1,0 +1,41 @@
+// Per-target tuning of matmul's direct (unpacked) small-m kernel, read by matmul_kernel.cc (one
+// table per target, in the style of XNNPACK's config layer). Measurements: docs/ops/matmul.md.
+//   direct_max_m:  calls with m <= this (and B as k x n) take the direct kernel; 0: never (RVV,
+//                  whose sizeless vectors the kernel's register arrays cannot hold).
+//   direct_rows:   rows of C per pass over B (a register tile of rows x vectors).
+//   direct_regs:   vector registers for the tile's accumulators and B vectors: a pass over r rows
+//                  uses vectors = min(direct_max_vectors, direct_regs / (r + 1)), at least 1.
+//   direct_kc:     k block: the chains are stored to C and reloaded every kc steps (exact). Short,
+//                  so that a block's kc rows of B are read as kc sequential streams, strip after
+//                  strip, which the hardware prefetchers follow (256 rows 16 KiB apart were not).
+#pragma once
+
+#include <cstddef>
+
+namespace vlak {
+
+struct MatmulDirectConfig {
+  size_t direct_max_m;
+  size_t direct_rows;
+  size_t direct_regs;
+  size_t direct_max_vectors;
+  size_t direct_kc;
+};
+
+#if defined(VLAK_SIMD_RVV)
+inline constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256};
+#elif defined(VLAK_SIMD_AVX512)
+inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 32};
+#elif defined(VLAK_SIMD_AVX2)
+inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32};
+#else
+inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32};
+#endif
+
+// Vectors per pass over r rows.
+constexpr size_t MatmulDirectVectors(const MatmulDirectConfig& cfg, size_t r) {
+  const size_t v = cfg.direct_regs / (r + 1);
+  return v < 1 ? 1 : (v > cfg.direct_max_vectors ? cfg.direct_max_vectors : v);
+}
+
+}  // namespace vlak
