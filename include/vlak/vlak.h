@@ -341,8 +341,9 @@ vlak_status vlak_add_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_
 
 /* C = A * B for row-major A (m x k, row stride lda), B (k x n, ldb; n x k with TRANS_B) and
  * C (m x n, ldc). Cache-blocked, packed, register-tiled; threads over tiles of C, and over k
- * for skinny calls. Few rows (m <= 16 on x86) read B in place, unpacked (W transposed 16 KiB at
- * a time with TRANS_B), threads over columns. Each C element is one chain in sequential k order: c = a[i][0] * b[0][j], then
+ * for skinny calls. Few rows (m <= 16; not on RVV) read B in place, unpacked (with TRANS_B
+ * through a transposed strip on the stack), threads over columns.
+ * Each C element is one chain in sequential k order: c = a[i][0] * b[0][j], then
  * c = fma(a[i][p], b[p][j], c) for p = 1 .. k-1 (with ACCUMULATE the chain starts from the old C:
  * c = fma(a[i][p], b[p][j], c) for every p). Skinny calls, m * n <= 4096 and k >= 4096, cut k
  * into segments of 1024 * ceil(k / 65536) (the last shorter): one such chain per segment, from
@@ -351,13 +352,14 @@ vlak_status vlak_add_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_
  * result is the same bits on every target, VLEN and thread count (NaN payloads aside), and
  * |C - C64| <= 2 * k * 2^-24 * sum_k |A| * |B| (the standard bound; with ACCUMULATE k + 1 terms
  * and |C_old| added to the sum) while that sum is below FLT_MAX (a partial sum beyond it is inf). k == 0 sets C to 0 (or leaves it with ACCUMULATE). NaN and inf
- * propagate as IEEE. C must not overlap A or B. One thread packs B in 1 MiB blocks; several
- * threads pack all of B once (k x n floats, n rounded up to the tile) and share it; a skinny call
- * keeps its segment sums (at most 64 x m x n floats) and 1 MiB per thread. The buffers
- * are kept between calls in a process-wide pool.
+ * propagate as IEEE. C must not overlap A or B. Memory: the few-rows kernel packs nothing (a
+ * strip on the stack); otherwise one thread packs B in 1 MiB blocks, several threads pack all of B
+ * once (k x n floats, n rounded up to the tile) and share it; a skinny call keeps its segment
+ * sums (at most 64 x m x n floats) and 1 MiB per thread. The buffers are kept between calls in a
+ * process-wide pool.
  * With k == 0, A and B have no elements: a and b may be NULL, and no stride of theirs overflows.
  * Errors: NULL pointer, lda < k, ldb < n (< k with TRANS_B), ldc < n, unknown flags, overflow
- * (VLAK_ERROR_OVERFLOW also if the packing buffer cannot be allocated; nothing is written). */
+ * (VLAK_ERROR_OVERFLOW also if a buffer above cannot be allocated; nothing is written). */
 vlak_status vlak_matmul_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
                             float* c, size_t ldc, unsigned flags);
 
