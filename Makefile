@@ -1,13 +1,15 @@
 # The two commands a newcomer needs (see README.md):
 #   make bench   install what is missing, build, run the main job (vlak info + the lab's quick suite + report)
 #   make test    install what is missing, build host + host-asan (with the fuzz targets) + rv64gcv + rv64gc, run every test
+#                but the exhaustive sweeps
+#   make test-exhaustive  the exhaustive sweeps (every float of exp; the int8 softmax's full error table)
 #   make cycles  llvm-mca loop-body cycle estimates of the RVV kernels (needs llvm-22), see scripts/rvv-cycles
 #   make x86-cycles  the same for the AVX2 / AVX-512 kernels on Zen 3, Zen 4, Sapphire Rapids, see scripts/x86-cycles
 #   make fuzz    the libFuzzer targets for FUZZ_SECONDS each (default 60), see scripts/fuzz
 JOBS ?= $(shell nproc)
 VLENS ?= 128;256;512
 
-.PHONY: all bootstrap build test bench bench-rvv cycles x86-cycles fuzz clean
+.PHONY: all bootstrap build test test-exhaustive bench bench-rvv cycles x86-cycles fuzz clean
 
 all: build
 
@@ -44,6 +46,12 @@ x86-cycles: bootstrap
 
 test: bootstrap
 	@JOBS=$(JOBS) VLENS="$(VLENS)" ./scripts/test-all
+
+# The tests labelled "exhaustive" (host preset): minutes each, so apart from make test.
+test-exhaustive: bootstrap
+	@cmake --preset host >/dev/null
+	@cmake --build --preset host -j $(JOBS)
+	@ctest --preset host-exhaustive -j $(JOBS)
 
 FUZZ_SECONDS ?= 60
 fuzz: bootstrap
