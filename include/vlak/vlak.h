@@ -382,6 +382,10 @@ typedef struct vlak_attention_params {
   const float* bias; /* NULL, or added to the scaled logits: bias[b*bs[0] + h*bs[1] + i*bs[2] + j]; stride 0 broadcasts; -inf masks */
   size_t bias_strides[3];
   float* lse; /* NULL, or [batch][q_heads][q_len] dense: log of the row's sum of exp(logits), natural log; -inf for a fully masked row */
+  /* NULL, or [batch] key counts, each <= kv_len: batch row b sees only keys j < kv_lens[b] (a padded
+   * batch's key-padding mask, or KV caches of different lengths), and with a causal flag its limits
+   * take kv_lens[b] for kv_len. Keys beyond are never read into a row nor computed. */
+  const size_t* kv_lens;
 } vlak_attention_params;
 
 /* Fused scaled-dot-product attention (FlashAttention's online softmax over blocks of keys; no
@@ -416,9 +420,12 @@ typedef struct vlak_attention_params {
  * o must not overlap q, k, v, bias or lse, nor itself (its strides must nest: sorted by size, each
  * of the dimensions longer than 1 at least the extent of the ones below it); lse likewise. The
  * inputs may overlap each other and themselves (stride 0 broadcasts).
+ * Key padding: kv_lens (above) masks a batch row's padded keys without computing them, where a
+ * bias of 0 / -inf per key (bias_strides {kv_len, 0, 0}) gives the same o and lse within the bound
+ * above but computes every key's logit.
  * Errors (nothing written): NULL p, q, k, v or o (VLAK_ERROR_NULL_POINTER); kv_heads 0 or not
  * dividing q_heads, head_dim 0, unknown flags or both causal flags, window > 0 without a causal
- * flag, scale NaN or inf, o or lse overlapping (INVALID_ARGUMENT); an extent whose last element
+ * flag, scale NaN or inf, a kv_lens entry > kv_len, o or lse overlapping (INVALID_ARGUMENT); an extent whose last element
  * lies beyond SIZE_MAX bytes, or batch * q_heads * q_len beyond SIZE_MAX (VLAK_ERROR_OVERFLOW, also when the scratch cannot be allocated: per
  * thread at most (head_dim + 96) * BC + 96 * value_dim floats, BC = 256 keys (VLEN / 8 on RVV above
  * VLEN 2048), plus, with more than 96 query rows per kv head, the packed keys and values,

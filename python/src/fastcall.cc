@@ -1,11 +1,17 @@
 #include "fastcall.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace vlak::python {
 
 FastParams::FastParams(const char* fn, std::initializer_list<const char*> names, int required)
     : fn_(fn), required_(required) {
   for (const char* n : names) {
-    if (n_ == kMax) break;
+    if (n_ == kMax) {  // a binding with more parameters than kMax: fail at import, not later
+      std::fprintf(stderr, "vlak: %s() has more than %d parameters (FastParams::kMax)\n", fn, kMax);
+      std::abort();
+    }
     text_[n_] = n;
     names_[n_++] = PyUnicode_InternFromString(n);  // kept for the life of the process
   }

@@ -16,7 +16,7 @@ namespace vlak::python {
 // The parameters of one function: names (interned on first use) and how many are required.
 class FastParams {
  public:
-  static constexpr int kMax = 8;
+  static constexpr int kMax = 12;
   FastParams(const char* fn, std::initializer_list<const char*> names, int required);
   const char* fn() const { return fn_; }
   int count() const { return n_; }

@@ -512,7 +512,7 @@ unsigned AttentionCausal(py::handle causal) {
 }
 
 py::object Attention(py::handle q_obj, py::handle k_obj, py::handle v_obj, py::handle causal, long long window,
-                     py::handle bias_obj, py::handle scale_obj, bool return_lse) {
+                     py::handle bias_obj, py::handle scale_obj, bool return_lse, py::handle kv_lens_obj) {
   const char* fn = "attention";
   vlak_attention_params p{};
   p.flags = AttentionCausal(causal);
@@ -554,6 +554,25 @@ py::object Attention(py::handle q_obj, py::handle k_obj, py::handle v_obj, py::h
             "bias does not broadcast to (B, H, S, S_kv) = " + ShapeText(shape));
     }
     p.bias = AttentionOperand(fn, "bias", bc.cast<py::array>(), p.bias_strides, &kb);
+  }
+  // kv_lens: one key count per batch row (a padded batch), as size_t.
+  std::vector<size_t> kv_lens;
+  if (!kv_lens_obj.is_none()) {
+    py::array_t<long long, py::array::c_style | py::array::forcecast> lens =
+        py::module_::import("numpy").attr("asarray")(kv_lens_obj, "int64");
+    if (lens.ndim() != 1 || lens.shape(0) != q.shape(0)) {
+      Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "kv_lens must be 1-D with one entry per batch row (" +
+                                                 std::to_string(q.shape(0)) + ")");
+    }
+    for (py::ssize_t b = 0; b < lens.shape(0); ++b) {
+      const long long n = lens.at(b);
+      if (n < 0 || n > k.shape(2)) {
+        Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "kv_lens[" + std::to_string(b) + "] = " + std::to_string(n) +
+                                                   " is outside 0..S_kv (" + std::to_string(k.shape(2)) + ")");
+      }
+      kv_lens.push_back(static_cast<size_t>(n));
+    }
+    p.kv_lens = kv_lens.data();
   }
   py::array_t<float> o = NewArray({q.shape(0), q.shape(1), q.shape(2), v.shape(3)});
   py::array_t<float> lse;
@@ -721,7 +740,7 @@ transposed view of b (b.T of a C-contiguous array) runs as the other layout with
 out: float32 (m, n); when it overlaps a or b those are read from copies.
 ValueError: shapes that do not chain, accumulate without out. TypeError: not float32.)doc";
 
-constexpr const char* kDocAttention = R"doc(attention(q: ndarray[float32], k: ndarray[float32], v: ndarray[float32], causal: bool | str = False, window: int = 0, bias: ndarray[float32] | None = None, scale: float | None = None, return_lse: bool = False) -> ndarray[float32] | tuple[ndarray[float32], ndarray[float32]]
+constexpr const char* kDocAttention = R"doc(attention(q: ndarray[float32], k: ndarray[float32], v: ndarray[float32], causal: bool | str = False, window: int = 0, bias: ndarray[float32] | None = None, scale: float | None = None, return_lse: bool = False, kv_lens: ndarray[int] | None = None) -> ndarray[float32] | tuple[ndarray[float32], ndarray[float32]]
 
 Fused scaled-dot-product attention on (batch, heads, seq, dim) arrays (BNSH; any strides: a
 transposed view of a (batch, seq, heads, dim) array runs in place):
@@ -732,11 +751,13 @@ causal: False, "bottom_right" (query i sees keys j <= i + S_kv - S: a KV-cache s
 "top_left" (j <= i: PyTorch's is_causal). window > 0 (with causal): only the last `window` keys
 up to the causal limit. bias: broadcastable to (B, H, S, S_kv), added to the scaled logits; -inf
 masks. return_lse=True also returns log(sum(exp(logits))) per row, (B, H, S).
+kv_lens: one key count per batch row, each <= S_kv (a padded batch): batch row b sees only keys
+j < kv_lens[b], and its causal limits take kv_lens[b] for S_kv; the padded keys are not computed.
 A row that sees no key gives o = 0 and lse = -inf. Returns new arrays.
 Accuracy (u = 2^-24, M = the row's max of |scale| * sum_d |q_d k_jd| + |bias_j|): |o - o64| <= (1e-5 + 2 (D + 2) u M +
 2 S_kv u) * sum_j p64_j |v_jd| + 2^-126 sum_j |v_jd|; |lse - lse64| <= 1e-5 (1 + |lse64|) + 2 (D + 2) u M.
-ValueError: shapes that do not match, H not a multiple of Hkv, window without causal.
-TypeError: not float32.)doc";
+ValueError: shapes that do not match, H not a multiple of Hkv, window without causal, kv_lens
+of the wrong length or beyond S_kv. TypeError: not float32.)doc";
 
 // Argument conversions for the fast entry points; a failed one raises (error_already_set).
 int IntArg(PyObject* v, int dflt) {
@@ -871,14 +892,15 @@ VLAK_ENTRY(MatmulEntry) {
 }
 
 VLAK_ENTRY(AttentionEntry) {
-  static const FastParams p("attention", {"q", "k", "v", "causal", "window", "bias", "scale", "return_lse"}, 3);
+  static const FastParams p("attention", {"q", "k", "v", "causal", "window", "bias", "scale", "return_lse", "kv_lens"},
+                            3);
   return Entry(p, args, nargs, kwnames, [](PyObject** v) {
     long long window = 0;
     if (v[4] != nullptr) {
       window = PyLong_AsLongLong(v[4]);
       if (window == -1 && PyErr_Occurred()) throw py::error_already_set();
     }
-    return Attention(v[0], v[1], v[2], Obj(v[3]), window, Obj(v[5]), Obj(v[6]), BoolArg(v[7], false));
+    return Attention(v[0], v[1], v[2], Obj(v[3]), window, Obj(v[5]), Obj(v[6]), BoolArg(v[7], false), Obj(v[8]));
   });
 }
 

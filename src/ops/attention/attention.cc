@@ -122,6 +122,11 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
   if (!std::isfinite(p.scale) || p.head_dim == 0) return VLAK_ERROR_INVALID_ARGUMENT;
   if (p.q_heads > 0 && (p.kv_heads == 0 || p.q_heads % p.kv_heads != 0)) return VLAK_ERROR_INVALID_ARGUMENT;
   if (p.batch == 0 || p.q_heads == 0 || p.q_len == 0) return VLAK_OK;
+  if (p.kv_lens != nullptr) {
+    for (size_t b = 0; b < p.batch; ++b) {
+      if (p.kv_lens[b] > p.kv_len) return VLAK_ERROR_INVALID_ARGUMENT;
+    }
+  }
   if (q == nullptr || o == nullptr || (p.kv_len > 0 && (k == nullptr || v == nullptr))) {
     return VLAK_ERROR_NULL_POINTER;
   }
@@ -160,7 +165,20 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
 
   const Target target = ActiveTarget();
   AttentionShape shape = Dispatch(kAttentionShape, target)(p.head_dim, p.value_dim, 0);
-  AttentionArgs g{p, q, k, v, o, p.q_heads / p.kv_heads, shape.br, 0, 0, 1, 0, nullptr, nullptr, nullptr};
+  AttentionArgs g{.p = p,
+                  .q = q,
+                  .k = k,
+                  .v = v,
+                  .o = o,
+                  .group = p.q_heads / p.kv_heads,
+                  .rows_per_unit = shape.br,
+                  .chunks = 0,
+                  .cached_keys = 0,
+                  .splits = 1,
+                  .split_keys = 0,
+                  .part_o = nullptr,
+                  .part_m = nullptr,
+                  .part_l = nullptr};
   if (g.p.scale == 0.0f) g.p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.head_dim)));
   const size_t group_rows = g.group * p.q_len;  // <= rows
   g.chunks = (group_rows + g.rows_per_unit - 1) / g.rows_per_unit;

@@ -45,26 +45,27 @@ struct AttentionShape {
   size_t scratch_floats;
 };
 
-// The keys row i of a row sees: [lo, hi) (lo == hi: none).
+// The keys query row i of batch row b sees: [lo, hi) (lo == hi: none).
 struct AttentionRange {
   size_t lo, hi;
 };
-inline AttentionRange AttentionKeys(const vlak_attention_params& p, size_t i) {
+inline AttentionRange AttentionKeys(const vlak_attention_params& p, size_t b, size_t i) {
+  const size_t kv_len = p.kv_lens != nullptr ? p.kv_lens[b] : p.kv_len;  // <= p.kv_len (checked)
   const bool bottom_right = (p.flags & VLAK_ATTENTION_CAUSAL) != 0;
   const bool top_left = (p.flags & VLAK_ATTENTION_CAUSAL_TOP_LEFT) != 0;
-  if (!bottom_right && !top_left) return {0, p.kv_len};
+  if (!bottom_right && !top_left) return {0, kv_len};
   // limit = i + kv_len - q_len (bottom-right) or i (top-left): the last key seen, maybe negative.
   size_t end;  // limit + 1 (0 when the limit is negative)
   if (top_left) {
     end = i + 1;
-  } else if (i + p.kv_len + 1 <= p.q_len) {
+  } else if (i + kv_len + 1 <= p.q_len) {
     end = 0;
   } else {
-    end = i + p.kv_len + 1 - p.q_len;
+    end = i + kv_len + 1 - p.q_len;
   }
   // The window counts back from the limit, before the limit is clamped to the keys there are.
   size_t lo = p.window > 0 && end > p.window ? end - p.window : 0;
-  if (end > p.kv_len) end = p.kv_len;
+  if (end > kv_len) end = kv_len;
   if (lo > end) lo = end;
   return {lo, end};
 }

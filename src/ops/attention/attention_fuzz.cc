@@ -96,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                         (p.q_heads > 0 && (p.kv_heads == 0 || p.q_heads % p.kv_heads != 0));
   const bool bad_ptrs = nulls == 1 || nulls == 4 || (p.kv_len > 0 && (nulls == 2 || nulls == 3)) ||
                         (nulls == 5 && oe > 0);
-  const bool expect_error = bad_args || (!empty && (bad_ptrs || overflow));
+  bool expect_error = bad_args || (!empty && (bad_ptrs || overflow));
   if (!overflow && (qe > kMaxElems || ke > kMaxElems || ve > kMaxElems || oe > kMaxElems || be > kMaxElems)) return 0;
   if (!empty && !bad_args && p.batch * p.q_heads * p.q_len * (p.kv_len + 1) * (p.head_dim + p.value_dim + 1) > 4000000) {
     return 0;  // the reference's time
@@ -109,10 +109,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FillFloats(in, bias.data(), bias.size());
   if (bias.size() > 0 && bias_mode == 2) bias[0] = -std::numeric_limits<float>::infinity();
   p.bias = bias_mode == 0 ? nullptr : bias.data();
+  // Key counts per batch row, decoded last (older corpora have none): 0 .. kv_len + 1, the last an error.
+  std::vector<size_t> kv_lens;
+  if (in.Bool()) {
+    for (size_t b = 0; b < p.batch; ++b) kv_lens.push_back(in.Size(p.kv_len + 1));
+    p.kv_lens = kv_lens.data();
+    for (size_t n : kv_lens) expect_error = expect_error || (!empty && n > p.kv_len);
+  }
   Describe("vlak_attention_f32(B %zu, H %zu:%zu, q %zu, kv %zu, D %zu, Dv %zu, %s, gap %zu, cap +%zu, flags 0x%x, "
-           "window %zu, scale %g, bias %d, lse %d, nulls %d, huge %d) threads %d",
+           "window %zu, scale %g, bias %d, lse %d, nulls %d, huge %d, kv_lens %s) threads %d",
            p.batch, p.q_heads, p.kv_heads, p.q_len, p.kv_len, p.head_dim, p.value_dim, bsnh ? "bsnh" : "bnsh", o_gap,
-           cap_extra, p.flags, p.window, p.scale, bias_mode, want_lse, nulls, huge, vlak_get_num_threads());
+           cap_extra, p.flags, p.window, p.scale, bias_mode, want_lse, nulls, huge, kv_lens.empty() ? "no" : "yes",
+           vlak_get_num_threads());
 
   const size_t rows = empty ? 0 : p.batch * p.q_heads * p.q_len;
   std::vector<double> o64, lse64, mag, pabs;
@@ -131,7 +139,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t row = (b * p.q_heads + h) * p.q_len + i;
     const double sc = p.scale != 0 ? std::fabs(p.scale) : 1.0 / std::sqrt(static_cast<double>(p.head_dim));
     if (mag[row] / std::min(sc, 1.0) >= kBig) return true;
-    const vlak::AttentionRange r = vlak::AttentionKeys(p, i);
+    const vlak::AttentionRange r = vlak::AttentionKeys(p, b, i);
     const size_t kvh = h / (p.q_heads / p.kv_heads);
     for (size_t j = r.lo; j < r.hi; ++j) {
       if (p.bias != nullptr) {
@@ -180,7 +188,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           const bool big = row_big(b, h, i);
           // sum_j |v_jd| over the keys the row sees: vlak.h's underflow term.
           std::vector<double> vabs(p.value_dim, 0.0);
-          const vlak::AttentionRange keys = vlak::AttentionKeys(p, i);
+          const vlak::AttentionRange keys = vlak::AttentionKeys(p, b, i);
           const size_t kvh = h / (p.q_heads / p.kv_heads);
           for (size_t j = keys.lo; j < keys.hi; ++j) {
             for (size_t d = 0; d < p.value_dim; ++d) {

@@ -426,7 +426,7 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
     qrow[r] = g.q + b * p.q_strides[0] + h * p.q_strides[1] + i * p.q_strides[2];
     brow[r] = p.bias != nullptr ? p.bias + b * p.bias_strides[0] + h * p.bias_strides[1] + i * p.bias_strides[2]
                                 : nullptr;
-    const AttentionRange range = AttentionKeys(p, i);
+    const AttentionRange range = AttentionKeys(p, b, i);
     lo[r] = range.lo;
     hi[r] = range.hi;
     if (lo[r] < hi[r]) {

@@ -55,7 +55,7 @@ double Pairs(const Dims& x, unsigned flags) {
   const vlak_attention_params p = Params(x, flags);
   double n = 0;
   for (size_t i = 0; i < x.sq; ++i) {
-    const AttentionRange r = AttentionKeys(p, i);
+    const AttentionRange r = AttentionKeys(p, 0, i);
     n += static_cast<double>(r.hi - r.lo);
   }
   return n;
@@ -101,7 +101,7 @@ bool Composed(const Problem& pr, Outputs& out, int threads, unsigned flags, std:
     if (vlak_matmul_f32(x.sq, x.skv, x.d, q, x.d, k, x.d, s.data(), x.skv, VLAK_MATMUL_TRANS_B) != VLAK_OK) return false;
     for (size_t i = 0; i < x.sq; ++i) {
       float* row = s.data() + i * x.skv;
-      const AttentionRange r = AttentionKeys(p, i);
+      const AttentionRange r = AttentionKeys(p, 0, i);
       for (size_t j = 0; j < x.skv; ++j) row[j] = j >= r.lo && j < r.hi ? row[j] * scale : -INFINITY;
     }
     if (vlak_softmax_f32(x.sq, x.skv, s.data(), x.skv, s.data(), x.skv, VLAK_SOFTMAX_SAFE) != VLAK_OK) return false;

@@ -22,7 +22,7 @@ void AttentionReferenceF64(const vlak_attention_params& p, const float* q, const
       for (size_t i = 0; i < p.q_len; ++i) {
         const size_t row = (b * p.q_heads + h) * p.q_len + i;
         const float* qi = q + b * p.q_strides[0] + h * p.q_strides[1] + i * p.q_strides[2];
-        const AttentionRange keys = AttentionKeys(p, i);
+        const AttentionRange keys = AttentionKeys(p, b, i);
         double m = -kInf, big = 0;
         bool nan = false;
         for (size_t j = keys.lo; j < keys.hi; ++j) {

@@ -403,6 +403,86 @@ TEST(Attention, SplitKeys) {
   });
 }
 
+// kv_lens: a padded batch (every key count from 0 to kv_len), causal KV caches of different
+// lengths, the split-KV path, GQA; against the reference (which applies kv_lens through the mask
+// rule) and against the same call with a 0 / -inf bias per key; padded keys are never read (NaN
+// there changes nothing).
+TEST(Attention, KeyPaddingLengths) {
+  ForEachTarget([] {
+    uint32_t seed = 700;
+    struct Variant {
+      size_t q_len, kv_len, q_heads, kv_heads;
+      unsigned flags;
+    };
+    const std::vector<Variant> variants = {
+        {7, 37, 4, 4, 0},                                  // encoder rows, padded keys
+        {1, kEmulated ? 300 : 700, 8, 2, VLAK_ATTENTION_CAUSAL},  // decode over caches of different lengths (split-KV)
+        {5, 33, 6, 3, VLAK_ATTENTION_CAUSAL},              // a prefill chunk per cache
+        {9, 20, 2, 1, VLAK_ATTENTION_CAUSAL_TOP_LEFT},
+    };
+    for (const Variant& var : variants) {
+      Shape s;
+      s.batch = 4;
+      s.q_len = var.q_len;
+      s.kv_len = var.kv_len;
+      s.q_heads = var.q_heads;
+      s.kv_heads = var.kv_heads;
+      s.head_dim = 16;
+      s.value_dim = 12;
+      s.flags = var.flags;
+      s.bsnh = (seed % 2) != 0;
+      SCOPED_TRACE(testing::Message() << "q " << s.q_len << " kv " << s.kv_len << " flags " << s.flags);
+      Call c = Make(s, seed++);
+      const std::vector<size_t> lens = {s.kv_len, 0, s.kv_len / 3, s.kv_len - 1};
+      c.p.kv_lens = lens.data();
+      // NaN in every padded key and value: never read into a row.
+      for (size_t b = 0; b < s.batch; ++b) {
+        for (size_t h = 0; h < s.kv_heads; ++h) {
+          for (size_t j = lens[b]; j < s.kv_len; ++j) {
+            c.k[b * c.p.k_strides[0] + h * c.p.k_strides[1] + j * c.p.k_strides[2]] = kNaN;
+            c.v[b * c.p.v_strides[0] + h * c.p.v_strides[1] + j * c.p.v_strides[2] + 1] = kNaN;
+          }
+        }
+      }
+      ASSERT_EQ(Call1(c), VLAK_OK);
+      Verify(c);
+      for (size_t h = 0; h < s.q_heads; ++h) {  // batch row 1 sees no key: o = 0, lse = -inf
+        for (size_t i = 0; i < s.q_len; ++i) {
+          const float* o = c.o.data() + c.p.o_strides[0] + h * c.p.o_strides[1] + i * c.p.o_strides[2];
+          for (size_t d = 0; d < s.value_dim; ++d) ASSERT_EQ(o[d], 0.0f);
+          ASSERT_EQ(c.lse[(s.q_heads + h) * s.q_len + i], -kInf);
+        }
+      }
+      if (var.flags != 0) continue;
+      // Without a causal flag the same as a 0 / -inf bias per key (the NaN keys restored: a
+      // bias computes every key).
+      Call m = Make(s, seed - 1);
+      std::vector<float> mask(s.batch * s.kv_len);
+      for (size_t b = 0; b < s.batch; ++b) {
+        for (size_t j = 0; j < s.kv_len; ++j) mask[b * s.kv_len + j] = j < lens[b] ? 0.0f : -kInf;
+      }
+      m.p.bias = mask.data();
+      m.p.bias_strides[0] = s.kv_len;
+      m.p.bias_strides[1] = 0;
+      m.p.bias_strides[2] = 0;
+      ASSERT_EQ(Call1(m), VLAK_OK);
+      for (size_t i = 0; i < c.o.size(); ++i) {
+        ASSERT_NEAR(c.o[i], m.o[i], 1e-6 * (1 + std::fabs(m.o[i]))) << i;
+      }
+    }
+    // A kv_lens entry beyond kv_len: an error, nothing written.
+    Shape s;
+    s.batch = 2;
+    s.kv_len = 8;
+    Call c = Make(s, 77);
+    const std::vector<size_t> bad = {8, 9};
+    c.p.kv_lens = bad.data();
+    ASSERT_EQ(Call1(c), VLAK_ERROR_INVALID_ARGUMENT);
+    for (float x : c.o) ASSERT_EQ(x, kSentinel);
+    for (float x : c.lse) ASSERT_EQ(x, kSentinel);
+  });
+}
+
 // The same bits for 1, 2, 3 and 5 threads (the units never depend on the thread count).
 TEST(Attention, SameBitsForEveryThreadCount) {
   ForEachTarget([] {

@@ -130,3 +130,22 @@ def thread_cases(rng):
         "attention": lambda: vlak.attention(q, k, v, causal="bottom_right"),
         "attention_large": lambda: vlak.attention(q2, k2, v2, causal="top_left"),
     }
+
+
+def test_attention_kv_lens_is_a_key_padding_mask(target, rng):
+    """kv_lens = a 0 / -inf bias per batch row's keys (float64), and the padded keys are not read."""
+    b, h, s, skv, d = 3, 4, 6, 40, 16
+    q, k, v = make(rng, b, h, 2, s, skv, d, 8)
+    lens = np.array([40, 17, 0])
+    bias = np.where(np.arange(skv)[None, :] < lens[:, None], 0.0, -np.inf).astype(np.float32)[:, None, None, :]
+    o64, lse64, m, pabs = reference(q, k, v, bias=bias)
+    k[1, :, 17:] = np.nan  # padded: never read
+    o, lse = vlak.attention(q, k, v, return_lse=True, kv_lens=lens)
+    bound = (1e-5 + 2 * (d + 2) * U * m[..., None] + 2 * skv * U) * pabs
+    assert (np.abs(o - o64) <= bound).all()
+    assert (o[2] == 0).all() and (lse[2] == -np.inf).all()
+    assert np.allclose(lse[:2], lse64[:2], rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError):
+        vlak.attention(q, k, v, kv_lens=[40, 41, 0])
+    with pytest.raises(ValueError):
+        vlak.attention(q, k, v, kv_lens=[40, 1])
