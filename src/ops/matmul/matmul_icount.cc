@@ -30,7 +30,7 @@ using vlak_icount::Vlen;
 // 67,884 -> 62,383 on the P670, 51,354 -> 49,660 on the X280 (matmul_kernel.cc).
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
-    {"matmul_f32/64x64x64",          53948, 27986, 15005},
+    {"matmul_f32/64x64x64",          53954, 27992, 15011},
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
@@ -39,7 +39,7 @@ const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 // measure and set: scripts/rvv-cycles --budgets --write.
 constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
     // case                                   spacemit-x60 cycles
-    {"matmul_f32/64x64x64",                       57962},
+    {"matmul_f32/64x64x64",                       57966},
 };
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
