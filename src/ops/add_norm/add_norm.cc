@@ -44,6 +44,30 @@ vlak_status CheckAddNorm(size_t rows, size_t cols, const float* x, size_t x_stri
   return TargetError();
 }
 
+// The checks, then run(kernel, rows, x, r, s, y, stream) over chunks of rows on threads, where
+// kernel is the table's function for the target, taken once for the whole call (vlak_set_target
+// may run concurrently), and s (the sum: sum, else y) has sum's stride, else y's.
+template <class Fn, class Run>
+vlak_status AddNormRows(const PerTarget<Fn>& table, size_t rows, size_t cols, const float* x, size_t x_stride,
+                        const float* r, size_t r_stride, float eps, float* y, size_t y_stride, float* sum,
+                        size_t sum_stride, Run&& run) {
+  bool empty;
+  if (const vlak_status st = CheckAddNorm(rows, cols, x, x_stride, r, r_stride, y, y_stride, sum, sum_stride, eps,
+                                          &empty);
+      st != VLAK_OK || empty) {
+    return st;
+  }
+  auto* const kernel = Dispatch(table);
+  const bool stream = StreamOutput(rows * cols * sizeof(float));
+  float* const s = sum != nullptr ? sum : y;  // y itself holds s until the norm overwrites it
+  const size_t s_stride = sum != nullptr ? sum_stride : y_stride;
+  ForEachRowChunk(rows, 2 * cols, [&](int, size_t begin, size_t end) {  // ~16 bytes per element
+    run(kernel, end - begin, x + begin * x_stride, r + begin * r_stride, s + begin * s_stride, s_stride,
+        y + begin * y_stride, stream);
+  });
+  return VLAK_OK;
+}
+
 }  // namespace
 }  // namespace vlak
 
@@ -51,40 +75,21 @@ extern "C" vlak_status vlak_add_layernorm_f32(size_t rows, size_t cols, const fl
                                               const float* r, size_t r_stride, const float* gamma, const float* beta,
                                               float eps, float* y, size_t y_stride, float* sum, size_t sum_stride) {
   using namespace vlak;
-  bool empty;
-  if (const vlak_status st = CheckAddNorm(rows, cols, x, x_stride, r, r_stride, y, y_stride, sum, sum_stride, eps,
-                                          &empty);
-      st != VLAK_OK || empty) {
-    return st;
-  }
-  auto* const kernel = Dispatch(kAddLayerNormRows);
-  const bool stream = StreamOutput(rows * cols * sizeof(float));
-  float* const s = sum != nullptr ? sum : y;  // y itself holds s until the norm overwrites it
-  const size_t s_stride = sum != nullptr ? sum_stride : y_stride;
-  ForEachRowChunk(rows, 2 * cols, [&](int, size_t begin, size_t end) {  // ~16 bytes per element
-    kernel(end - begin, cols, x + begin * x_stride, x_stride, r + begin * r_stride, r_stride, s + begin * s_stride,
-           s_stride, gamma, beta, eps, y + begin * y_stride, y_stride, stream);
-  });
-  return VLAK_OK;
+  return AddNormRows(kAddLayerNormRows, rows, cols, x, x_stride, r, r_stride, eps, y, y_stride, sum, sum_stride,
+                     [&](auto* kernel, size_t n, const float* xc, const float* rc, float* sc, size_t s_stride,
+                         float* yc, bool stream) {
+                       kernel(n, cols, xc, x_stride, rc, r_stride, sc, s_stride, gamma, beta, eps, yc, y_stride,
+                              stream);
+                     });
 }
 
 extern "C" vlak_status vlak_add_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r,
                                             size_t r_stride, const float* gamma, float eps, float* y, size_t y_stride,
                                             float* sum, size_t sum_stride) {
   using namespace vlak;
-  bool empty;
-  if (const vlak_status st = CheckAddNorm(rows, cols, x, x_stride, r, r_stride, y, y_stride, sum, sum_stride, eps,
-                                          &empty);
-      st != VLAK_OK || empty) {
-    return st;
-  }
-  auto* const kernel = Dispatch(kAddRmsNormRows);
-  const bool stream = StreamOutput(rows * cols * sizeof(float));
-  float* const s = sum != nullptr ? sum : y;  // y itself holds s until the norm overwrites it
-  const size_t s_stride = sum != nullptr ? sum_stride : y_stride;
-  ForEachRowChunk(rows, 2 * cols, [&](int, size_t begin, size_t end) {  // ~16 bytes per element
-    kernel(end - begin, cols, x + begin * x_stride, x_stride, r + begin * r_stride, r_stride, s + begin * s_stride,
-           s_stride, gamma, eps, y + begin * y_stride, y_stride, stream);
-  });
-  return VLAK_OK;
+  return AddNormRows(kAddRmsNormRows, rows, cols, x, x_stride, r, r_stride, eps, y, y_stride, sum, sum_stride,
+                     [&](auto* kernel, size_t n, const float* xc, const float* rc, float* sc, size_t s_stride,
+                         float* yc, bool stream) {
+                       kernel(n, cols, xc, x_stride, rc, r_stride, sc, s_stride, gamma, eps, yc, y_stride, stream);
+                     });
 }

@@ -87,16 +87,8 @@ OpDef AddLayerNormOp() {
     const float* gamma = p->In(2).F32();
     const float* beta = p->In(3).F32();
     std::vector<double>& ref = p->AddOutput("y", {rows, cols});
-    std::vector<float>& scale = p->scale[0];
-    scale.resize(rows * cols);
-    for (size_t r = 0; r < rows; ++r) {
-      double mean = 0, rstd = 0;
-      LayerNormReferenceF64(s.data() + r * cols, cols, gamma, beta, kEps, ref.data() + r * cols, &mean, &rstd);
-      for (size_t c = 0; c < cols; ++c) {
-        const double xhat = (s[r * cols + c] - mean) * rstd;
-        scale[r * cols + c] = static_cast<float>(std::fabs(gamma[c]) * (1 + std::fabs(xhat)) + std::fabs(beta[c]));
-      }
-    }
+    p->scale[0].resize(rows * cols);
+    LayerNormReferenceRowsF64(s.data(), rows, cols, gamma, beta, kEps, ref.data(), p->scale[0].data());
   };
   op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = [](double b) {
@@ -142,21 +134,9 @@ OpDef AddRmsNormOp() {
     const size_t rows = RowsOf(*p), cols = ColsOf(*p);
     const std::vector<float> s = MakeInputs(p, false);
     const float* gamma = p->In(2).F32();
-    {
-      std::vector<double>& ref = p->AddOutput("y", {rows, cols});
-      std::vector<float>& scale = p->scale[0];
-      scale.resize(rows * cols);
-      for (size_t r = 0; r < rows; ++r) {
-        const float* sr = s.data() + r * cols;
-        RmsNormReferenceF64(sr, cols, gamma, kEps, ref.data() + r * cols);
-        double ss = 0;
-        for (size_t c = 0; c < cols; ++c) ss += static_cast<double>(sr[c]) * sr[c];
-        const double inv = 1.0 / std::sqrt(ss / static_cast<double>(cols) + kEps);
-        for (size_t c = 0; c < cols; ++c) {
-          scale[r * cols + c] = static_cast<float>(std::fabs(gamma[c]) * (1 + std::fabs(sr[c] * inv)));
-        }
-      }
-    }
+    std::vector<double>& ref = p->AddOutput("y", {rows, cols});
+    p->scale[0].resize(rows * cols);
+    RmsNormReferenceRowsF64(s.data(), rows, cols, gamma, kEps, ref.data(), p->scale[0].data());
     // The sum is x + r rounded once: its reference is that float, and a zero scale allows it no
     // error at all.
     std::vector<double>& sum = p->AddOutput("sum", {rows, cols});

@@ -42,16 +42,8 @@ std::vector<OpDef> LabOps_layernorm() {
     FillUniform(gamma, cols, 0.5f, 1.5f, 3);
     FillUniform(beta, cols, -0.5f, 0.5f, 4);
     std::vector<double>& ref = p->AddOutput("y", {rows, cols});
-    std::vector<float>& scale = p->scale[0];
-    scale.resize(rows * cols);
-    for (size_t r = 0; r < rows; ++r) {
-      double mean = 0, rstd = 0;
-      LayerNormReferenceF64(x + r * cols, cols, gamma, beta, kEps, ref.data() + r * cols, &mean, &rstd);
-      for (size_t c = 0; c < cols; ++c) {
-        const double xhat = (x[r * cols + c] - mean) * rstd;
-        scale[r * cols + c] = static_cast<float>(std::fabs(gamma[c]) * (1 + std::fabs(xhat)) + std::fabs(beta[c]));
-      }
-    }
+    p->scale[0].resize(rows * cols);
+    LayerNormReferenceRowsF64(x, rows, cols, gamma, beta, kEps, ref.data(), p->scale[0].data());
   };
   op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = [](double b) {

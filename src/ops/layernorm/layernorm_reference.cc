@@ -54,4 +54,17 @@ void LayerNormBackwardReferenceF64(const float* dy, const float* x, size_t n, co
   }
 }
 
+void LayerNormReferenceRowsF64(const float* x, size_t rows, size_t cols, const float* gamma, const float* beta,
+                               float eps, double* y, float* scale) {
+  for (size_t r = 0; r < rows; ++r) {
+    double mean = 0, rstd = 0;
+    LayerNormReferenceF64(x + r * cols, cols, gamma, beta, eps, y + r * cols, &mean, &rstd);
+    for (size_t c = 0; c < cols; ++c) {
+      const double xhat = (x[r * cols + c] - mean) * rstd;
+      const double g = gamma != nullptr ? gamma[c] : 1.0, b = beta != nullptr ? beta[c] : 0.0;
+      scale[r * cols + c] = static_cast<float>(std::fabs(g) * (1 + std::fabs(xhat)) + std::fabs(b));
+    }
+  }
+}
+
 }  // namespace vlak

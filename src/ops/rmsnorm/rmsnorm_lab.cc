@@ -35,18 +35,8 @@ std::vector<OpDef> LabOps_rmsnorm() {
     FillUniform(x, rows * cols, -2.0f, 2.0f, 1);
     FillUniform(gamma, cols, 0.5f, 1.5f, 3);
     std::vector<double>& ref = p->AddOutput("y", {rows, cols});
-    std::vector<float>& scale = p->scale[0];
-    scale.resize(rows * cols);
-    for (size_t r = 0; r < rows; ++r) {
-      const float* xr = x + r * cols;
-      RmsNormReferenceF64(xr, cols, gamma, kEps, ref.data() + r * cols);
-      double ss = 0;
-      for (size_t c = 0; c < cols; ++c) ss += static_cast<double>(xr[c]) * xr[c];
-      const double inv = 1.0 / std::sqrt(ss / static_cast<double>(cols) + kEps);
-      for (size_t c = 0; c < cols; ++c) {
-        scale[r * cols + c] = static_cast<float>(std::fabs(gamma[c]) * (1 + std::fabs(xr[c] * inv)));
-      }
-    }
+    p->scale[0].resize(rows * cols);
+    RmsNormReferenceRowsF64(x, rows, cols, gamma, kEps, ref.data(), p->scale[0].data());
   };
   op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = [](double b) {
