@@ -22,6 +22,10 @@ constexpr double kNsPerElement[kNumActivations] = {0.5, 0.6, 0.8, 0.8, 0.6, 1.1}
 // are ~8 us, the work the parallel layer's floor (kNeverSplitBytes) stands for.
 constexpr size_t kNeverSplitElements = size_t{1} << 14;
 
+// Outputs of this many elements (32 MiB; with x, 64 MiB) or more are streamed past the caches: no read for
+// ownership of y's lines (x86). Below, y may still be in the L3 for the next operator to read.
+constexpr size_t kStreamElements = size_t{1} << 23;
+
 int Threads(int op, size_t elements, size_t items) {
   if (elements < kNeverSplitElements || items < 2 || NumThreads() <= 1) return 1;
   return ThreadsForNs(static_cast<double>(elements) * kNsPerElement[op], items);
@@ -30,14 +34,16 @@ int Threads(int op, size_t elements, size_t items) {
 }  // namespace
 
 extern "C" vlak_status vlak_activation_f32(size_t n, const float* x, float* y, vlak_activation op) {
-  if (ActivationName(op) == nullptr) return VLAK_ERROR_INVALID_ARGUMENT;
+  const int fn = ActivationFunction(op);
+  if (fn < 0) return VLAK_ERROR_INVALID_ARGUMENT;
   if (n > 0 && (x == nullptr || y == nullptr)) return VLAK_ERROR_NULL_POINTER;
   if (n > SIZE_MAX / sizeof(float)) return VLAK_ERROR_OVERFLOW;
   if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
   if (n == 0) return VLAK_OK;
   auto* const kernel = Dispatch(kActivationF32);
+  if (n >= kStreamElements) op = static_cast<vlak_activation>(op | kActStreamOutput);
   const size_t blocks = (n + kBlock - 1) / kBlock;
-  const int threads = Threads(op, n, blocks);
+  const int threads = Threads(fn, n, blocks);
   if (threads <= 1) {
     kernel(op, x, y, n);
     return VLAK_OK;
@@ -51,7 +57,8 @@ extern "C" vlak_status vlak_activation_f32(size_t n, const float* x, float* y, v
 
 extern "C" vlak_status vlak_glu_f32(size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up,
                                     size_t up_stride, float* y, size_t y_stride, vlak_activation op) {
-  if (ActivationName(op) == nullptr) return VLAK_ERROR_INVALID_ARGUMENT;
+  const int fn = ActivationFunction(op);
+  if (fn < 0) return VLAK_ERROR_INVALID_ARGUMENT;
   if (rows == 0 || cols == 0) return VLAK_OK;
   if (gate == nullptr || up == nullptr || y == nullptr) return VLAK_ERROR_NULL_POINTER;
   if (gate_stride < cols || up_stride < cols || y_stride < cols) return VLAK_ERROR_INVALID_ARGUMENT;
@@ -65,7 +72,7 @@ extern "C" vlak_status vlak_glu_f32(size_t rows, size_t cols, const float* gate,
   // row splits too). rows * cols cannot overflow: the extent check above bounds it.
   const size_t per_row = (cols + kBlock - 1) / kBlock;
   const size_t items = rows > SIZE_MAX / per_row ? SIZE_MAX : rows * per_row;
-  const int threads = Threads(op, rows * cols, items);
+  const int threads = Threads(fn, rows * cols, items);
   if (threads <= 1) {
     kernel(op, rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
     return VLAK_OK;

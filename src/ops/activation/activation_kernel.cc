@@ -1,14 +1,16 @@
 // Activation kernels, generic over the tag: compiled once per target. The functions themselves
 // are in the headers beside this file (sigmoid.h, tanh.h, gelu.h, gelu_tanh.h, softplus.h), one
-// algorithm for every target: each is a fixed sequence of IEEE operations with FMA (no
+// algorithm for every target, and fast.h the fast tier of sigmoid, tanh and silu: each is a fixed sequence of IEEE operations with FMA (no
 // target-specific approximations), so the results are the same bits on every target.
 #include "ops/activation/activation_kernels.h"
 
+#include "ops/activation/fast.h"
 #include "ops/activation/gelu.h"
 #include "ops/activation/gelu_tanh.h"
 #include "ops/activation/sigmoid.h"
 #include "ops/activation/softplus.h"
 #include "ops/activation/tanh.h"
+#include "ops/output_strips.h"
 #include "simd/simd.h"
 #include "vlak/vlak.h"
 
@@ -24,16 +26,20 @@ namespace {
 // 2-6 registers spilled). Softplus is at LMUL 2 for its 42 % fewer instructions at about the same
 // X60 cycles. glu: LMUL 1 (at LMUL 2 its loops
 // still spill 2-5 registers: the row loop around them holds more). Scalar: 1.
+// The fast tier (fast.h): x86 as the accurate kernels; RVV LMUL 1 (not yet tuned there).
 template <int kOp, bool kGlu>
 inline constexpr int kPow2 = [] {
   if (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) return 1;
-  if (VLAK_TARGET_ID == ::vlak::Target::kRvv) return !kGlu ? 1 : 0;
+  if (VLAK_TARGET_ID == ::vlak::Target::kRvv) return !kGlu && (kOp & VLAK_ACT_FAST) == 0 ? 1 : 0;
   return 0;
 }();
 
 template <int kOp, class D>
 [[gnu::always_inline]] inline VFromD<D> Act(D d, VFromD<D> v) {
-  if constexpr (kOp == VLAK_ACT_SIGMOID) return act::Sigmoid(d, v);
+  if constexpr (kOp == (VLAK_ACT_SIGMOID | VLAK_ACT_FAST)) return act::FastSigmoid(d, v);
+  else if constexpr (kOp == (VLAK_ACT_TANH | VLAK_ACT_FAST)) return act::FastTanh(d, v);
+  else if constexpr (kOp == (VLAK_ACT_SILU | VLAK_ACT_FAST)) return act::FastSilu(d, v);
+  else if constexpr (kOp == VLAK_ACT_SIGMOID) return act::Sigmoid(d, v);
   else if constexpr (kOp == VLAK_ACT_TANH) return act::Tanh(d, v);
   else if constexpr (kOp == VLAK_ACT_GELU) return act::Gelu(d, v);
   else if constexpr (kOp == VLAK_ACT_GELU_TANH) return act::GeluTanh(d, v);
@@ -41,11 +47,12 @@ template <int kOp, class D>
   else return act::Softplus(d, v);
 }
 
+// stream: non-temporal stores of y (x86; output_strips.h), for outputs larger than the caches.
 template <int kOp>
-[[gnu::noinline]] void Run(const float* x, float* y, size_t n) {
+[[gnu::noinline]] void Run(const float* x, float* y, size_t n, bool stream) {
   const Simd<float, kPow2<kOp, false>> d;
   // Each strip is loaded before it is stored: x == y is fine.
-  ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, Act<kOp>(ds, LoadU(ds, x + i)), y + i); });
+  OutputStrips(d, y, n, stream, nullptr, nullptr, [&](auto ds, size_t i) { return Act<kOp>(ds, LoadU(ds, x + i)); });
 }
 
 template <int kOp>
@@ -66,19 +73,38 @@ template <int kOp>
 
 }  // namespace
 
+// op may carry VLAK_ACT_FAST; gelu, gelu_tanh and softplus have no fast kernel and run the
+// accurate one (default:).
 void ActivationF32(int op, const float* x, float* y, size_t n) {
+  const bool stream = (op & kActStreamOutput) != 0;
+  op &= ~kActStreamOutput;
   switch (op) {
-    case VLAK_ACT_SIGMOID: return Run<VLAK_ACT_SIGMOID>(x, y, n);
-    case VLAK_ACT_TANH: return Run<VLAK_ACT_TANH>(x, y, n);
-    case VLAK_ACT_GELU: return Run<VLAK_ACT_GELU>(x, y, n);
-    case VLAK_ACT_GELU_TANH: return Run<VLAK_ACT_GELU_TANH>(x, y, n);
-    case VLAK_ACT_SILU: return Run<VLAK_ACT_SILU>(x, y, n);
-    case VLAK_ACT_SOFTPLUS: return Run<VLAK_ACT_SOFTPLUS>(x, y, n);
+    case VLAK_ACT_SIGMOID | VLAK_ACT_FAST: return Run<VLAK_ACT_SIGMOID | VLAK_ACT_FAST>(x, y, n, stream);
+    case VLAK_ACT_TANH | VLAK_ACT_FAST: return Run<VLAK_ACT_TANH | VLAK_ACT_FAST>(x, y, n, stream);
+    case VLAK_ACT_SILU | VLAK_ACT_FAST: return Run<VLAK_ACT_SILU | VLAK_ACT_FAST>(x, y, n, stream);
+    default: op &= ~VLAK_ACT_TIER_MASK; break;
+  }
+  switch (op) {
+    case VLAK_ACT_SIGMOID: return Run<VLAK_ACT_SIGMOID>(x, y, n, stream);
+    case VLAK_ACT_TANH: return Run<VLAK_ACT_TANH>(x, y, n, stream);
+    case VLAK_ACT_GELU: return Run<VLAK_ACT_GELU>(x, y, n, stream);
+    case VLAK_ACT_GELU_TANH: return Run<VLAK_ACT_GELU_TANH>(x, y, n, stream);
+    case VLAK_ACT_SILU: return Run<VLAK_ACT_SILU>(x, y, n, stream);
+    case VLAK_ACT_SOFTPLUS: return Run<VLAK_ACT_SOFTPLUS>(x, y, n, stream);
   }
 }
 
 void GluF32(int op, size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up, size_t up_stride,
             float* y, size_t y_stride) {
+  switch (op) {
+    case VLAK_ACT_SIGMOID | VLAK_ACT_FAST:
+      return Glu<VLAK_ACT_SIGMOID | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case VLAK_ACT_TANH | VLAK_ACT_FAST:
+      return Glu<VLAK_ACT_TANH | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case VLAK_ACT_SILU | VLAK_ACT_FAST:
+      return Glu<VLAK_ACT_SILU | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    default: op &= ~VLAK_ACT_TIER_MASK; break;
+  }
   switch (op) {
     case VLAK_ACT_SIGMOID: return Glu<VLAK_ACT_SIGMOID>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
     case VLAK_ACT_TANH: return Glu<VLAK_ACT_TANH>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);

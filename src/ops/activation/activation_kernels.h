@@ -3,12 +3,18 @@
 // kernel source checks its definitions against it.
 //   ActivationF32: y[i] = act(x[i]), i < n; x == y allowed.
 //   GluF32: y[r][c] = act(gate[r][c]) * up[r][c] for rows x cols; y may be gate or up (same stride).
-// op is a valid vlak_activation value (the API checks it).
+// op is a valid vlak_activation value, possibly with VLAK_ACT_FAST (the API checks it); for
+// ActivationF32 also kActStreamOutput: y is written by non-temporal stores where the target has
+// them (the API asks for it when the whole output is larger than the caches would keep).
 #pragma once
 
 #include <cstddef>
 
 #include "dispatch/kernel_list.h"
+
+namespace vlak {
+inline constexpr int kActStreamOutput = 1 << 16;
+}  // namespace vlak
 
 // X(table, return type, name, (parameters)): dispatch/kernel_list.h.
 #define VLAK_ACTIVATION_KERNELS(X)                                                                                    \
