@@ -107,7 +107,8 @@ void PrintSummary(FILE* out, const std::vector<Record>& records) {
     if (std::find(ops.begin(), ops.end(), l.op) == ops.end()) ops.push_back(l.op);
   }
   const bool ic = records.front().mode == "icount";
-  std::fprintf(out, "summary: fastest peer's %s / vlak's (> 1: vlak faster), geometric mean over each operator's shapes\n",
+  std::fprintf(out, "summary: fastest peer's %s / vlak's (> 1: vlak faster; vlak's cheapest tier as accurate as the peer, "
+               "named when not the default), geometric mean over each operator's shapes\n",
                ic ? "instructions" : "time");
   std::fprintf(out, "  %-20s", "operator");
   for (int t : threads) std::fprintf(out, " %-26s", (std::to_string(t) + (t == 1 ? " thread" : " threads")).c_str());
