@@ -24,15 +24,6 @@ inline const char* ActivationName(int op) {
   return nullptr;
 }
 
-// The function of an op with its tier bits (vlak.h's VLAK_ACT_TIER_MASK) taken off, or -1 when the
-// op is not a function with a known tier (other bits set, or an unknown function).
-inline int ActivationFunction(int op) {
-  const int tier = op & VLAK_ACT_TIER_MASK;
-  if (tier != VLAK_ACT_ACCURATE && tier != VLAK_ACT_FAST) return -1;
-  const int fn = op & ~VLAK_ACT_TIER_MASK;
-  return ActivationName(fn) != nullptr ? fn : -1;
-}
-
 // Float64 reference of vlak.h's formula (activation_reference.cc), with vlak.h's limits at
 // +-inf and NaN for NaN. The reference of glu is ActivationReferenceF64(op, gate) * up.
 double ActivationReferenceF64(vlak_activation op, double x);

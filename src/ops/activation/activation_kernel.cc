@@ -73,17 +73,9 @@ template <int kOp>
 
 }  // namespace
 
-// op may carry VLAK_ACT_FAST; gelu, gelu_tanh and softplus have no fast kernel and run the
-// accurate one (default:).
-void ActivationF32(int op, const float* x, float* y, size_t n) {
-  const bool stream = (op & kActStreamOutput) != 0;
-  op &= ~kActStreamOutput;
-  switch (op) {
-    case VLAK_ACT_SIGMOID | VLAK_ACT_FAST: return Run<VLAK_ACT_SIGMOID | VLAK_ACT_FAST>(x, y, n, stream);
-    case VLAK_ACT_TANH | VLAK_ACT_FAST: return Run<VLAK_ACT_TANH | VLAK_ACT_FAST>(x, y, n, stream);
-    case VLAK_ACT_SILU | VLAK_ACT_FAST: return Run<VLAK_ACT_SILU | VLAK_ACT_FAST>(x, y, n, stream);
-    default: op &= ~VLAK_ACT_TIER_MASK; break;
-  }
+namespace {
+
+void Activation(int op, const float* x, float* y, size_t n, bool stream) {
   switch (op) {
     case VLAK_ACT_SIGMOID: return Run<VLAK_ACT_SIGMOID>(x, y, n, stream);
     case VLAK_ACT_TANH: return Run<VLAK_ACT_TANH>(x, y, n, stream);
@@ -91,20 +83,20 @@ void ActivationF32(int op, const float* x, float* y, size_t n) {
     case VLAK_ACT_GELU_TANH: return Run<VLAK_ACT_GELU_TANH>(x, y, n, stream);
     case VLAK_ACT_SILU: return Run<VLAK_ACT_SILU>(x, y, n, stream);
     case VLAK_ACT_SOFTPLUS: return Run<VLAK_ACT_SOFTPLUS>(x, y, n, stream);
+    case kActFastSigmoid: return Run<VLAK_ACT_SIGMOID | VLAK_ACT_FAST>(x, y, n, stream);
+    case kActFastTanh: return Run<VLAK_ACT_TANH | VLAK_ACT_FAST>(x, y, n, stream);
+    case kActFastSilu: return Run<VLAK_ACT_SILU | VLAK_ACT_FAST>(x, y, n, stream);
   }
 }
 
+}  // namespace
+
+void ActivationF32(int op, const float* x, float* y, size_t n) { Activation(op, x, y, n, false); }
+
+void ActivationStreamF32(int op, const float* x, float* y, size_t n) { Activation(op, x, y, n, true); }
+
 void GluF32(int op, size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up, size_t up_stride,
             float* y, size_t y_stride) {
-  switch (op) {
-    case VLAK_ACT_SIGMOID | VLAK_ACT_FAST:
-      return Glu<VLAK_ACT_SIGMOID | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
-    case VLAK_ACT_TANH | VLAK_ACT_FAST:
-      return Glu<VLAK_ACT_TANH | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
-    case VLAK_ACT_SILU | VLAK_ACT_FAST:
-      return Glu<VLAK_ACT_SILU | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
-    default: op &= ~VLAK_ACT_TIER_MASK; break;
-  }
   switch (op) {
     case VLAK_ACT_SIGMOID: return Glu<VLAK_ACT_SIGMOID>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
     case VLAK_ACT_TANH: return Glu<VLAK_ACT_TANH>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
@@ -112,6 +104,12 @@ void GluF32(int op, size_t rows, size_t cols, const float* gate, size_t gate_str
     case VLAK_ACT_GELU_TANH: return Glu<VLAK_ACT_GELU_TANH>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
     case VLAK_ACT_SILU: return Glu<VLAK_ACT_SILU>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
     case VLAK_ACT_SOFTPLUS: return Glu<VLAK_ACT_SOFTPLUS>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case kActFastSigmoid:
+      return Glu<VLAK_ACT_SIGMOID | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case kActFastTanh:
+      return Glu<VLAK_ACT_TANH | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case kActFastSilu:
+      return Glu<VLAK_ACT_SILU | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
   }
 }
 
