@@ -96,6 +96,13 @@ vlak_activation ActivationOp(const char* fn, PyObject* v) {
         std::string("op must be one of sigmoid, tanh, gelu, gelu_tanh, silu, softplus; not '") + name + "'");
 }
 
+// The accuracy tier by name: "accurate" (the default) or "fast", OR-ed into op (vlak.h).
+vlak_activation WithTier(const char* fn, vlak_activation op, const std::string& accuracy) {
+  if (accuracy == "accurate") return op;
+  if (accuracy == "fast") return op | VLAK_ACT_FAST;
+  Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "accuracy must be 'accurate' or 'fast'; not '" + accuracy + "'");
+}
+
 py::object Activation(py::handle x_obj, vlak_activation op, py::handle out) {
   const char* fn = "activation";
   py::array x = F32Array(fn, "x", x_obj);
@@ -631,7 +638,7 @@ Every variant: exp(-inf) = +0, exp(NaN) = NaN, +inf on overflow, +0 on underflow
 for "precise"). Bit-identical on every target. out: float32 array of x's shape (may be x).
 TypeError: not float32 ndarrays. ValueError: unknown variant, out of another shape.)doc";
 
-constexpr const char* kDocActivation = R"doc(activation(x: ndarray[float32], op: str | int, out: ndarray[float32] | None = None) -> ndarray[float32]
+constexpr const char* kDocActivation = R"doc(activation(x: ndarray[float32], op: str | int, out: ndarray[float32] | None = None, accuracy: str = "accurate") -> ndarray[float32]
 
 Element-wise activation of a float32 array of any shape: y = act(x).
 
@@ -640,17 +647,19 @@ op: "sigmoid" (1 / (1 + exp(-x))), "tanh", "gelu" (x Phi(x), the erf form), "gel
 (log(1 + exp(x))), or its value 0..5 (vlak_activation).
 
 Accuracy against float64, over every finite float: <= 2 ULP of the float nearest the float64
-value (measured at most 0.80 ULP on every float); below FLT_MIN within 2^-149. The same bits on every target
-and thread count. NaN gives the same NaN; +-inf give the limits (sigmoid 0 / 1, tanh -1 / 1, gelu,
+value (measured at most 1.34 ULP on every float); below FLT_MIN within 2^-149. accuracy="fast"
+(VLAK_ACT_FAST): <= 4 ULP, 4 x 2^-149 below FLT_MIN, cheaper sigmoid, tanh and silu (the others
+as accurate). The same bits on every target and thread count. NaN gives the same NaN; +-inf give the limits (sigmoid 0 / 1, tanh -1 / 1, gelu,
 gelu_tanh and silu -0 / inf, softplus 0 / inf).
-TypeError: not float32 ndarrays. ValueError: unknown op, out of another shape.)doc";
+TypeError: not float32 ndarrays. ValueError: unknown op or accuracy, out of another shape.)doc";
 
-constexpr const char* kDocGlu = R"doc(glu(gate: ndarray[float32], up: ndarray[float32], op: str | int, out: ndarray[float32] | None = None) -> ndarray[float32]
+constexpr const char* kDocGlu = R"doc(glu(gate: ndarray[float32], up: ndarray[float32], op: str | int, out: ndarray[float32] | None = None, accuracy: str = "accurate") -> ndarray[float32]
 
 Gated linear unit: y = act(gate) * up element by element (SwiGLU with op="silu", GeGLU with
 "gelu" or "gelu_tanh"); gate and up of the same shape, op as for vlak.activation.
 
-Accuracy: <= 3 ULP of act64(gate) * up (plus |up| 2^-149 where act(gate) is below FLT_MIN).
+Accuracy: <= 3 ULP of act64(gate) * up (plus |up| 2^-149 where act(gate) is below FLT_MIN);
+accuracy="fast": <= 5 ULP (plus |up| 4 x 2^-149).
 out may be gate or up (in place).
 TypeError: not float32 ndarrays. ValueError: unknown op, shapes that differ.)doc";
 
@@ -829,13 +838,18 @@ VLAK_ENTRY(ExpEntry) {
                [](PyObject** v) { return Exp(v[0], StrArg("exp", "variant", v[1], "accurate"), Obj(v[2])); });
 }
 VLAK_ENTRY(ActivationEntry) {
-  static const FastParams p("activation", {"x", "op", "out"}, 2);
-  return Entry(p, args, nargs, kwnames,
-               [](PyObject** v) { return Activation(v[0], ActivationOp("activation", v[1]), Obj(v[2])); });
+  static const FastParams p("activation", {"x", "op", "out", "accuracy"}, 2);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    const vlak_activation op = ActivationOp("activation", v[1]);
+    return Activation(v[0], WithTier("activation", op, StrArg("activation", "accuracy", v[3], "accurate")), Obj(v[2]));
+  });
 }
 VLAK_ENTRY(GluEntry) {
-  static const FastParams p("glu", {"gate", "up", "op", "out"}, 3);
-  return Entry(p, args, nargs, kwnames, [](PyObject** v) { return Glu(v[0], v[1], ActivationOp("glu", v[2]), Obj(v[3])); });
+  static const FastParams p("glu", {"gate", "up", "op", "out", "accuracy"}, 3);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    const vlak_activation op = WithTier("glu", ActivationOp("glu", v[2]), StrArg("glu", "accuracy", v[4], "accurate"));
+    return Glu(v[0], v[1], op, Obj(v[3]));
+  });
 }
 VLAK_ENTRY(LayernormEntry) {
   static const FastParams p("layernorm", {"x", "gamma", "beta", "eps", "out", "return_stats"}, 1);

@@ -2,7 +2,8 @@
 // (--exhaustive) or an evenly spaced sample of them, on all hardware threads.
 // `vlak accuracy activations`: each vlak_activation_f32 function against its float64 reference
 // (src/ops/activation/activation_reference.cc) over every finite float, in vlak.h's measure (ULPs of
-// the float nearest the reference; below FLT_MIN, units of 2^-149).
+// the float nearest the reference; below FLT_MIN, units of 2^-149); --fast: the VLAK_ACT_FAST tier
+// against its bound (4 ULP, 4 x 2^-149).
 //
 // ULP = |y - ref| / ulp(ref), ulp(ref) = the spacing of floats in the binade ref lies in
 // (2^-149 below 2^-126). A ref above FLT_MAX that rounds to +inf expects +inf (0 ULP if so,
@@ -157,7 +158,7 @@ int Usage() {
                "usage: vlak accuracy sfpi [--arch wh|bh] [--exhaustive | --samples N] [--kernel NAME]\n"
                "       vlak accuracy exp [--variant NAME] [--target NAME] [--exhaustive | --samples N]"
                " [--range LO HI] [--threads N]\n"
-               "       vlak accuracy activations [--function NAME] [--target NAME] [--exhaustive | --samples N]"
+               "       vlak accuracy activations [--function NAME] [--fast] [--target NAME] [--exhaustive | --samples N]"
                " [--threads N]\n"
                "  functions: sigmoid tanh gelu gelu_tanh silu softplus (default: all), over every finite float\n"
                "  variants: schraudolph bittrick_p3 bittrick_p5 cephes accurate precise (default: all)\n"
@@ -243,22 +244,26 @@ struct ActStats {
   }
 };
 
-bool MeasureActivation(vlak_activation op, uint64_t stride, uint64_t begin, uint64_t end, ActStats& st) {
+// tier: VLAK_ACT_ACCURATE (bound 2 ULP, 2^-149 below FLT_MIN) or VLAK_ACT_FAST (4 and 4 x 2^-149).
+double TierBound(int tier) { return tier == VLAK_ACT_FAST ? 4.0 : 2.0; }
+double TierSubBound(int tier) { return tier == VLAK_ACT_FAST ? 4.0 : 1.0; }
+
+bool MeasureActivation(vlak_activation op, int tier, uint64_t stride, uint64_t begin, uint64_t end, ActStats& st) {
   constexpr size_t kBlock = 8192;
   std::vector<float> x(kBlock), y(kBlock);
   for (uint64_t i = begin; i < end; i += kBlock) {
     const size_t m = static_cast<size_t>(std::min<uint64_t>(kBlock, end - i));
     for (size_t j = 0; j < m; ++j) x[j] = FiniteAt(std::min(kFiniteFloats - 1, (i + j) * stride));
-    if (vlak_activation_f32(m, x.data(), y.data(), op) != VLAK_OK) return false;
+    if (vlak_activation_f32(m, x.data(), y.data(), op | tier) != VLAK_OK) return false;
     for (size_t j = 0; j < m; ++j) {
       const double ref = ActivationReferenceF64(op, x[j]);
       const double e = ActivationUlps(y[j], ref);
       if (std::fabs(ref) >= FLT_MIN) {
         if (!(e <= st.max_ulp)) { st.max_ulp = e; st.worst_x = x[j]; }
-        st.over += e > 2.0;
+        st.over += e > TierBound(tier);
       } else {
         if (!(e <= st.max_sub)) { st.max_sub = e; st.worst_sub_x = x[j]; }
-        st.over += e > 1.0;
+        st.over += e > TierSubBound(tier);
       }
     }
     st.points += m;
@@ -267,10 +272,10 @@ bool MeasureActivation(vlak_activation op, uint64_t stride, uint64_t begin, uint
 }
 
 // vlak.h's limits at -inf, +inf, -0 and NaN, bit for bit: "ok" or the ones missed.
-std::string ActivationSpecials(vlak_activation op) {
+std::string ActivationSpecials(vlak_activation op, int tier) {
   const float in[] = {-kInf, kInf, -0.0f, std::numeric_limits<float>::quiet_NaN()};
   float out[4];
-  if (vlak_activation_f32(4, in, out, op) != VLAK_OK) return "?";
+  if (vlak_activation_f32(4, in, out, op | tier) != VLAK_OK) return "?";
   std::string missed;
   const char* names[] = {"-inf", "+inf", "-0", "NaN"};
   for (int k = 0; k < 4; ++k) {
@@ -284,6 +289,7 @@ int CmdAccuracyActivations(int argc, char** argv) {
   std::vector<vlak_activation> ops;
   uint64_t samples = uint64_t{1} << 26;
   bool exhaustive = false;
+  int tier = VLAK_ACT_ACCURATE;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -303,6 +309,8 @@ int CmdAccuracyActivations(int argc, char** argv) {
       if (const int rc = SelectTarget(argv[++i]); rc != 0) return rc;
     } else if (a == "--exhaustive") {
       exhaustive = true;
+    } else if (a == "--fast") {
+      tier = VLAK_ACT_FAST;
     } else if (a == "--samples" && has_value) {
       samples = std::strtoull(argv[++i], nullptr, 10);
       if (samples == 0) return Usage();
@@ -323,11 +331,12 @@ int CmdAccuracyActivations(int argc, char** argv) {
   vlak_set_num_threads(1);
   const uint64_t stride = exhaustive || samples >= kFiniteFloats ? 1 : kFiniteFloats / samples;
   const uint64_t points = (kFiniteFloats + stride - 1) / stride;
-  std::printf("activations f32 vs float64 reference on target %s, %s, %u thread%s\n",
-              vlak_target_name(vlak_active_target()),
+  std::printf("activations f32 vs float64 reference on target %s, %s tier, %s, %u thread%s\n",
+              vlak_target_name(vlak_active_target()), tier == VLAK_ACT_FAST ? "fast" : "accurate",
               exhaustive ? "exhaustive (every finite float)" : "sampled (evenly spaced finite floats)", threads,
               threads == 1 ? "" : "s");
-  std::printf("vlak.h's bound: 2 ULP of the float nearest the reference where |ref| >= FLT_MIN, 2^-149 below\n");
+  std::printf("vlak.h's bound: %g ULP of the float nearest the reference where |ref| >= FLT_MIN, %g x 2^-149 below\n",
+              TierBound(tier), TierSubBound(tier));
   std::printf("%-10s %11s %9s %-15s %12s %-15s %6s %-9s %s\n", "function", "points", "max ULP", "at x",
               "<FLT_MIN", "at x", "over", "specials", "XNNPACK test tolerance");
   int status = 0;
@@ -335,12 +344,12 @@ int CmdAccuracyActivations(int argc, char** argv) {
     ActStats st;
     double secs = 0;
     if (!Sweep(points, threads, &st, &secs, [&](uint64_t b, uint64_t e, ActStats& per) {
-          return MeasureActivation(op, stride, b, e, per);
+          return MeasureActivation(op, tier, stride, b, e, per);
         })) {
       std::fprintf(stderr, "vlak accuracy: vlak_activation_f32 failed\n");
       return 1;
     }
-    const std::string specials = ActivationSpecials(op);
+    const std::string specials = ActivationSpecials(op, tier);
     if (st.over != 0 || specials != "ok") status = 1;
     std::printf("%-10s %11llu %9.4f %-15.9g %8.3f/149 %-15.9g %6llu %-9s %s  (%.1f s)\n", ActivationName(op),
                 static_cast<unsigned long long>(st.points), st.max_ulp, st.worst_x, st.max_sub, st.worst_sub_x,
@@ -362,6 +371,7 @@ int CmdAccuracy(int argc, char** argv) {
   float range_lo = 0, range_hi = 0;
   std::string range_text;
   bool exhaustive = false;
+  int tier = VLAK_ACT_ACCURATE;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];

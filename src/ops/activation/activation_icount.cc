@@ -72,6 +72,13 @@ TEST_F(IcountBudget, Activations) {
     std::printf("[ icount   ] activation_f32/%s/2048: plain C (clang -O3) %llu instructions\n", kNames[op], ref);
     CheckBudget(std::string("activation_f32/") + kNames[op] + "/2048", count);
   }
+  // The fast tier (fast.h, the division kept on RVV too): counted and printed, no budget yet.
+  for (const vlak_activation a : {VLAK_ACT_SIGMOID, VLAK_ACT_TANH, VLAK_ACT_SILU}) {
+    vlak_status fst = VLAK_OK;
+    const unsigned long long count = Count([&] { fst = vlak_activation_f32(kN, x.data(), y.data(), a | VLAK_ACT_FAST); });
+    ASSERT_EQ(fst, VLAK_OK);
+    std::printf("[ icount   ] activation_f32/%s/2048 VLAK_ACT_FAST: %llu instructions\n", kNames[a], count);
+  }
   ASSERT_EQ(vlak_glu_f32(1, kN, x.data(), kN, u.data(), kN, y.data(), kN, VLAK_ACT_SILU), VLAK_OK);
   vlak_status st = VLAK_OK;
   const unsigned long long count =

@@ -1,14 +1,16 @@
 // Activation kernels, generic over the tag: compiled once per target. The functions themselves
 // are in the headers beside this file (sigmoid.h, tanh.h, gelu.h, gelu_tanh.h, softplus.h), one
-// algorithm for every target: each is a fixed sequence of IEEE operations with FMA (no
+// algorithm for every target, and fast.h the fast tier of sigmoid, tanh and silu: each is a fixed sequence of IEEE operations with FMA (no
 // target-specific approximations), so the results are the same bits on every target.
 #include "ops/activation/activation_kernels.h"
 
+#include "ops/activation/fast.h"
 #include "ops/activation/gelu.h"
 #include "ops/activation/gelu_tanh.h"
 #include "ops/activation/sigmoid.h"
 #include "ops/activation/softplus.h"
 #include "ops/activation/tanh.h"
+#include "ops/output_strips.h"
 #include "simd/simd.h"
 #include "vlak/vlak.h"
 
@@ -24,6 +26,8 @@ namespace {
 // 2-6 registers spilled). Softplus is at LMUL 2 for its 42 % fewer instructions at about the same
 // X60 cycles. glu: LMUL 1 (at LMUL 2 its loops
 // still spill 2-5 registers: the row loop around them holds more). Scalar: 1.
+// The fast tier (fast.h) as the accurate kernels, LMUL 2 on RVV too (no spills there; counts:
+// docs/ops/activation.md).
 template <int kOp, bool kGlu>
 inline constexpr int kPow2 = [] {
   if (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) return 1;
@@ -33,7 +37,10 @@ inline constexpr int kPow2 = [] {
 
 template <int kOp, class D>
 [[gnu::always_inline]] inline VFromD<D> Act(D d, VFromD<D> v) {
-  if constexpr (kOp == VLAK_ACT_SIGMOID) return act::Sigmoid(d, v);
+  if constexpr (kOp == (VLAK_ACT_SIGMOID | VLAK_ACT_FAST)) return act::FastSigmoid(d, v);
+  else if constexpr (kOp == (VLAK_ACT_TANH | VLAK_ACT_FAST)) return act::FastTanh(d, v);
+  else if constexpr (kOp == (VLAK_ACT_SILU | VLAK_ACT_FAST)) return act::FastSilu(d, v);
+  else if constexpr (kOp == VLAK_ACT_SIGMOID) return act::Sigmoid(d, v);
   else if constexpr (kOp == VLAK_ACT_TANH) return act::Tanh(d, v);
   else if constexpr (kOp == VLAK_ACT_GELU) return act::Gelu(d, v);
   else if constexpr (kOp == VLAK_ACT_GELU_TANH) return act::GeluTanh(d, v);
@@ -41,11 +48,12 @@ template <int kOp, class D>
   else return act::Softplus(d, v);
 }
 
+// stream: non-temporal stores of y (x86; output_strips.h), for outputs larger than the caches.
 template <int kOp>
-[[gnu::noinline]] void Run(const float* x, float* y, size_t n) {
+[[gnu::noinline]] void Run(const float* x, float* y, size_t n, bool stream) {
   const Simd<float, kPow2<kOp, false>> d;
   // Each strip is loaded before it is stored: x == y is fine.
-  ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, Act<kOp>(ds, LoadU(ds, x + i)), y + i); });
+  OutputStrips(d, y, n, stream, nullptr, nullptr, [&](auto ds, size_t i) { return Act<kOp>(ds, LoadU(ds, x + i)); });
 }
 
 template <int kOp>
@@ -66,16 +74,27 @@ template <int kOp>
 
 }  // namespace
 
-void ActivationF32(int op, const float* x, float* y, size_t n) {
+namespace {
+
+void Activation(int op, const float* x, float* y, size_t n, bool stream) {
   switch (op) {
-    case VLAK_ACT_SIGMOID: return Run<VLAK_ACT_SIGMOID>(x, y, n);
-    case VLAK_ACT_TANH: return Run<VLAK_ACT_TANH>(x, y, n);
-    case VLAK_ACT_GELU: return Run<VLAK_ACT_GELU>(x, y, n);
-    case VLAK_ACT_GELU_TANH: return Run<VLAK_ACT_GELU_TANH>(x, y, n);
-    case VLAK_ACT_SILU: return Run<VLAK_ACT_SILU>(x, y, n);
-    case VLAK_ACT_SOFTPLUS: return Run<VLAK_ACT_SOFTPLUS>(x, y, n);
+    case VLAK_ACT_SIGMOID: return Run<VLAK_ACT_SIGMOID>(x, y, n, stream);
+    case VLAK_ACT_TANH: return Run<VLAK_ACT_TANH>(x, y, n, stream);
+    case VLAK_ACT_GELU: return Run<VLAK_ACT_GELU>(x, y, n, stream);
+    case VLAK_ACT_GELU_TANH: return Run<VLAK_ACT_GELU_TANH>(x, y, n, stream);
+    case VLAK_ACT_SILU: return Run<VLAK_ACT_SILU>(x, y, n, stream);
+    case VLAK_ACT_SOFTPLUS: return Run<VLAK_ACT_SOFTPLUS>(x, y, n, stream);
+    case kActFastSigmoid: return Run<VLAK_ACT_SIGMOID | VLAK_ACT_FAST>(x, y, n, stream);
+    case kActFastTanh: return Run<VLAK_ACT_TANH | VLAK_ACT_FAST>(x, y, n, stream);
+    case kActFastSilu: return Run<VLAK_ACT_SILU | VLAK_ACT_FAST>(x, y, n, stream);
   }
 }
+
+}  // namespace
+
+void ActivationF32(int op, const float* x, float* y, size_t n) { Activation(op, x, y, n, false); }
+
+void ActivationStreamF32(int op, const float* x, float* y, size_t n) { Activation(op, x, y, n, true); }
 
 void GluF32(int op, size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up, size_t up_stride,
             float* y, size_t y_stride) {
@@ -86,6 +105,12 @@ void GluF32(int op, size_t rows, size_t cols, const float* gate, size_t gate_str
     case VLAK_ACT_GELU_TANH: return Glu<VLAK_ACT_GELU_TANH>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
     case VLAK_ACT_SILU: return Glu<VLAK_ACT_SILU>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
     case VLAK_ACT_SOFTPLUS: return Glu<VLAK_ACT_SOFTPLUS>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case kActFastSigmoid:
+      return Glu<VLAK_ACT_SIGMOID | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case kActFastTanh:
+      return Glu<VLAK_ACT_TANH | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case kActFastSilu:
+      return Glu<VLAK_ACT_SILU | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
   }
 }
 

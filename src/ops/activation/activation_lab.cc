@@ -5,6 +5,7 @@
 // implementations (its speedup column is like for like), and a suite lists the functions it wants.
 //   inputs: x (gate) uniform [-10, 10] (XNNPACK's tanh and gelu test range), up uniform [-2, 2].
 //   bytes:  8 per element (read x, write y); glu 12 (read gate and up, write y).
+//   vlak-fast: the VLAK_ACT_FAST tier (bound 4 ULP; glu 5).
 //   bound:  vlak.h's, in ULPs of the float nearest the float64 reference (2; glu 3), through the
 //           per-element scale: the ULP times 2^23 (2^-126 below FLT_MIN), so that the bound
 //           parameter reads as a relative error (2 ULP is 2^-22) and the lab's loose check of the
@@ -295,6 +296,11 @@ OpDef ActivationOp(vlak_activation fn) {
                                  })) {
     op.impls.push_back(std::move(d));
   }
+  op.impls.push_back(VlakImpl("vlak-fast", -1, "vlak_activation_f32 " + fname + " | VLAK_ACT_FAST (<= 4 ULP)",
+                              4 * kUlpUnit, [] { return std::string(); }, [fn](const Problem& p, Outputs& out) {
+                                return vlak_activation_f32(p.In(0).Elements(), p.In(0).F32(), out[0].F32(),
+                                                           fn | VLAK_ACT_FAST) == VLAK_OK;
+                              }));
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "src/ops/activation/activation_peer.c", Cref_activation_f32(cc),
                                 [fn](auto* k, const Problem& p, Outputs& out, int threads) {
@@ -345,6 +351,12 @@ OpDef GluOp(vlak_activation fn) {
                                  })) {
     op.impls.push_back(std::move(d));
   }
+  op.impls.push_back(VlakImpl("vlak-fast", -1, "vlak_glu_f32 " + fname + " | VLAK_ACT_FAST (<= 5 ULP)",
+                              5 * kUlpUnit, [] { return std::string(); }, [fn](const Problem& p, Outputs& out) {
+                                const size_t cols = ColsOf(p);
+                                return vlak_glu_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(), cols,
+                                                    out[0].F32(), cols, fn | VLAK_ACT_FAST) == VLAK_OK;
+                              }));
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "src/ops/activation/activation_peer.c", Cref_glu_f32(cc),
                                 [fn](auto* k, const Problem& p, Outputs& out, int threads) {

@@ -1,9 +1,11 @@
 // vlak_activation_f32 and vlak_glu_f32 against the float64 reference (activation_reference.cc) on
-// every target this CPU (or qemu) runs, with vlak.h's bounds: 2 ULPs (activations), 3 ULPs (glu).
+// every target this CPU (or qemu) runs, with vlak.h's bounds: 2 ULPs (activations), 3 ULPs (glu);
+// the VLAK_ACT_FAST tier 4 ULPs (4 x 2^-149 below FLT_MIN) and 5 (glu).
 // Also its rows of the tests across operators: GuardPages (its calls with the buffers ending at an
 // inaccessible page) and its jobs for tests/ops/concurrency_test.cc (VLAK_CONCURRENCY_JOBS).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -31,6 +33,8 @@ using vlak_test::SameBits;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr double kBound = 2.0;     // vlak.h: activations
 constexpr double kGluBound = 3.0;  // vlak.h: glu
+constexpr double kFastBound = 4.0;     // vlak.h: VLAK_ACT_FAST, also in units of 2^-149 below FLT_MIN
+constexpr double kFastGluBound = 5.0;  // vlak.h: glu with VLAK_ACT_FAST
 
 const vlak_activation kOps[] = {VLAK_ACT_SIGMOID, VLAK_ACT_TANH, VLAK_ACT_GELU,
                                 VLAK_ACT_GELU_TANH, VLAK_ACT_SILU, VLAK_ACT_SOFTPLUS};
@@ -242,7 +246,9 @@ TEST(Activation, BadArgumentsWriteNothing) {
 // glu against act64(gate) * up within 3 ULPs (+ |up| 2^-149 where act(gate) is denormal), with
 // strides, odd widths and y on gate or up; the gaps between rows untouched.
 void CheckGlu(vlak_activation op, size_t rows, size_t cols, size_t gs, size_t us, size_t ys, int in_place,
-              uint32_t seed) {
+              uint32_t seed, int tier = VLAK_ACT_ACCURATE) {
+  const double bound = tier == VLAK_ACT_FAST ? kFastGluBound : kGluBound;
+  const double sub = tier == VLAK_ACT_FAST ? 4 * 0x1p-149 : 0x1p-149;
   SCOPED_TRACE(testing::Message() << vlak::ActivationName(op) << " rows " << rows << " cols " << cols << " in place "
                                   << in_place);
   std::vector<float> g = Normal((rows - 1) * gs + cols, 0.0f, 3.0f, seed);
@@ -253,16 +259,16 @@ void CheckGlu(vlak_activation op, size_t rows, size_t cols, size_t gs, size_t us
   float* y = in_place == 1 ? g.data() : in_place == 2 ? u.data() : own.data();
   if (in_place == 1) ys = gs;
   if (in_place == 2) ys = us;
-  ASSERT_EQ(vlak_glu_f32(rows, cols, g.data(), gs, u.data(), us, y, ys, op), VLAK_OK);
+  ASSERT_EQ(vlak_glu_f32(rows, cols, g.data(), gs, u.data(), us, y, ys, op | tier), VLAK_OK);
   for (size_t r = 0; r < rows; ++r) {
     for (size_t c = 0; c < cols; ++c) {
       const float gv = g0[r * gs + c], uv = u0[r * us + c];
       const double act = ActivationReferenceF64(op, gv);
       const double ref = act * uv;
       const float got = y[r * ys + c];
-      const double slack = std::fabs(act) < FLT_MIN ? std::fabs(uv) * 0x1p-149 : 0.0;
+      const double slack = std::fabs(act) < FLT_MIN ? std::fabs(uv) * sub : 0.0;
       const double err = std::fabs(static_cast<double>(got) - ref);
-      ASSERT_TRUE(ActivationUlps(got, ref) <= kGluBound || err <= slack + 0x1p-149)
+      ASSERT_TRUE(ActivationUlps(got, ref) <= bound || err <= slack + 0x1p-149)
           << "gate " << gv << " up " << uv << " = " << got << ", float64 " << ref << " at " << r << "," << c;
     }
     if (in_place == 0) {
@@ -280,6 +286,20 @@ TEST(Glu, StridesOddWidthsInPlace) {
         CheckGlu(op, 3, cols, cols + 3, cols + 5, cols + 1, 0, seed++);
         CheckGlu(op, 2, cols, cols, cols + 2, 0, 1, seed++);
         CheckGlu(op, 2, cols, cols + 1, cols, 0, 2, seed++);
+      }
+    }
+  });
+}
+
+TEST(Glu, FastTierStridesOddWidthsInPlace) {
+  ForEachTarget([] {
+    const size_t lanes = MaxLanes();
+    uint32_t seed = 111;
+    for (vlak_activation op : kOps) {
+      for (size_t cols : {size_t{1}, lanes - 1, lanes + 1, 3 * lanes + 1, size_t{257}}) {
+        CheckGlu(op, 3, cols, cols + 3, cols + 5, cols + 1, 0, seed++, VLAK_ACT_FAST);
+        CheckGlu(op, 2, cols, cols, cols + 2, 0, 1, seed++, VLAK_ACT_FAST);
+        CheckGlu(op, 2, cols, cols + 1, cols, 0, 2, seed++, VLAK_ACT_FAST);
       }
     }
   });
@@ -314,15 +334,166 @@ TEST(Activation, ThreadsGiveTheSameBits) {
   }
 }
 
+// ---- the fast tier (VLAK_ACT_FAST) ------------------------------------------------------------
+
+TEST(ActivationFast, SampledAccuracyEveryBinade) {
+  uint32_t seed = 101;
+  for (vlak_activation op : kOps) {
+    SCOPED_TRACE(vlak::ActivationName(op));
+    const std::vector<float> x = AccuracyInputs(op, kSamples, seed++);
+    std::vector<double> ref(x.size());
+    for (size_t i = 0; i < x.size(); ++i) ref[i] = ActivationReferenceF64(op, x[i]);
+    ForEachTarget([&] {
+      std::vector<float> y(x.size());
+      ASSERT_EQ(vlak_activation_f32(x.size(), x.data(), y.data(), op | VLAK_ACT_FAST), VLAK_OK);
+      for (size_t i = 0; i < x.size(); ++i) {
+        ASSERT_LE(ActivationUlps(y[i], ref[i]), kFastBound)
+            << vlak::ActivationName(op) << "(" << x[i] << " = 0x" << std::hex << Bits(x[i]) << std::dec
+            << ") = " << y[i] << ", float64 " << ref[i];
+      }
+    });
+  }
+}
+
+// Tails and in place, the same bits on every target and length; the flag changes sigmoid, tanh
+// and silu and leaves the others' bits (they run the accurate kernels).
+TEST(ActivationFast, OddLengthsInPlaceSameBitsEveryTarget) {
+  const size_t max_lanes = 64;
+  const std::vector<float> x = Normal(3 * max_lanes + 1, 0.0f, 4.0f, 17);
+  std::vector<std::vector<float>> first(std::size(kOps));
+  for (size_t k = 0; k < std::size(kOps); ++k) {
+    first[k].resize(x.size());
+    ASSERT_EQ(vlak_activation_f32(x.size(), x.data(), first[k].data(), kOps[k] | VLAK_ACT_FAST), VLAK_OK);
+    std::vector<float> accurate(x.size());
+    ASSERT_EQ(vlak_activation_f32(x.size(), x.data(), accurate.data(), kOps[k]), VLAK_OK);
+    const bool own_kernel = kOps[k] == VLAK_ACT_SIGMOID || kOps[k] == VLAK_ACT_TANH || kOps[k] == VLAK_ACT_SILU;
+    EXPECT_EQ(SameBits(accurate.data(), first[k].data(), x.size()), !own_kernel) << vlak::ActivationName(kOps[k]);
+  }
+  ForEachTarget([&] {
+    for (size_t k = 0; k < std::size(kOps); ++k) {
+      const vlak_activation op = kOps[k] | VLAK_ACT_FAST;
+      SCOPED_TRACE(vlak::ActivationName(kOps[k]));
+      for (size_t n = 1; n <= 3 * MaxLanes() + 1; ++n) {
+        std::vector<float> y(n + 1, kSentinel);
+        ASSERT_EQ(vlak_activation_f32(n, x.data(), y.data(), op), VLAK_OK);
+        ASSERT_TRUE(SameBits(y.data(), first[k].data(), n)) << "n " << n;
+        ASSERT_EQ(y[n], kSentinel) << "n " << n;
+        std::vector<float> z(x.begin(), x.begin() + n);
+        ASSERT_EQ(vlak_activation_f32(n, z.data(), z.data(), op), VLAK_OK);
+        ASSERT_TRUE(SameBits(z.data(), y.data(), n)) << "in place, n " << n;
+      }
+      for (size_t i = 0; i < x.size(); ++i) {
+        ASSERT_LE(ActivationUlps(first[k][i], ActivationReferenceF64(kOps[k], x[i])), kFastBound) << x[i];
+      }
+    }
+  });
+}
+
+// vlak.h: the fast tier has the accurate tier's special values, bit for bit.
+TEST(ActivationFast, SpecialValuesBitForBit) {
+  const float specials[] = {-kInf, kInf, -0.0f, 0.0f, -FLT_MAX, FLT_MAX, -FLT_TRUE_MIN, FLT_TRUE_MIN,
+                            1e-30f, -1e-30f, -200.0f, -120.5f, -110.0f, -104.0f, 20.0f, 25.0f, -10.0f, 10.0f};
+  const uint32_t nans[] = {0x7fc00000u, 0xffc00001u, 0x7fa00000u, 0x7f800001u};
+  ForEachTarget([&] {
+    for (vlak_activation op : {VLAK_ACT_SIGMOID, VLAK_ACT_TANH, VLAK_ACT_SILU}) {
+      for (float x : {-kInf, kInf, -0.0f, 0.0f}) {
+        float y = kSentinel;
+        ASSERT_EQ(vlak_activation_f32(1, &x, &y, op | VLAK_ACT_FAST), VLAK_OK);
+        EXPECT_EQ(Bits(y), Bits(static_cast<float>(ActivationReferenceF64(op, x))))
+            << vlak::ActivationName(op) << "(" << x << ") = " << y;
+      }
+      for (float x : specials) {
+        float y = kSentinel;
+        ASSERT_EQ(vlak_activation_f32(1, &x, &y, op | VLAK_ACT_FAST), VLAK_OK);
+        EXPECT_LE(ActivationUlps(y, ActivationReferenceF64(op, x)), kFastBound)
+            << vlak::ActivationName(op) << "(" << x << ") = " << y;
+      }
+      for (uint32_t bits : nans) {
+        const float x = FromBits(bits);
+        float y = 0.0f;
+        ASSERT_EQ(vlak_activation_f32(1, &x, &y, op | VLAK_ACT_FAST), VLAK_OK);
+        EXPECT_EQ(Bits(y), bits) << vlak::ActivationName(op) << " of NaN 0x" << std::hex << bits;
+      }
+    }
+  });
+}
+
+// Tier bits other than VLAK_ACT_FAST, and any bit above them, are rejected before anything is
+// written; VLAK_ACT_ACCURATE is the default (0).
+TEST(ActivationFast, BadFlagsWriteNothing) {
+  std::vector<float> x(8, 1.0f), y(8, kSentinel), g(16, 1.0f), u(16, 2.0f), z(16, kSentinel);
+  for (int bad : {0x200, 0x300, 0x400, 0x80, 0x1000, 1 << 16, 1 << 30}) {
+    const auto op = static_cast<vlak_activation>(VLAK_ACT_SILU | bad);
+    EXPECT_EQ(vlak_activation_f32(8, x.data(), y.data(), op), VLAK_ERROR_INVALID_ARGUMENT) << std::hex << bad;
+    EXPECT_EQ(vlak_activation_f32(0, x.data(), y.data(), op), VLAK_ERROR_INVALID_ARGUMENT) << std::hex << bad;
+    EXPECT_EQ(vlak_glu_f32(2, 8, g.data(), 8, u.data(), 8, z.data(), 8, op), VLAK_ERROR_INVALID_ARGUMENT)
+        << std::hex << bad;
+  }
+  EXPECT_EQ(vlak_activation_f32(8, x.data(), y.data(), static_cast<vlak_activation>(6 | VLAK_ACT_FAST)),
+            VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_activation_f32(8, nullptr, y.data(), VLAK_ACT_SILU | VLAK_ACT_FAST), VLAK_ERROR_NULL_POINTER);
+  for (float v : y) EXPECT_EQ(v, kSentinel);
+  for (float v : z) EXPECT_EQ(v, kSentinel);
+  EXPECT_EQ(vlak_activation_f32(8, x.data(), y.data(), VLAK_ACT_SILU | VLAK_ACT_ACCURATE), VLAK_OK);
+}
+
+TEST(ActivationFast, ThreadsGiveTheSameBits) {
+#if defined(__riscv)
+  const size_t n = 20001;
+#else
+  const size_t n = 300001;
+#endif
+  const std::vector<float> x = Normal(n, 0.0f, 3.0f, 15), u = Normal(n, 1.0f, 1.0f, 16);
+  for (vlak_activation op : {VLAK_ACT_SILU | VLAK_ACT_FAST, VLAK_ACT_TANH | VLAK_ACT_FAST}) {
+    std::vector<float> one(n), many(n), glu_one(n), glu_many(n);
+    {
+      vlak_test::ScopedThreads t(1);
+      ASSERT_EQ(vlak_activation_f32(n, x.data(), one.data(), op), VLAK_OK);
+      ASSERT_EQ(vlak_glu_f32(1, n, x.data(), n, u.data(), n, glu_one.data(), n, op), VLAK_OK);
+    }
+    for (int threads : {2, 8}) {
+      vlak_test::ScopedThreads t(threads);
+      ASSERT_EQ(vlak_activation_f32(n, x.data(), many.data(), op), VLAK_OK);
+      ASSERT_EQ(vlak_glu_f32(1, n, x.data(), n, u.data(), n, glu_many.data(), n, op), VLAK_OK);
+      EXPECT_TRUE(SameBits(one.data(), many.data(), n)) << threads << " threads";
+      EXPECT_TRUE(SameBits(glu_one.data(), glu_many.data(), n)) << threads << " threads";
+    }
+  }
+}
+
+#if !defined(__riscv)
+// A call large enough for streamed output (x86: non-temporal stores past an unaligned head) gives
+// the bits of the same elements in small calls, in place too.
+TEST(Activation, StreamedOutputSameBits) {
+  const size_t n = (size_t{1} << 23) + 37;
+  const std::vector<float> x = Normal(n + 1, 0.0f, 5.0f, 21);
+  std::vector<float> big(n + 2, kSentinel), small(n);
+  for (vlak_activation op : {VLAK_ACT_SILU, VLAK_ACT_SIGMOID | VLAK_ACT_FAST}) {
+    ASSERT_EQ(vlak_activation_f32(n, x.data() + 1, big.data() + 1, op), VLAK_OK);
+    for (size_t i = 0; i < n; i += 100000) {
+      ASSERT_EQ(vlak_activation_f32(std::min<size_t>(100000, n - i), x.data() + 1 + i, small.data() + i, op), VLAK_OK);
+    }
+    EXPECT_TRUE(SameBits(big.data() + 1, small.data(), n));
+    EXPECT_EQ(big[0], kSentinel);
+    EXPECT_EQ(big[n + 1], kSentinel);
+    std::vector<float> z(x.begin() + 1, x.end());
+    ASSERT_EQ(vlak_activation_f32(n, z.data(), z.data(), op), VLAK_OK);
+    EXPECT_TRUE(SameBits(z.data(), small.data(), n)) << "in place";
+  }
+}
+#endif
+
 TEST(GuardPages, Activation) {
   ForEachTarget([] {
     const size_t max = 3 * MaxLanes() + 1;
     for (size_t n = 1; n <= max; ++n) {
       vlak_test::GuardedFloats x(n), y(n), g(2 * n), u(2 * n), z(2 * n);
       for (vlak_activation op : kOps) {
-        ASSERT_EQ(vlak_activation_f32(n, x.data(), y.data(), op), VLAK_OK);
-        ASSERT_EQ(vlak_activation_f32(n, y.data(), y.data(), op), VLAK_OK);
-        ASSERT_EQ(vlak_glu_f32(2, n, g.data(), n, u.data(), n, z.data(), n, op), VLAK_OK);
+        for (int tier : {VLAK_ACT_ACCURATE, VLAK_ACT_FAST}) {
+          ASSERT_EQ(vlak_activation_f32(n, x.data(), y.data(), op | tier), VLAK_OK);
+          ASSERT_EQ(vlak_activation_f32(n, y.data(), y.data(), op | tier), VLAK_OK);
+          ASSERT_EQ(vlak_glu_f32(2, n, g.data(), n, u.data(), n, z.data(), n, op | tier), VLAK_OK);
+        }
       }
     }
   });

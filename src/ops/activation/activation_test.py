@@ -1,4 +1,5 @@
-"""vlak.activation and vlak.glu against float64 (vlak.h's bounds: 2 ULP, glu 3), their special
+"""vlak.activation and vlak.glu against float64 (vlak.h's bounds: 2 ULP, glu 3; accuracy="fast"
+4 and 5), their special
 values, in place, and errors. The float64 references are written from vlak.h's definitions (numpy
 and math.erfc), independently of vlak's C++ ones."""
 import math
@@ -65,6 +66,35 @@ def test_glu_within_bound(target, rng, op):
     vlak.glu(g, b, op, out=b)  # y on up
     np.testing.assert_array_equal(b, y)
     np.testing.assert_array_equal(vlak.glu(g[:, 1:], u[:, 1:], op), y[:, 1:])  # strided rows
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_fast_tier_within_bound(target, rng, op):
+    x = np.concatenate([rng.normal(0, 4, 3000), rng.uniform(-110, 25, 2000)]).astype(np.float32)
+    y = vlak.activation(x, op, accuracy="fast")
+    assert ulps(y, act64(op, x)).max() <= 4.0
+    s = np.array([-np.inf, np.inf, -0.0, 0.0], np.float32)  # the special values of the accurate tier
+    np.testing.assert_array_equal(vlak.activation(s, op, accuracy="fast").view(np.uint32), vlak.activation(s, op).view(np.uint32))
+    np.testing.assert_array_equal(vlak.activation(x, op, None, "fast"), y)  # positional
+    np.testing.assert_array_equal(vlak.activation(x, op, accuracy="accurate"), vlak.activation(x, op))
+    z = x.copy()
+    assert vlak.activation(z, op, out=z, accuracy="fast") is z
+    np.testing.assert_array_equal(z, y)
+    nan = vlak.activation(np.array([np.nan], np.float32), op, accuracy="fast")
+    assert np.isnan(nan[0])
+    g = rng.normal(0, 3, size=(5, 67)).astype(np.float32)
+    u = rng.normal(1, 2, size=(5, 67)).astype(np.float32)
+    assert ulps(vlak.glu(g, u, op, accuracy="fast"), act64(op, g) * u).max() <= 5.0
+
+
+def test_fast_tier_errors():
+    x = np.zeros(4, np.float32)
+    with pytest.raises(ValueError, match="accuracy must be"):
+        vlak.activation(x, "silu", accuracy="faster")
+    with pytest.raises(ValueError, match="accuracy must be"):
+        vlak.glu(x, x, "silu", accuracy="")
+    with pytest.raises(ValueError, match="not 0..5"):
+        vlak.activation(x, 0x104)  # the tier goes by name, not in op
 
 
 def test_activation_special_values(target):

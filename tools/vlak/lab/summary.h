@@ -10,16 +10,20 @@
 namespace vlak::lab {
 
 // Peers are the libraries and the compilers' auto-vectorised C (kinds "library" and "compiler");
-// vlak's forced-target and variant rows, copies and naive loops are not. Per case, ratio = the
-// fastest peer's median / vlak's (instructions in icount mode): > 1 means vlak is faster. Per
-// operator and thread count: the geometric mean of the cases' ratios and the peer that won most
-// often; then the one case with the lowest ratio, named with both times.
+// vlak's forced-target and variant rows, copies and naive loops are not. vlak's accuracy tiers
+// ("vlak", the default, and "vlak-fast" where an operator has it): each peer is compared with the
+// cheapest tier whose measured error on the case is no larger than the peer's (the default when
+// none is). Per case, ratio = the lowest of peer's median / that tier's (instructions in icount
+// mode): > 1 means vlak is faster; without a fast row, the fastest peer's / vlak's. Per operator
+// and thread count: the geometric mean of the cases' ratios and the peer (and tier) that set it
+// most often; then the one case with the lowest ratio, named with both times.
 struct SummaryLine {
   std::string op;
   int threads = 0;
   size_t cases = 0;
   double geomean = 0;       // of peer / vlak over the cases
   std::string usual_peer;   // the peer fastest in most of the cases
+  std::string usual_tier;   // the tier it was compared with there: "" (default) or "fast"
 };
 struct SummaryWorst {
   const Record* vlak = nullptr;
