@@ -212,10 +212,12 @@ void AddForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, c
                     float* s, size_t s_stride, const float* gamma, const float* beta, float eps, float* y,
                     size_t y_stride, bool stream) {
   const double inv_n = 1.0 / static_cast<double>(cols);
-  for (size_t i = 0; i < rows; ++i, x += x_stride, r += r_stride, s += s_stride, y += y_stride) {
-    const RowScale a = ScaleOf(AddStats(x, r, s, cols, inv_n, eps));
-    const float* next = i + 1 < rows ? x + x_stride : nullptr;
-    Normalize<kGamma, kBeta>(s, gamma, beta, y, cols, a.m, a.rs, a.bias, stream, next);
+  for (size_t i = 0; i < rows; ++i) {  // rows by index: a pointer past the last row may not exist
+    const float* const xr = x + i * x_stride;
+    float* const sr = s + i * s_stride;
+    const RowScale a = ScaleOf(AddStats(xr, r + i * r_stride, sr, cols, inv_n, eps));
+    const float* next = i + 1 < rows ? xr + x_stride : nullptr;
+    Normalize<kGamma, kBeta>(sr, gamma, beta, y + i * y_stride, cols, a.m, a.rs, a.bias, stream, next);
   }
 }
 

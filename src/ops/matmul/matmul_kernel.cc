@@ -266,7 +266,8 @@ template <size_t R, size_t V, bool kTail>
     });
     p = 1;
   }
-  for (const float* bp = b + p * ldb; p < kc; ++p, bp += ldb) {
+  for (; p < kc; ++p) {
+    const float* const bp = b + p * ldb;  // formed only for rows of B that exist (ldb may be huge)
     Unroll<V>([&](auto v) __attribute__((always_inline)) { bv[v] = load(bp, v); });
     Unroll<R>([&](auto r) __attribute__((always_inline)) {
       const float av = ap[p * R + r];
@@ -377,8 +378,8 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
   alignas(64) float bt[kKcMax * V * MaxLanes(D1())];
   float* const c = g.c + i * g.ldc;
   auto pack_a = [&](size_t pc, size_t kc) {
-    const float* a = g.a + i * g.lda + pc;
-    for (size_t r = 0; r < R; ++r, a += g.lda) {
+    for (size_t r = 0; r < R; ++r) {  // rows by index: a pointer past the last row may not exist
+      const float* const a = g.a + (i + r) * g.lda + pc;
       for (size_t p = 0; p < kc; ++p) ap[p * R + r] = a[p];
     }
   };

@@ -93,12 +93,14 @@ template <bool kGamma>
 void AddRows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride, float* s,
              size_t s_stride, const float* gamma, float eps, float* y, size_t y_stride, bool stream) {
   const DF d;
-  for (size_t i = 0; i < rows; ++i, x += x_stride, r += r_stride, s += s_stride, y += y_stride) {
-    const float rstd = AddRowRstd(x, r, s, cols, eps);
-    const float* next = i + 1 < rows ? x + x_stride : nullptr;
-    const float* next_r = i + 1 < rows ? r + r_stride : nullptr;
-    const float* sr = s;
-    OutputStrips(d, y, cols, stream, next, next_r, [&](auto ds, size_t j) {
+  for (size_t i = 0; i < rows; ++i) {  // rows by index: a pointer past the last row may not exist
+    const float* const xr = x + i * x_stride;
+    const float* const rr = r + i * r_stride;
+    float* const sr = s + i * s_stride;
+    const float rstd = AddRowRstd(xr, rr, sr, cols, eps);
+    const float* next = i + 1 < rows ? xr + x_stride : nullptr;
+    const float* next_r = i + 1 < rows ? rr + r_stride : nullptr;
+    OutputStrips(d, y + i * y_stride, cols, stream, next, next_r, [&](auto ds, size_t j) {
       auto v = Mul(ds, LoadU(ds, sr + j), rstd);
       if constexpr (kGamma) v = Mul(ds, v, LoadU(ds, gamma + j));
       return v;
