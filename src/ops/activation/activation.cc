@@ -15,7 +15,7 @@ namespace {
 // Elements per work item when a call splits: 16 KiB of floats, microseconds of work per item.
 constexpr size_t kBlock = 4096;
 // One-thread time per element in ns, the parallel layer's cost estimate (ThreadsForNs): about 40 %
-// of the times measured on a loaded Zen 3, AVX2 (2026-11-26, docs/ops/activation.md); a lower
+// of the times measured on a loaded Zen 3, AVX2 (docs/ops/activation.md); a lower
 // estimate splits less, and AVX-512 cores are faster still, so these only err toward fewer threads.
 // Indexed by kernel op code (activation_kernels.h): the fast kernels after the six.
 constexpr double kNsPerElement[kNumActKernels] = {0.5, 0.6, 0.8, 0.8, 0.6, 1.1, 0.35, 0.35, 0.4};

@@ -28,7 +28,7 @@ constexpr size_t kMaxPartFloats = size_t{1} << 24;
 constexpr size_t kMaxCachedFloats = size_t{1} << 22;
 
 // One core's time per FMA of the kernel, for the thread count only (results do not depend on it).
-// 1/32: ~0.03 ns per FMA measured on Zen 3 AVX2 (2026-11-26, rounded down), docs/ops/attention.md.
+// 1/32: ~0.03 ns per FMA measured on Zen 3 AVX2 (rounded down), docs/ops/attention.md.
 constexpr double kNsPerFma = 1.0 / 32;
 // Below this many FMAs a call stays on the calling thread (as matmul's kNeverSplitFmas).
 constexpr double kNeverSplitFmas = double(size_t{1} << 21);

@@ -20,7 +20,7 @@ using vlak_icount::Count;
 using vlak_icount::IcountBudget;
 using vlak_icount::Vlen;
 
-// Set from qemu-icount (clang 19 -O3, 2026-11-26); per-FMA figures in docs/ops/attention.md. The
+// Set from qemu-icount (clang 19 -O3); per-FMA figures in docs/ops/attention.md. The
 // scratch comes from the buffer pool (ops/buffer_pool.h): after the warm-up call the counted one
 // allocates nothing, so the count does not depend on the tests that ran before.
 constexpr Budget kBudgets[] = {

@@ -19,7 +19,7 @@ constexpr unsigned kKnownFlags = VLAK_SOFTMAX_LOG | VLAK_SOFTMAX_SAFE | VLAK_SOF
 // two-pass wins once x and y no longer fit the per-core L2. The rule: two-pass when 8 * cols
 // bytes exceed the L2 cache (sysconf; 1 MB where unknown); rows below 64K elements never ask
 // (every such row fits any L2 this targets). Crossover measured on a 2 MB-L2 Xeon (AVX-512,
-// 2026-11-23): docs/ops/softmax.md.
+// docs/ops/softmax.md).
 constexpr size_t kTwoPassNeverBelow = size_t{1} << 16;
 size_t TwoPassMinCols() { return L2CacheBytes() / (2 * sizeof(float)) + 1; }
 
