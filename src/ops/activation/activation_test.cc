@@ -101,8 +101,10 @@ std::vector<float> AccuracyInputs(vlak_activation op, size_t n, uint32_t seed) {
   return x;
 }
 
-TEST(Activation, SampledAccuracyEveryBinade) {
-  uint32_t seed = 1;
+// Every op of the tier (0 or VLAK_ACT_FAST) on AccuracyInputs' samples, on every target, within
+// `bound` ULPs of the float64 reference; the ops' samples come from seeds first_seed, first_seed + 1, ...
+void CheckSampledAccuracy(int tier, double bound, uint32_t first_seed) {
+  uint32_t seed = first_seed;
   for (vlak_activation op : kOps) {
     SCOPED_TRACE(vlak::ActivationName(op));
     const std::vector<float> x = AccuracyInputs(op, kSamples, seed++);
@@ -110,15 +112,17 @@ TEST(Activation, SampledAccuracyEveryBinade) {
     for (size_t i = 0; i < x.size(); ++i) ref[i] = ActivationReferenceF64(op, x[i]);
     ForEachTarget([&] {
       std::vector<float> y(x.size());
-      ASSERT_EQ(vlak_activation_f32(x.size(), x.data(), y.data(), op), VLAK_OK);
+      ASSERT_EQ(vlak_activation_f32(x.size(), x.data(), y.data(), op | tier), VLAK_OK);
       for (size_t i = 0; i < x.size(); ++i) {
-        ASSERT_LE(ActivationUlps(y[i], ref[i]), kBound)
+        ASSERT_LE(ActivationUlps(y[i], ref[i]), bound)
             << vlak::ActivationName(op) << "(" << x[i] << " = 0x" << std::hex << Bits(x[i]) << std::dec
             << ") = " << y[i] << ", float64 " << ref[i];
       }
     });
   }
 }
+
+TEST(Activation, SampledAccuracyEveryBinade) { CheckSampledAccuracy(VLAK_ACT_ACCURATE, kBound, 1); }
 
 // Lengths around every lane count, in place and not: the strip tails. The same bits on every target
 // (vlak.h) and for every length (no element depends on its neighbours).
@@ -336,24 +340,7 @@ TEST(Activation, ThreadsGiveTheSameBits) {
 
 // ---- the fast tier (VLAK_ACT_FAST) ------------------------------------------------------------
 
-TEST(ActivationFast, SampledAccuracyEveryBinade) {
-  uint32_t seed = 101;
-  for (vlak_activation op : kOps) {
-    SCOPED_TRACE(vlak::ActivationName(op));
-    const std::vector<float> x = AccuracyInputs(op, kSamples, seed++);
-    std::vector<double> ref(x.size());
-    for (size_t i = 0; i < x.size(); ++i) ref[i] = ActivationReferenceF64(op, x[i]);
-    ForEachTarget([&] {
-      std::vector<float> y(x.size());
-      ASSERT_EQ(vlak_activation_f32(x.size(), x.data(), y.data(), op | VLAK_ACT_FAST), VLAK_OK);
-      for (size_t i = 0; i < x.size(); ++i) {
-        ASSERT_LE(ActivationUlps(y[i], ref[i]), kFastBound)
-            << vlak::ActivationName(op) << "(" << x[i] << " = 0x" << std::hex << Bits(x[i]) << std::dec
-            << ") = " << y[i] << ", float64 " << ref[i];
-      }
-    });
-  }
-}
+TEST(ActivationFast, SampledAccuracyEveryBinade) { CheckSampledAccuracy(VLAK_ACT_FAST, kFastBound, 101); }
 
 // Tails and in place, the same bits on every target and length; the flag changes sigmoid, tanh
 // and silu and leaves the others' bits (they run the accurate kernels).
