@@ -115,12 +115,11 @@ bool LoadBertWeights(const SafeTensors& st, const BertConfig& c, BertWeights* ou
     if (!ok) break;
     l.qkv_w.resize(3 * h * h);
     l.qkv_b.resize(3 * h);
-    std::memcpy(l.qkv_w.data(), l.q_w, h * h * sizeof(float));
-    std::memcpy(l.qkv_w.data() + h * h, l.k_w, h * h * sizeof(float));
-    std::memcpy(l.qkv_w.data() + 2 * h * h, l.v_w, h * h * sizeof(float));
-    std::memcpy(l.qkv_b.data(), l.q_b, h * sizeof(float));
-    std::memcpy(l.qkv_b.data() + h, l.k_b, h * sizeof(float));
-    std::memcpy(l.qkv_b.data() + 2 * h, l.v_b, h * sizeof(float));
+    const float* parts[3][2] = {{l.q_w, l.q_b}, {l.k_w, l.k_b}, {l.v_w, l.v_b}};
+    for (size_t j = 0; j < 3; ++j) {
+      std::memcpy(l.qkv_w.data() + j * h * h, parts[j][0], h * h * sizeof(float));
+      std::memcpy(l.qkv_b.data() + j * h, parts[j][1], h * sizeof(float));
+    }
     w.layers.push_back(std::move(l));
   }
   if (!ok) return false;
