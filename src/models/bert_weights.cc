@@ -87,31 +87,31 @@ bool LoadBertWeights(const SafeTensors& st, const BertConfig& c, BertWeights* ou
     return p;
   };
   const size_t h = c.hidden, f = c.intermediate;
+  // A Linear layer's weight [out][in] and bias [out]; a LayerNorm's weight and bias [h].
+  const auto linear = [&](const std::string& name, size_t out_dim, size_t in_dim, const float** wp, const float** bp) {
+    *wp = get(name + ".weight", {out_dim, in_dim});
+    *bp = get(name + ".bias", {out_dim});
+  };
+  const auto norm = [&](const std::string& name, const float** gp, const float** bp) {
+    *gp = get(name + ".weight", {h});
+    *bp = get(name + ".bias", {h});
+  };
   BertWeights w;
   w.word = get("embeddings.word_embeddings.weight", {c.vocab_size, h});
   w.position = get("embeddings.position_embeddings.weight", {c.max_positions, h});
   w.token_type = get("embeddings.token_type_embeddings.weight", {c.type_vocab_size, h});
-  w.emb_ln_g = get("embeddings.LayerNorm.weight", {h});
-  w.emb_ln_b = get("embeddings.LayerNorm.bias", {h});
+  norm("embeddings.LayerNorm", &w.emb_ln_g, &w.emb_ln_b);
   for (size_t i = 0; i < c.layers && ok; ++i) {
     const std::string p = "encoder.layer." + std::to_string(i) + ".";
     BertLayerWeights l;
-    l.q_w = get(p + "attention.self.query.weight", {h, h});
-    l.q_b = get(p + "attention.self.query.bias", {h});
-    l.k_w = get(p + "attention.self.key.weight", {h, h});
-    l.k_b = get(p + "attention.self.key.bias", {h});
-    l.v_w = get(p + "attention.self.value.weight", {h, h});
-    l.v_b = get(p + "attention.self.value.bias", {h});
-    l.attn_out_w = get(p + "attention.output.dense.weight", {h, h});
-    l.attn_out_b = get(p + "attention.output.dense.bias", {h});
-    l.attn_ln_g = get(p + "attention.output.LayerNorm.weight", {h});
-    l.attn_ln_b = get(p + "attention.output.LayerNorm.bias", {h});
-    l.ffn_in_w = get(p + "intermediate.dense.weight", {f, h});
-    l.ffn_in_b = get(p + "intermediate.dense.bias", {f});
-    l.ffn_out_w = get(p + "output.dense.weight", {h, f});
-    l.ffn_out_b = get(p + "output.dense.bias", {h});
-    l.ffn_ln_g = get(p + "output.LayerNorm.weight", {h});
-    l.ffn_ln_b = get(p + "output.LayerNorm.bias", {h});
+    linear(p + "attention.self.query", h, h, &l.q_w, &l.q_b);
+    linear(p + "attention.self.key", h, h, &l.k_w, &l.k_b);
+    linear(p + "attention.self.value", h, h, &l.v_w, &l.v_b);
+    linear(p + "attention.output.dense", h, h, &l.attn_out_w, &l.attn_out_b);
+    norm(p + "attention.output.LayerNorm", &l.attn_ln_g, &l.attn_ln_b);
+    linear(p + "intermediate.dense", f, h, &l.ffn_in_w, &l.ffn_in_b);
+    linear(p + "output.dense", h, f, &l.ffn_out_w, &l.ffn_out_b);
+    norm(p + "output.LayerNorm", &l.ffn_ln_g, &l.ffn_ln_b);
     if (!ok) break;
     l.qkv_w.resize(3 * h * h);
     l.qkv_b.resize(3 * h);
