@@ -14,8 +14,7 @@
 
 Needs the model (scripts/models install minilm) and a venv with tokenizers, numpy, torch and
 transformers, apart from build/venv so that make test never needs PyTorch:
-  python3 -m venv build/venv-peers
-  build/venv-peers/bin/pip install torch transformers tokenizers numpy
+  scripts/models peers          # build/venv-peers, the pinned versions
   build/venv-peers/bin/python scripts/minilm-reference.py [--check]
 --check recomputes everything and compares with the stored files instead of writing them.
 """

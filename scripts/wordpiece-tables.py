@@ -15,7 +15,7 @@ so vlak's tokenizer agrees with Hugging Face's on its Unicode version, whatever 
   pre-tokeniser (per code point of normalised text)
     none / whitespace (splits) / punctuation (a token of its own)
 
-Run it with a Python that has `tokenizers` (scripts/minilm-reference.py's venv, build/venv-peers):
+Run it with a Python that has `tokenizers` (build/venv-peers, made by scripts/models peers):
   build/venv-peers/bin/python scripts/wordpiece-tables.py [build/models/all-MiniLM-L6-v2/tokenizer.json]
 """
 import os
