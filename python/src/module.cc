@@ -292,4 +292,5 @@ PYBIND11_MODULE(_vlak, m) {
   vlak::python::BindOps(m);
   vlak::python::BindIntOps(m);
   vlak::python::BindRunner(m);
+  vlak::python::BindModels(m);
 }

@@ -14,7 +14,8 @@ that one runtime's spinning workers do not take the next runtime's cores. At one
 is the calling thread's CPU time, at more threads wall-clock time, as in sdpa.py. The table gives
 the medians, sentences/s, and the ratios of the medians against vlak (above 1: vlak is faster).
 The first call of each runtime is also checked against PyTorch: max |difference| of the
-embeddings.
+embeddings. Below each row, vlak's profile over its samples: the share of its time per operator
+(vlak.models.MiniLM.profile).
 
 Not part of `make test`. It needs the peers' venv and the ONNX file:
     scripts/models install && scripts/models peers
@@ -182,6 +183,9 @@ def main():
                 r.threads(t)
                 r(texts)  # warm-up at this thread count
             samples = {r.name: [] for r in runtimes}
+            vl = next((r for r in runtimes if r.name == "vlak"), None)
+            if vl is not None:
+                vl.model.profile(reset=True)
             for _ in range(args.samples):
                 for r in runtimes:
                     time.sleep(0.01)
@@ -194,7 +198,15 @@ def main():
             if "vlak" in med:
                 line += "".join(" %10.2fx" % (med[r.name] / med["vlak"]) for r in runtimes if r.name != "vlak")
             print(line + " %10.1e" % diff, flush=True)
-            records.append({"shape": spec, "threads": t, "samples_ms": samples, "median_ms": med, "max_abs_diff": diff})
+            rec = {"shape": spec, "threads": t, "samples_ms": samples, "median_ms": med, "max_abs_diff": diff}
+            if vl is not None:
+                # vlak's own profile over these samples: the share of its time per operator.
+                prof = vl.model.profile(reset=True)
+                total = sum(prof.values()) or 1.0
+                rec["vlak_profile_s"] = prof
+                print("%-11s vlak profile: " % "" + ", ".join("%s %.1f %%" % (k, 100 * v / total)
+                                                                for k, v in prof.items() if v > 0), flush=True)
+            records.append(rec)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"runtimes": [r.version for r in runtimes], "records": records}, f, indent=1)

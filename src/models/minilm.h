@@ -6,7 +6,8 @@
 // Forward pass for a batch of sentences padded to the longest (B x S tokens, T = B S rows):
 //   h = LayerNorm((word[id] + type[0]) + pos[s])              plain add, vlak_add_layernorm_f32
 //   per layer:
-//     qkv = h Wqkv^T + bqkv                                   vlak_matmul_ex_f32 (Q, K, V in one)
+//     qkv = h Wqkv^T + bqkv                                   vlak_matmul_ex_f32 (Q, K, V in one;
+//                                                             every W transposed once, at load)
 //     ctx = softmax(q k^T / sqrt(d)) v per head, padded keys   vlak_attention_f32 (kv_lens)
 //     h = LayerNorm(ctx Wo^T + bo + h)                        vlak_matmul_ex_f32, vlak_add_layernorm_f32
 //     f = GELU(h W1^T + b1)                                   vlak_matmul_ex_f32 (bias + GELU epilogue)
@@ -65,6 +66,12 @@ class MiniLM {
   BertConfig config_;
   SafeTensors file_;
   BertWeights w_;
+  // Each Linear weight transposed once at load, [in][out]: the matmuls read it as B (k x n) in
+  // place (the few-rows kernel packs nothing) instead of transposing [out][in] on every call.
+  struct LayerT {
+    std::vector<float> qkv, out, ffn_in, ffn_out;
+  };
+  std::vector<LayerT> wt_;
   WordPiece tokenizer_;
   std::vector<float> h_, qkv_, ctx_, tmp_, ffn_;  // scratch, grown to the largest batch seen
 };
