@@ -411,6 +411,26 @@ typedef struct vlak_matmul_epilogue {
 vlak_status vlak_matmul_ex_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
                                float* c, size_t ldc, unsigned flags, const vlak_matmul_epilogue* epilogue);
 
+/* B packed once for many products (a model's weights: oneDNN's and MLAS's prepacked B, XNNPACK's
+ * packed weights). vlak_matmul_pack_b_f32 packs B (k x n, or n x k with VLAK_MATMUL_TRANS_B, a
+ * Linear layer's [out][in]) into `packed` in the active target's panel layout; then
+ * vlak_matmul_packed_f32 computes C = act(A * B + bias) as vlak_matmul_ex_f32 would with that B,
+ * bit for bit (the same chains, the same epilogue), on vlak_get_num_threads() threads, without
+ * reading or packing B again. packed_bytes must be at least vlak_matmul_packed_size_f32(k, n),
+ * which depends on the active target (its tile width): a buffer packed for one target is refused
+ * by another (VLAK_ERROR_INVALID_ARGUMENT; pack again after vlak_set_target). The buffer is plain
+ * memory: any alignment of 4 bytes, copyable, usable from several threads at once. Cost: one
+ * pass over B (k n floats read, k n_pad written).
+ * Errors (nothing written): NULL pointers (b with k n > 0), ldb smaller than a row, unknown
+ * flags (pack: TRANS_B only; packed: ACCUMULATE only), packed_bytes too small or a buffer not
+ * made by vlak_matmul_pack_b_f32 on this target for this k and n, overflow, and
+ * vlak_matmul_ex_f32's epilogue errors. vlak_matmul_packed_size_f32: 0 when the size overflows. */
+size_t vlak_matmul_packed_size_f32(size_t k, size_t n);
+vlak_status vlak_matmul_pack_b_f32(size_t k, size_t n, const float* b, size_t ldb, unsigned flags, void* packed,
+                                   size_t packed_bytes);
+vlak_status vlak_matmul_packed_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed,
+                                   float* c, size_t ldc, unsigned flags, const vlak_matmul_epilogue* epilogue);
+
 /* ---- attention --------------------------------------------------------------------------- */
 
 /* Flags of vlak_attention_params. */

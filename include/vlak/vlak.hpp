@@ -1,7 +1,9 @@
-// vlak C++ API: thin, allocation-free overloads of the C API over std::span.
+// vlak C++ API: thin overloads of the C API over std::span (allocation-free, but PackB, which
+// sizes the vector it is given).
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "vlak/vlak.h"
 
@@ -178,6 +180,29 @@ inline vlak_status Matmul(std::span<const float> a, std::span<const float> b, st
   if (!holds(a.size(), m, k) || !holds(b.size(), k, n) || !holds(c.size(), m, n)) return VLAK_ERROR_INVALID_ARGUMENT;
   const size_t ldb = (flags & VLAK_MATMUL_TRANS_B) != 0 ? k : n;
   return vlak_matmul_ex_f32(m, n, k, a.data(), k, b.data(), ldb, c.data(), n, flags, &epilogue);
+}
+
+// B packed once (vlak_matmul_pack_b_f32) into `packed`, resized to fit: b holds B (k x n, or n x k
+// with VLAK_MATMUL_TRANS_B, a Linear layer's [out][in]) densely.
+inline vlak_status PackB(std::span<const float> b, size_t k, size_t n, unsigned flags, std::vector<float>& packed) {
+  if ((n != 0 && k > SIZE_MAX / n) || b.size() != k * n) return VLAK_ERROR_INVALID_ARGUMENT;
+  const size_t bytes = vlak_matmul_packed_size_f32(k, n);
+  if (bytes == 0) return VLAK_ERROR_OVERFLOW;
+  packed.assign((bytes + sizeof(float) - 1) / sizeof(float), 0.0f);
+  const size_t ldb = (flags & VLAK_MATMUL_TRANS_B) != 0 ? k : n;
+  return vlak_matmul_pack_b_f32(k, n, b.data(), ldb, flags, packed.data(), packed.size() * sizeof(float));
+}
+
+// C = act(A * B + bias) with B packed by PackB (vlak_matmul_packed_f32): a (m x k) and c (m x n)
+// dense.
+inline vlak_status MatmulPacked(std::span<const float> a, const std::vector<float>& packed, std::span<float> c,
+                                size_t m, size_t n, size_t k, unsigned flags = 0,
+                                const vlak_matmul_epilogue* epilogue = nullptr) {
+  if ((k != 0 && m > SIZE_MAX / k) || (n != 0 && m > SIZE_MAX / n) || a.size() != m * k || c.size() != m * n ||
+      packed.size() * sizeof(float) < vlak_matmul_packed_size_f32(k, n)) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  return vlak_matmul_packed_f32(m, n, k, a.data(), k, packed.data(), c.data(), n, flags, epilogue);
 }
 
 // ---- attention -----------------------------------------------------------------------------

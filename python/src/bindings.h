@@ -61,6 +61,11 @@ void BindInfo(py::module_& m);
 void BindOps(py::module_& m);
 void BindIntOps(py::module_& m);
 void BindModels(py::module_& m);  // models_bindings.cc: vlak.models
+void BindMatmulPacked(py::module_& m);  // matmul_packed_bindings.cc: vlak.pack_b, vlak.PackedB
+// An activation given by name ("silu") or by its vlak_activation value (an int); the accuracy
+// tier by name ("accurate", "fast") OR-ed into it (ops_bindings.cc).
+vlak_activation ActivationOp(const char* fn, PyObject* v);
+vlak_activation WithTier(const char* fn, vlak_activation op, const std::string& accuracy);
 void BindRunner(py::module_& m);  // runner.cc: set_parallel_runner, and sets "auto"
 
 }  // namespace vlak::python

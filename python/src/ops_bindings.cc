@@ -76,6 +76,8 @@ py::object Exp(py::handle x_obj, const std::string& variant, py::handle out) {
   return io.result.cast<py::array>().reshape(std::vector<py::ssize_t>{});
 }
 
+}  // namespace
+
 // An activation given by name ("silu") or by its vlak_activation value (an int).
 vlak_activation ActivationOp(const char* fn, PyObject* v) {
   static const char* const kNames[] = {"sigmoid", "tanh", "gelu", "gelu_tanh", "silu", "softplus"};
@@ -102,6 +104,8 @@ vlak_activation WithTier(const char* fn, vlak_activation op, const std::string& 
   if (accuracy == "fast") return op | VLAK_ACT_FAST;
   Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "accuracy must be 'accurate' or 'fast'; not '" + accuracy + "'");
 }
+
+namespace {
 
 py::object Activation(py::handle x_obj, vlak_activation op, py::handle out) {
   const char* fn = "activation";

@@ -57,31 +57,32 @@ bool MiniLM::Load(const std::string& dir, std::string* error) {
       !LoadBertWeights(m.file_, m.config_, &m.w_, error) || !m.tokenizer_.LoadDir(dir, error)) {
     return false;
   }
-  // W [out][in] -> [in][out], in 32 x 32 blocks.
-  auto transpose = [](const float* w, size_t out, size_t in, std::vector<float>* t) {
-    t->resize(out * in);
-    for (size_t o0 = 0; o0 < out; o0 += 32) {
-      for (size_t i0 = 0; i0 < in; i0 += 32) {
-        for (size_t o = o0; o < std::min(o0 + 32, out); ++o) {
-          for (size_t i = i0; i < std::min(i0 + 32, in); ++i) (*t)[i * out + o] = w[o * in + i];
-        }
-      }
-    }
-  };
-  const size_t H = m.config_.hidden, I = m.config_.intermediate;
-  m.wt_.resize(m.w_.layers.size());
-  for (size_t l = 0; l < m.w_.layers.size(); ++l) {
-    const BertLayerWeights& L = m.w_.layers[l];
-    transpose(L.qkv_w.data(), 3 * H, H, &m.wt_[l].qkv);
-    transpose(L.attn_out_w, H, H, &m.wt_[l].out);
-    transpose(L.ffn_in_w, I, H, &m.wt_[l].ffn_in);
-    transpose(L.ffn_out_w, H, I, &m.wt_[l].ffn_out);
-  }
+  if (!m.Pack(error)) return false;
   if (m.tokenizer_.vocab_size() != m.config_.vocab_size) {
     return Fail(error, dir + "/vocab.txt: " + std::to_string(m.tokenizer_.vocab_size()) +
                            " tokens, config.json's vocab_size " + std::to_string(m.config_.vocab_size));
   }
   *this = std::move(m);
+  return true;
+}
+
+bool MiniLM::Pack(std::string* error) {
+  const size_t H = config_.hidden, I = config_.intermediate;
+  auto pack = [&](const float* w, size_t out, size_t in, std::vector<float>* dst) {
+    const size_t bytes = vlak_matmul_packed_size_f32(in, out);
+    dst->assign((bytes + sizeof(float) - 1) / sizeof(float), 0.0f);
+    return Ok(vlak_matmul_pack_b_f32(in, out, w, in, VLAK_MATMUL_TRANS_B, dst->data(), bytes), "packing weights", error);
+  };
+  packed_.resize(w_.layers.size());
+  for (size_t l = 0; l < w_.layers.size(); ++l) {
+    const BertLayerWeights& L = w_.layers[l];
+    Packed& P = packed_[l];
+    if (!pack(L.qkv_w.data(), 3 * H, H, &P.qkv) || !pack(L.attn_out_w, H, H, &P.out) ||
+        !pack(L.ffn_in_w, I, H, &P.ffn_in) || !pack(L.ffn_out_w, H, I, &P.ffn_out)) {
+      return false;
+    }
+  }
+  packed_target_ = vlak_active_target();
   return true;
 }
 
@@ -119,6 +120,7 @@ bool MiniLM::EncodeIds(std::span<const std::vector<int32_t>> ids, std::vector<fl
   }
   out->assign(B * H, 0.0f);
   if (B == 0) return true;
+  if (packed_target_ != vlak_active_target() && !Pack(error)) return false;
   const size_t T = B * S;
   h_.resize(T * H);
   qkv_.resize(T * 3 * H);
@@ -155,12 +157,11 @@ bool MiniLM::EncodeIds(std::span<const std::vector<int32_t>> ids, std::vector<fl
     ap.o_strides[i] = o_strides[i];
   }
   ap.kv_lens = lengths.data();
-  constexpr unsigned kLinear = 0;  // W transposed at load: B is k x n
   for (size_t l = 0; l < w_.layers.size(); ++l) {
     const BertLayerWeights& L = w_.layers[l];
-    const LayerT& W = wt_[l];
+    const Packed& P = packed_[l];
     const vlak_matmul_epilogue eqkv{L.qkv_b.data(), 0, VLAK_ACT_GELU};
-    if (!Ok(vlak_matmul_ex_f32(T, 3 * H, H, h_.data(), H, W.qkv.data(), 3 * H, qkv_.data(), 3 * H, kLinear, &eqkv),
+    if (!Ok(vlak_matmul_packed_f32(T, 3 * H, H, h_.data(), H, P.qkv.data(), qkv_.data(), 3 * H, 0, &eqkv),
             "QKV projection", error)) {
       return false;
     }
@@ -171,7 +172,7 @@ bool MiniLM::EncodeIds(std::span<const std::vector<int32_t>> ids, std::vector<fl
     }
     Lap(profile, MiniLMProfile::kAttention, &t0);
     const vlak_matmul_epilogue eo{L.attn_out_b, 0, VLAK_ACT_GELU};
-    if (!Ok(vlak_matmul_ex_f32(T, H, H, ctx_.data(), H, W.out.data(), H, tmp_.data(), H, kLinear, &eo), "attention output",
+    if (!Ok(vlak_matmul_packed_f32(T, H, H, ctx_.data(), H, P.out.data(), tmp_.data(), H, 0, &eo), "attention output",
             error)) {
       return false;
     }
@@ -184,8 +185,8 @@ bool MiniLM::EncodeIds(std::span<const std::vector<int32_t>> ids, std::vector<fl
     Lap(profile, MiniLMProfile::kAddNorm, &t0);
     const vlak_matmul_epilogue e1{L.ffn_in_b, VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_GELU};
     const vlak_matmul_epilogue e2{L.ffn_out_b, 0, VLAK_ACT_GELU};
-    if (!Ok(vlak_matmul_ex_f32(T, I, H, h_.data(), H, W.ffn_in.data(), I, ffn_.data(), I, kLinear, &e1), "FFN up", error) ||
-        !Ok(vlak_matmul_ex_f32(T, H, I, ffn_.data(), I, W.ffn_out.data(), H, tmp_.data(), H, kLinear, &e2), "FFN down", error)) {
+    if (!Ok(vlak_matmul_packed_f32(T, I, H, h_.data(), H, P.ffn_in.data(), ffn_.data(), I, 0, &e1), "FFN up", error) ||
+        !Ok(vlak_matmul_packed_f32(T, H, I, ffn_.data(), I, P.ffn_out.data(), tmp_.data(), H, 0, &e2), "FFN down", error)) {
       return false;
     }
     Lap(profile, MiniLMProfile::kMatmul, &t0);

@@ -6,12 +6,12 @@
 // Forward pass for a batch of sentences padded to the longest (B x S tokens, T = B S rows):
 //   h = LayerNorm((word[id] + type[0]) + pos[s])              plain add, vlak_add_layernorm_f32
 //   per layer:
-//     qkv = h Wqkv^T + bqkv                                   vlak_matmul_ex_f32 (Q, K, V in one;
-//                                                             every W transposed once, at load)
+//     qkv = h Wqkv^T + bqkv                                   vlak_matmul_packed_f32 (Q, K, V in
+//                                                             one; every W packed once)
 //     ctx = softmax(q k^T / sqrt(d)) v per head, padded keys   vlak_attention_f32 (kv_lens)
-//     h = LayerNorm(ctx Wo^T + bo + h)                        vlak_matmul_ex_f32, vlak_add_layernorm_f32
-//     f = GELU(h W1^T + b1)                                   vlak_matmul_ex_f32 (bias + GELU epilogue)
-//     h = LayerNorm(f W2^T + b2 + h)                          vlak_matmul_ex_f32, vlak_add_layernorm_f32
+//     h = LayerNorm(ctx Wo^T + bo + h)                        matmul + bias, vlak_add_layernorm_f32
+//     f = GELU(h W1^T + b1)                                   matmul, bias + GELU epilogue
+//     h = LayerNorm(f W2^T + b2 + h)                          matmul + bias, vlak_add_layernorm_f32
 //   embedding = normalise(mean of h over the sentence's tokens)  in double (glue)
 // Accuracy: the composition of the operators' bounds; measured against a float64 forward pass
 // of the same weights and against PyTorch in docs/models.md and src/models/minilm_test.cc.
@@ -66,12 +66,14 @@ class MiniLM {
   BertConfig config_;
   SafeTensors file_;
   BertWeights w_;
-  // Each Linear weight transposed once at load, [in][out]: the matmuls read it as B (k x n) in
-  // place (the few-rows kernel packs nothing) instead of transposing [out][in] on every call.
-  struct LayerT {
-    std::vector<float> qkv, out, ffn_in, ffn_out;
+  // Each Linear weight packed once (vlak_matmul_pack_b_f32, from its [out][in] layout) for the
+  // target that packed it; packed again when the active target changes (vlak_set_target).
+  struct Packed {
+    std::vector<float> qkv, out, ffn_in, ffn_out;  // float storage: 4-byte aligned bytes
   };
-  std::vector<LayerT> wt_;
+  std::vector<Packed> packed_;
+  int packed_target_ = -1;
+  bool Pack(std::string* error);
   WordPiece tokenizer_;
   std::vector<float> h_, qkv_, ctx_, tmp_, ffn_;  // scratch, grown to the largest batch seen
 };

@@ -66,44 +66,79 @@ double NsPerFma(Target target, const MatmulShape& shape, decltype(Dispatch(kMatm
   return p2;
 }
 
-// Many threads: B is packed once, in parallel, into one buffer that all threads read; then C is
-// cut into a 2-D grid of tasks (row blocks of whole MR tiles x column blocks of whole NR panels),
-// at least 4 per thread where the shape has them, each running the k blocks in order over its
-// rows and columns. Every C element is still one chain in sequential k order: the bits do not
-// depend on the thread count or on which thread runs a task. Packed B: for the column block jc
-// (nc wide) and the k block pc, the panels sit at jc * k + pc * ncur_padded: k x n (padded to NR)
-// floats in all. Tried before (2 vCPUs, libomp): a packed B shared through two barriers per kc
-// block lost to per-thread packing when a thread was descheduled; here a late thread holds up
-// nothing, as the other participants take its tasks (parallel.h rule 4).
-// false (nothing written) when the packed B or the task list cannot be allocated: the caller then
-// runs the call on one thread, whose packing needs only 1 MiB.
-bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target, size_t* peak_bytes) {
+// All of B packed: for the column block jc (nc wide) and the k block pc, the panels sit at
+// jc * k + pc * ncur_padded: k x n (padded to NR) floats in all. The layout SharedB shares among
+// threads and vlak_matmul_pack_b_f32 keeps for the caller.
+// Floats of all of B packed (k x n rounded up to the tile's NR), 0 if that overflows.
+size_t PackedFloats(size_t k, size_t n, const MatmulShape& shape) {
+  const size_t n_pad = (n + shape.nr - 1) / shape.nr * shape.nr;
+  return n_pad != 0 && k > SIZE_MAX / sizeof(float) / n_pad ? 0 : k * n_pad;
+}
+
+// Where the panels of the column block jc and the k block pc sit in all of B packed.
+const float* BlockBase(const MatmulArgs& g, const MatmulShape& shape, const float* packed, size_t jc, size_t pc) {
+  const size_t w = g.n - jc < shape.nc ? g.n - jc : shape.nc;
+  return packed + jc * g.k + pc * ((w + shape.nr - 1) / shape.nr * shape.nr);
+}
+
+// Packs all of B into `packed` (PackedFloats floats) on `threads` threads. Items: (k block, group
+// of 4 panels of the whole n).
+void PackAllB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target, float* packed) {
+  const size_t nr = shape.nr, nc = shape.nc, kc_max = shape.kc;
+  const size_t n_pad = (g.n + nr - 1) / nr * nr;
+  auto* const pack = Dispatch(kMatmulPackB, target);
+  const size_t k_blocks = (g.k + kc_max - 1) / kc_max;
+  constexpr size_t kPanelsPerItem = 4;
+  const size_t groups = (n_pad / nr + kPanelsPerItem - 1) / kPanelsPerItem;
+  const size_t pack_bytes = g.k > SIZE_MAX / 8 / n_pad ? SIZE_MAX : g.k * n_pad * 8;
+  ParallelFor(PlanChunks(k_blocks * groups, std::min(threads, ThreadsForBytes(pack_bytes, k_blocks * groups))),
+              [&](int, size_t begin, size_t end) {
+                for (size_t item = begin; item < end; ++item) {
+                  const size_t pcb = item / groups, grp = item % groups;
+                  const size_t pc = pcb * kc_max, kc = g.k - pc < kc_max ? g.k - pc : kc_max;
+                  const size_t j0 = grp * kPanelsPerItem * nr;
+                  if (j0 >= g.n) continue;
+                  const size_t j1 = j0 + kPanelsPerItem * nr < g.n ? j0 + kPanelsPerItem * nr : g.n;
+                  // A group inside one column block (nc is a multiple of NR, not always of 4 NR).
+                  for (size_t j = j0; j < j1;) {
+                    const size_t jb = j / nc * nc, jend = jb + nc < j1 ? jb + nc : j1;
+                    pack(g, shape.narrow, pc, kc, j, jend - j,
+                         const_cast<float*>(BlockBase(g, shape, packed, jb, pc)) + (j - jb) * kc);
+                    j = jend;
+                  }
+                }
+              });
+}
+
+// C from all of B packed, on `threads` threads: C cut into a 2-D grid of tasks (row blocks of
+// whole MR tiles x column blocks of whole NR panels), at least 4 per thread where the shape has
+// them, each running the k blocks in order over its rows and columns. Every C element is still one
+// chain in sequential k order: the bits do not depend on the thread count or on which thread runs
+// a task. false (nothing written) when the task list cannot be allocated. g: the call whose B
+// was packed (its n and k place the panels); run: the product computed, over the k range
+// [p0, p0 + run.k) of that B (a segment of a skinny call; g itself otherwise, p0 = 0): run.a
+// starts at column p0 of A and the chains start at p0 (from C with run.accumulate).
+bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const MatmulShape& shape, int threads,
+                   Target target, const float* packed) {
   const size_t nr = shape.nr, mr = shape.mr, nc = shape.nc, kc_max = shape.kc;
   const size_t n_pad = (g.n + nr - 1) / nr * nr;
-  if (g.k > SIZE_MAX / sizeof(float) / n_pad) return false;
-  float* const base = AcquireBuffer(g.k * n_pad);
-  if (base == nullptr) return false;
-  float* const packed = base + kPoolHeaderFloats;
-  if (peak_bytes != nullptr) *peak_bytes = g.k * n_pad * sizeof(float);
-  auto* const pack = Dispatch(kMatmulPackB, target);
   auto* const rows_fn = Dispatch(kMatmulPackedRows, target);
-  const bool narrow = shape.narrow;
   auto block_cols = [&](size_t jc) { return g.n - jc < nc ? g.n - jc : nc; };
-  auto block_base = [&](size_t jc, size_t pc) { return packed + jc * g.k + pc * ((block_cols(jc) + nr - 1) / nr * nr); };
-
-  // The grid of phase 2. Tasks: row blocks of rt MR tiles x column blocks of ct NR panels (inside
-  // one nc block). Start from 16 x (nc / NR) and halve the columns to 4 panels, then the rows to
-  // 4 tiles, then either to 1, until there are >= 4 tasks per thread.
+  // Tasks: row blocks of rt MR tiles x column blocks of ct NR panels (inside one nc block). Start
+  // from 16 x (nc / NR) and halve the columns to 4 panels, then the rows to 4 tiles, then either
+  // to 1, until there are >= 4 tasks per thread.
   const size_t row_tiles = (g.m + mr - 1) / mr;
   const size_t panels = n_pad / nr;
   const size_t panels_per_block = nc / nr;
-  size_t rt = 16 < row_tiles ? 16 : row_tiles, ct = panels_per_block < panels ? panels_per_block : panels;
+  // One thread: all rows in one block, as the one-thread kernel runs them (each B block read once).
+  size_t rt = threads > 1 && 16 < row_tiles ? 16 : row_tiles;
+  size_t ct = panels_per_block < panels ? panels_per_block : panels;
   auto tasks_for = [&](size_t r, size_t c) {
     size_t col_blocks = 0;
     for (size_t jc = 0; jc < g.n; jc += nc) col_blocks += ((block_cols(jc) + nr - 1) / nr + c - 1) / c;
     return ((row_tiles + r - 1) / r) * col_blocks;
   };
-  const size_t want = 4 * static_cast<size_t>(threads);
+  const size_t want = threads > 1 ? 4 * static_cast<size_t>(threads) : 1;
   while (tasks_for(rt, ct) < want) {
     if (ct > 4) ct = (ct + 1) / 2;
     else if (rt > 4) rt = (rt + 1) / 2;
@@ -122,48 +157,43 @@ bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target 
       for (size_t j = 0; j < w; j += ct * nr) cols.push_back({jc, jc + j, w - j < ct * nr ? w - j : ct * nr});
     }
   } catch (const std::bad_alloc&) {
-    ReleaseBuffer(base);
     return false;
   }
   const size_t row_blocks = (row_tiles + rt - 1) / rt;
   const size_t tasks = row_blocks * cols.size();
-  // Phase 1: pack B. Items: (k block, group of 4 panels of the whole n).
-  const size_t k_blocks = (g.k + kc_max - 1) / kc_max;
-  constexpr size_t kPanelsPerItem = 4;
-  const size_t groups = (panels + kPanelsPerItem - 1) / kPanelsPerItem;
-  const size_t pack_bytes = g.k > SIZE_MAX / 8 / n_pad ? SIZE_MAX : g.k * n_pad * 8;
-  ParallelFor(PlanChunks(k_blocks * groups, std::min(threads, ThreadsForBytes(pack_bytes, k_blocks * groups))),
-              [&](int, size_t begin, size_t end) {
-                for (size_t item = begin; item < end; ++item) {
-                  const size_t pcb = item / groups, grp = item % groups;
-                  const size_t pc = pcb * kc_max, kc = g.k - pc < kc_max ? g.k - pc : kc_max;
-                  const size_t j0 = grp * kPanelsPerItem * nr;
-                  if (j0 >= g.n) continue;
-                  const size_t j1 = j0 + kPanelsPerItem * nr < g.n ? j0 + kPanelsPerItem * nr : g.n;
-                  // A group inside one column block (nc is a multiple of NR, not always of 4 NR).
-                  for (size_t j = j0; j < j1;) {
-                    const size_t jb = j / nc * nc, jend = jb + nc < j1 ? jb + nc : j1;
-                    pack(g, narrow, pc, kc, j, jend - j, block_base(jb, pc) + (j - jb) * kc);
-                    j = jend;
-                  }
-                }
-              });
-
-  // Phase 2: compute.
   // Task order: column-block major, so the threads that run neighbouring tasks share B panels.
   ParallelFor(PlanChunks(tasks, threads, 1, 4), [&](int, size_t begin, size_t end) {
     for (size_t task = begin; task < end; ++task) {
       const ColBlock& cb = cols[task / row_blocks];
       const size_t rb = task % row_blocks;
       const size_t i0 = rb * rt * mr, i1 = i0 + rt * mr < g.m ? i0 + rt * mr : g.m;
-      for (size_t pc = 0; pc < g.k; pc += kc_max) {
-        const size_t kc = g.k - pc < kc_max ? g.k - pc : kc_max;
-        rows_fn(g, narrow, pc, kc, block_base(cb.jc, pc) + (cb.j0 - cb.jc) * kc, cb.j0, cb.ncols, i0, i1);
+      for (size_t pc = 0; pc < run.k; pc += kc_max) {
+        const size_t kc = run.k - pc < kc_max ? run.k - pc : kc_max;
+        rows_fn(run, shape.narrow, pc, kc, BlockBase(g, shape, packed, cb.jc, p0 + pc) + (cb.j0 - cb.jc) * kc, cb.j0,
+                cb.ncols, i0, i1);
       }
     }
   });
-  ReleaseBuffer(base);
   return true;
+}
+
+// Many threads: B is packed once, in parallel, into one buffer that all threads read
+// (PackAllB); then ComputePacked. Tried before (2 vCPUs, libomp): a packed B shared through two
+// barriers per kc block lost to per-thread packing when a thread was descheduled; here a late
+// thread holds up nothing, as the other participants take its tasks (parallel.h rule 4).
+// false (nothing written) when the packed B or the task list cannot be allocated: the caller then
+// runs the call on one thread, whose packing needs only 1 MiB.
+bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target, size_t* peak_bytes) {
+  const size_t floats = PackedFloats(g.k, g.n, shape);
+  if (floats == 0) return false;
+  float* const base = AcquireBuffer(floats);
+  if (base == nullptr) return false;
+  float* const packed = base + kPoolHeaderFloats;
+  if (peak_bytes != nullptr) *peak_bytes = floats * sizeof(float);
+  PackAllB(g, shape, threads, target, packed);
+  const bool ok = ComputePacked(g, g, 0, shape, threads, target, packed);
+  ReleaseBuffer(base);
+  return ok;
 }
 
 // Few rows, B as k x n: the direct kernel (no packing) on column blocks of C, each a whole
@@ -178,6 +208,29 @@ void DirectSplit(const MatmulArgs& g, int threads, decltype(Dispatch(kMatmulBloc
     const size_t j0 = begin * per * unit, j1 = end * per * unit < g.n ? end * per * unit : g.n;
     direct(g, false, 0, g.m, j0, j1, nullptr);
   });
+}
+
+// C = (C_old +) partial 0 + partial 1 + ... in that order, element by element (partial s: m x n,
+// dense, at partial + s m n), then the epilogue.
+void SumSegments(const MatmulArgs& g, const float* partial, size_t segments, int threads) {
+  const size_t mn = g.m * g.n;
+  ParallelFor(PlanChunks(g.m, std::min(threads, ThreadsForBytes((segments + 2) * mn * sizeof(float), g.m))),
+              [&](int, size_t begin, size_t end) {
+                for (size_t i = begin; i < end; ++i) {
+                  float* const c = g.c + i * g.ldc;
+                  const float* p = partial + i * g.n;
+                  if (g.accumulate) {
+                    for (size_t j = 0; j < g.n; ++j) c[j] += p[j];
+                  } else {
+                    for (size_t j = 0; j < g.n; ++j) c[j] = p[j];
+                  }
+                  for (size_t s = 1; s < segments; ++s) {
+                    p += mn;
+                    for (size_t j = 0; j < g.n; ++j) c[j] += p[j];
+                  }
+                  if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32)(g.act, 1, g.n, g.bias, c, g.ldc);
+                }
+              });
 }
 
 // Skinny calls (few C elements, long k): C is too small to give every thread tiles, so k is cut
@@ -227,29 +280,126 @@ bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t s
             scratch + static_cast<size_t>(worker) * per_worker);
     }
   });
-  // C = (C_old +) partial 0 + partial 1 + ... in that order, element by element.
-  ParallelFor(PlanChunks(g.m, std::min(threads, ThreadsForBytes((segments + 2) * mn * sizeof(float), g.m))),
-              [&](int, size_t begin, size_t end) {
-                for (size_t i = begin; i < end; ++i) {
-                  float* const c = g.c + i * g.ldc;
-                  const float* p = partial + i * g.n;
-                  if (g.accumulate) {
-                    for (size_t j = 0; j < g.n; ++j) c[j] += p[j];
-                  } else {
-                    for (size_t j = 0; j < g.n; ++j) c[j] = p[j];
-                  }
-                  for (size_t s = 1; s < segments; ++s) {
-                    p += mn;
-                    for (size_t j = 0; j < g.n; ++j) c[j] += p[j];
-                  }
-                  if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32)(g.act, 1, g.n, g.bias, c, g.ldc);
-                }
-              });
+  SumSegments(g, partial, segments, threads);
   ReleaseBuffer(base);
   return true;
 }
 
+// The header vlak_matmul_pack_b_f32 writes before the panels (read and written with memcpy: the
+// caller's buffer is only 4-byte aligned). The panels start kPackedHeaderBytes in.
+struct PackedHeader {
+  uint64_t magic;
+  uint32_t target, narrow;
+  uint64_t k, n, nr, nc, kc;
+};
+constexpr uint64_t kPackedMagic = 0x3130425050414c56ull;  // "VLAPPB01"
+constexpr size_t kPackedHeaderBytes = 64;
+static_assert(sizeof(PackedHeader) <= kPackedHeaderBytes, "header fits");
+
+// The epilogue of a public call into args (bias, activation kernel op), or an error status.
+vlak_status SetEpilogue(const vlak_matmul_epilogue* epilogue, MatmulArgs* args) {
+  if (epilogue == nullptr) return VLAK_OK;
+  if ((epilogue->flags & ~VLAK_EPILOGUE_ACTIVATION) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  if ((epilogue->flags & VLAK_EPILOGUE_ACTIVATION) != 0) {
+    args->act = ActivationKernelOp(epilogue->activation);
+    if (args->act < 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  args->bias = epilogue->bias;
+  return VLAK_OK;
+}
+
 }  // namespace
+
+size_t MatmulPackedBytes(size_t k, size_t n) {
+  const MatmulShape shape = Dispatch(kMatmulShape)(n);
+  const size_t floats = PackedFloats(k, n, shape);
+  if (floats == 0 && k != 0 && n != 0) return 0;
+  if (floats > (SIZE_MAX - kPackedHeaderBytes) / sizeof(float)) return 0;
+  return kPackedHeaderBytes + floats * sizeof(float);
+}
+
+vlak_status MatmulPackB(size_t k, size_t n, const float* b, size_t ldb, unsigned flags, void* packed,
+                        size_t packed_bytes) {
+  if ((flags & ~VLAK_MATMUL_TRANS_B) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  const bool trans = (flags & VLAK_MATMUL_TRANS_B) != 0;
+  if (packed == nullptr || (k != 0 && n != 0 && b == nullptr)) return VLAK_ERROR_NULL_POINTER;
+  if (k != 0 && n != 0 && ldb < (trans ? k : n)) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (!(trans ? Fits(n, k, ldb) : Fits(k, n, ldb))) return VLAK_ERROR_OVERFLOW;
+  if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
+  const size_t need = MatmulPackedBytes(k, n);
+  if (need == 0) return VLAK_ERROR_OVERFLOW;
+  if (packed_bytes < need) return VLAK_ERROR_INVALID_ARGUMENT;
+  const Target target = ActiveTarget();
+  const MatmulShape shape = Dispatch(kMatmulShape, target)(n);
+  const MatmulArgs g{0, n, k, nullptr, 0, b, ldb, nullptr, 0, trans, false};
+  float* const panels = reinterpret_cast<float*>(static_cast<char*>(packed) + kPackedHeaderBytes);
+  if (k != 0 && n != 0) PackAllB(g, shape, NumThreads(), target, panels);
+  const PackedHeader h{kPackedMagic, static_cast<uint32_t>(target), shape.narrow ? 1u : 0u, k, n, shape.nr, shape.nc,
+                       shape.kc};
+  std::memcpy(packed, &h, sizeof h);
+  return VLAK_OK;
+}
+
+vlak_status MatmulPackedF32(const MatmulArgs& args, const void* packed, unsigned flags, int threads) {
+  if ((flags & ~VLAK_MATMUL_ACCUMULATE) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  MatmulArgs g = args;
+  g.b = nullptr;
+  g.ldb = 0;
+  g.b_trans = false;
+  g.accumulate = (flags & VLAK_MATMUL_ACCUMULATE) != 0;
+  if (g.m == 0 || g.n == 0) return VLAK_OK;
+  if (g.c == nullptr || packed == nullptr || (g.k != 0 && g.a == nullptr)) return VLAK_ERROR_NULL_POINTER;
+  if (g.lda < g.k || g.ldc < g.n) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (!Fits(g.m, g.k, g.lda) || !Fits(g.m, g.n, g.ldc)) return VLAK_ERROR_OVERFLOW;
+  if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
+  const Target target = ActiveTarget();
+  const MatmulShape shape = Dispatch(kMatmulShape, target)(g.n);
+  PackedHeader h;
+  std::memcpy(&h, packed, sizeof h);
+  if (h.magic != kPackedMagic || h.target != static_cast<uint32_t>(target) || h.k != g.k || h.n != g.n ||
+      h.nr != shape.nr || h.nc != shape.nc || h.kc != shape.kc || h.narrow != (shape.narrow ? 1u : 0u)) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  if (g.k == 0) {  // as vlak_matmul_f32: C = 0 or unchanged, then the epilogue
+    if (!g.accumulate) {
+      for (size_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc, 0, g.n * sizeof(float));
+    }
+    if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32)(g.act, g.m, g.n, g.bias, g.c, g.ldc);
+    return VLAK_OK;
+  }
+  const float* const panels =
+      reinterpret_cast<const float*>(static_cast<const char*>(packed) + kPackedHeaderBytes);
+  const size_t row_tiles = (g.m + shape.mr - 1) / shape.mr, col_tiles = (g.n + shape.nr - 1) / shape.nr;
+  size_t seg_len = 0;
+  const size_t segments = MatmulKSegments(g.m, g.n, g.k, &seg_len);
+  size_t t = 1;
+  const double fmas = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+  if (threads > 0) {
+    t = static_cast<size_t>(threads);
+  } else if (fmas >= kNeverSplitFmas && NumThreads() > 1) {
+    t = static_cast<size_t>(
+        ThreadsForNs(fmas * NsPerFma(target, shape, Dispatch(kMatmulBlock, target)), segments * row_tiles * col_tiles));
+  }
+  if (segments == 1) {
+    if (t > row_tiles * col_tiles) t = row_tiles * col_tiles;
+    return ComputePacked(g, g, 0, shape, static_cast<int>(t), target, panels) ? VLAK_OK : VLAK_ERROR_OVERFLOW;
+  }
+  // Skinny: the segments' chains into partial sums (seg_len is a multiple of kc: every segment
+  // starts a k block), then added in order, as vlak_matmul_f32 does: the same bits.
+  const size_t mn = g.m * g.n;
+  float* const base = AcquireBuffer(segments * mn);
+  if (base == nullptr) return VLAK_ERROR_OVERFLOW;
+  float* const partial = base + kPoolHeaderFloats;
+  bool ok = true;
+  for (size_t s = 0; s < segments && ok; ++s) {
+    const size_t p0 = s * seg_len, kk = g.k - p0 < seg_len ? g.k - p0 : seg_len;
+    const MatmulArgs run{g.m, g.n, kk, g.a + p0, g.lda, nullptr, 0, partial + s * mn, g.n, false, false};
+    ok = ComputePacked(g, run, p0, shape, static_cast<int>(t), target, panels);
+  }
+  if (ok) SumSegments(g, partial, segments, static_cast<int>(t));
+  ReleaseBuffer(base);
+  return ok ? VLAK_OK : VLAK_ERROR_OVERFLOW;
+}
 
 MatmulShape MatmulActiveShape(size_t n) { return Dispatch(kMatmulShape)(n); }
 
@@ -332,15 +482,23 @@ extern "C" vlak_status vlak_matmul_ex_f32(size_t m, size_t n, size_t k, const fl
                                           size_t ldb, float* c, size_t ldc, unsigned flags,
                                           const vlak_matmul_epilogue* epilogue) {
   vlak::MatmulArgs args{m, n, k, a, lda, b, ldb, c, ldc, false, false};
-  if (epilogue != nullptr) {
-    if ((epilogue->flags & ~VLAK_EPILOGUE_ACTIVATION) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
-    if ((epilogue->flags & VLAK_EPILOGUE_ACTIVATION) != 0) {
-      args.act = vlak::ActivationKernelOp(epilogue->activation);
-      if (args.act < 0) return VLAK_ERROR_INVALID_ARGUMENT;
-    }
-    args.bias = epilogue->bias;
-  }
+  if (const vlak_status e = vlak::SetEpilogue(epilogue, &args); e != VLAK_OK) return e;
   return vlak::MatmulF32(args, flags, 0, nullptr);
+}
+
+extern "C" size_t vlak_matmul_packed_size_f32(size_t k, size_t n) { return vlak::MatmulPackedBytes(k, n); }
+
+extern "C" vlak_status vlak_matmul_pack_b_f32(size_t k, size_t n, const float* b, size_t ldb, unsigned flags,
+                                              void* packed, size_t packed_bytes) {
+  return vlak::MatmulPackB(k, n, b, ldb, flags, packed, packed_bytes);
+}
+
+extern "C" vlak_status vlak_matmul_packed_f32(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                                              const void* packed, float* c, size_t ldc, unsigned flags,
+                                              const vlak_matmul_epilogue* epilogue) {
+  vlak::MatmulArgs args{m, n, k, a, lda, nullptr, 0, c, ldc, false, false};
+  if (const vlak_status e = vlak::SetEpilogue(epilogue, &args); e != VLAK_OK) return e;
+  return vlak::MatmulPackedF32(args, packed, flags, 0);
 }
 
 extern "C" vlak_status vlak_matmul_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,

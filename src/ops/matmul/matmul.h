@@ -56,6 +56,13 @@ inline size_t MatmulKSegments(size_t m, size_t n, size_t k, size_t* seg_len) {
   return (k + *seg_len - 1) / *seg_len;
 }
 
+// vlak_matmul_packed_size_f32, vlak_matmul_pack_b_f32, and vlak_matmul_packed_f32 with the thread
+// count forced (0: the library's choice; args.b unused).
+size_t MatmulPackedBytes(size_t k, size_t n);
+vlak_status MatmulPackB(size_t k, size_t n, const float* b, size_t ldb, unsigned flags, void* packed,
+                        size_t packed_bytes);
+vlak_status MatmulPackedF32(const MatmulArgs& args, const void* packed, unsigned flags, int threads);
+
 // The active target's blocking for a call with n columns (the tile depends on n).
 MatmulShape MatmulActiveShape(size_t n);
 

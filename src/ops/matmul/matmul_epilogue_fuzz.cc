@@ -1,7 +1,8 @@
-// Differential fuzz target of vlak_matmul_ex_f32 (see fuzz_util.h): on every target and thread
-// count, the same bits as the composition vlak.h names (vlak_matmul_f32, the bias added in float,
-// then vlak_activation_f32, each on that target), the status as vlak.h's rules say, nothing
-// written on an error, the gaps of C untouched.
+// Differential fuzz target of vlak_matmul_ex_f32 and the packed product (see fuzz_util.h): on
+// every target and thread count, the same bits as the composition vlak.h names (vlak_matmul_f32,
+// the bias added in float, then vlak_activation_f32, each on that target), and
+// vlak_matmul_packed_f32 on B packed by vlak_matmul_pack_b_f32 the same bits again; the status as
+// vlak.h's rules say, nothing written on an error, the gaps of C untouched.
 #include <algorithm>
 
 #include "fuzz/fuzz_util.h"
@@ -69,6 +70,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (ep_flags & VLAK_EPILOGUE_ACTIVATION) vlak_activation_f32(n, row, row, ep.activation);
     }
     for (size_t i = 0; i < ce; ++i) Check(SameValue(c[i], want[i]), "differs from the composition", t, i, c[i], want[i]);
+    // B packed once, then the packed product: the same bits (ACCUMULATE only; TRANS_B is the pack's).
+    const size_t pbytes = vlak_matmul_packed_size_f32(k, n);
+    std::vector<float> packed(pbytes / sizeof(float) + 1);
+    Check(vlak_matmul_pack_b_f32(k, n, b.data(), ldb, flags & VLAK_MATMUL_TRANS_B, packed.data(), pbytes) == VLAK_OK,
+          "vlak_matmul_pack_b_f32 failed", t);
+    Buffer cp(ce);
+    std::copy(c0.data(), c0.data() + ce, cp.data());
+    Check(vlak_matmul_packed_f32(m, n, k, a.data(), lda, packed.data(), cp.data(), ldc, flags & VLAK_MATMUL_ACCUMULATE,
+                                 null_epilogue ? nullptr : &ep) == VLAK_OK,
+          "vlak_matmul_packed_f32 failed", t);
+    for (size_t i = 0; i < ce; ++i) Check(SameValue(cp[i], c[i]), "packed differs from vlak_matmul_ex_f32", t, i, cp[i], c[i]);
     // Across targets the activation's bits may differ (vlak.h: same within an architecture, and
     // x86's targets are one architecture); without an activation they may not.
     if (!first.empty()) {

@@ -332,3 +332,127 @@ VLAK_CONCURRENCY_JOBS(matmul_epilogue, in) {
 }
 
 }  // namespace
+
+namespace {
+
+// B packed once (vlak_matmul_pack_b_f32), then vlak_matmul_packed_f32: the bits of
+// vlak_matmul_ex_f32 with that B, on every path (k segments and k == 0 included), 1 to 3
+// threads, with and without the epilogue.
+TEST(MatmulPacked, SameBitsAsMatmul) {
+  ForEachTarget([] {
+    uint32_t seed = 7500;
+    for (const Dims& s : kShapes) {
+      for (int variant = 0; variant < 4; ++variant) {
+        const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
+        const Problem pr(s.m, s.n, s.k, trans, seed++);
+        const size_t bytes = vlak_matmul_packed_size_f32(pr.k, pr.n);
+        ASSERT_GT(bytes, 0u);
+        std::vector<float> packed(bytes / sizeof(float) + 1);
+        ASSERT_EQ(vlak_matmul_pack_b_f32(pr.k, pr.n, pr.b.data(), pr.ldb, trans ? VLAK_MATMUL_TRANS_B : 0u,
+                                         packed.data(), bytes),
+                  VLAK_OK);
+        for (const int act : {kNone, int{VLAK_ACT_GELU}}) {
+          const vlak_matmul_epilogue e = Epilogue(act == kNone ? nullptr : pr.bias.data(), act);
+          std::vector<float> want = pr.c0;
+          ASSERT_EQ(vlak_matmul_ex_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, want.data(),
+                                       pr.ldc, pr.Flags(accumulate), &e),
+                    VLAK_OK);
+          for (int threads = 0; threads <= 3; ++threads) {
+            std::vector<float> c = pr.c0;
+            vlak::MatmulArgs g{pr.m, pr.n, pr.k, pr.a.data(), pr.lda, nullptr, 0, c.data(), pr.ldc, false, false};
+            g.bias = e.bias;
+            g.act = act == kNone ? vlak::kActNone : vlak::ActivationKernelOp(act);
+            ASSERT_EQ(vlak::MatmulPackedF32(g, packed.data(), accumulate ? VLAK_MATMUL_ACCUMULATE : 0u, threads),
+                      VLAK_OK);
+            ExpectSameBits(c, want,
+                           "packed m n k " + std::to_string(s.m) + " " + std::to_string(s.n) + " " +
+                               std::to_string(s.k) + (trans ? " transB" : "") + (accumulate ? " acc" : "") +
+                               " act " + std::to_string(act) + " threads " + std::to_string(threads));
+          }
+          std::vector<float> c = pr.c0;
+          ASSERT_EQ(vlak_matmul_packed_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, packed.data(), c.data(), pr.ldc,
+                                           accumulate ? VLAK_MATMUL_ACCUMULATE : 0u, &e),
+                    VLAK_OK);
+          ExpectSameBits(c, want, "public packed call");
+        }
+      }
+    }
+  });
+}
+
+// A packed buffer from another target, k or n, a short or corrupted one, unknown flags: refused,
+// nothing written.
+TEST(MatmulPacked, BadArguments) {
+  const Problem pr(5, 40, 30, true, 7600);
+  const size_t bytes = vlak_matmul_packed_size_f32(pr.k, pr.n);
+  std::vector<char> packed(bytes);
+  EXPECT_EQ(vlak_matmul_pack_b_f32(pr.k, pr.n, pr.b.data(), pr.ldb, VLAK_MATMUL_TRANS_B, packed.data(), bytes - 1),
+            VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_matmul_pack_b_f32(pr.k, pr.n, pr.b.data(), pr.ldb, VLAK_MATMUL_ACCUMULATE, packed.data(), bytes),
+            VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_matmul_pack_b_f32(pr.k, pr.n, pr.b.data(), pr.k - 1, VLAK_MATMUL_TRANS_B, packed.data(), bytes),
+            VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak_matmul_pack_b_f32(pr.k, pr.n, nullptr, pr.ldb, VLAK_MATMUL_TRANS_B, packed.data(), bytes),
+            VLAK_ERROR_NULL_POINTER);
+  EXPECT_EQ(vlak_matmul_packed_size_f32(SIZE_MAX / 2, 3), 0u);
+  ASSERT_EQ(vlak_matmul_pack_b_f32(pr.k, pr.n, pr.b.data(), pr.ldb, VLAK_MATMUL_TRANS_B, packed.data(), bytes),
+            VLAK_OK);
+  auto call = [&](size_t m, size_t n, size_t k, const void* p, unsigned flags) {
+    std::vector<float> c = pr.c0;
+    const vlak_status s = vlak_matmul_packed_f32(m, n, k, pr.a.data(), pr.lda, p, c.data(), pr.ldc, flags, nullptr);
+    if (s != VLAK_OK) ExpectSameBits(c, pr.c0, "nothing written");
+    return s;
+  };
+  EXPECT_EQ(call(pr.m, pr.n, pr.k, packed.data(), 0), VLAK_OK);
+  EXPECT_EQ(call(pr.m, pr.n - 1, pr.k, packed.data(), 0), VLAK_ERROR_INVALID_ARGUMENT);  // another n
+  EXPECT_EQ(call(pr.m, pr.n, pr.k - 1, packed.data(), 0), VLAK_ERROR_INVALID_ARGUMENT);  // another k
+  EXPECT_EQ(call(pr.m, pr.n, pr.k, packed.data(), VLAK_MATMUL_TRANS_B), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(call(pr.m, pr.n, pr.k, nullptr, 0), VLAK_ERROR_NULL_POINTER);
+  std::vector<char> corrupt = packed;
+  corrupt[0] ^= 1;
+  EXPECT_EQ(call(pr.m, pr.n, pr.k, corrupt.data(), 0), VLAK_ERROR_INVALID_ARGUMENT);
+  // Packed on one target, used on another: refused (the panel widths differ).
+  const vlak_target saved = vlak_active_target();
+  for (int t = VLAK_TARGET_SCALAR; t <= VLAK_TARGET_RVV; ++t) {
+    if (t == saved || !vlak_target_supported(static_cast<vlak_target>(t))) continue;
+    ASSERT_EQ(vlak_set_target(static_cast<vlak_target>(t)), VLAK_OK);
+    EXPECT_EQ(call(pr.m, pr.n, pr.k, packed.data(), 0), VLAK_ERROR_INVALID_ARGUMENT) << t;
+  }
+  vlak_set_target(saved);
+}
+
+// The packed buffer ends at an inaccessible page: nothing reads past it.
+TEST(GuardPages, MatmulPacked) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= vlak_test::MaxLength(); ++n) {
+      const size_t m = 7, k = 5;
+      vlak_test::GuardedFloats a(m * k), b(n * k), c(m * n);
+      const size_t bytes = vlak_matmul_packed_size_f32(k, n);
+      vlak_test::GuardedFloats packed((bytes + 3) / 4);
+      ASSERT_EQ(vlak_matmul_pack_b_f32(k, n, b.data(), k, VLAK_MATMUL_TRANS_B, packed.data(), bytes), VLAK_OK);
+      ASSERT_EQ(vlak_matmul_packed_f32(m, n, k, a.data(), k, packed.data(), c.data(), n, 0, nullptr), VLAK_OK);
+      ASSERT_TRUE(std::isfinite(c.data()[m * n - 1])) << n;
+    }
+  });
+}
+
+}  // namespace
+
+namespace {
+
+TEST(MatmulPacked, CppOverloads) {
+  const size_t m = 4, n = 6, k = 5;
+  std::vector<float> a(m * k), w(n * k), bias(n), y(m * n), want(m * n), packed;
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 0.125f * static_cast<float>(i % 9) - 0.5f;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.25f * static_cast<float>(i % 7) - 0.75f;
+  for (size_t i = 0; i < n; ++i) bias[i] = static_cast<float>(i);
+  const vlak_matmul_epilogue e{bias.data(), VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_TANH};
+  ASSERT_EQ(vlak::PackB(w, k, n, VLAK_MATMUL_TRANS_B, packed), VLAK_OK);
+  ASSERT_EQ(vlak::MatmulPacked(a, packed, y, m, n, k, 0, &e), VLAK_OK);
+  ASSERT_EQ(vlak::Matmul(a, w, want, m, n, k, VLAK_MATMUL_TRANS_B, e), VLAK_OK);
+  ExpectSameBits(y, want, "vlak::MatmulPacked");
+  EXPECT_EQ(vlak::PackB(std::span<const float>(w).first(3), k, n, 0, packed), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak::MatmulPacked(a, packed, y, m, n, k + 1), VLAK_ERROR_INVALID_ARGUMENT);
+}
+
+}  // namespace

@@ -118,3 +118,22 @@ def test_matmul_epilogue_errors():
     vlak.matmul(a, b, out=big[1:], bias=big[1])
     np.testing.assert_array_equal(big[1:], want)
     assert out.sum() == 0
+
+
+def test_pack_b_gives_matmul_bits(target, rng):
+    """vlak.pack_b once, then PackedB.matmul: the bits of vlak.matmul with the unpacked b."""
+    x = rng.normal(size=(21, 37)).astype(np.float32)
+    w = rng.normal(size=(45, 37)).astype(np.float32)
+    bias = rng.normal(size=45).astype(np.float32)
+    p = vlak.pack_b(w, trans_b=True)
+    assert (p.k, p.n) == (37, 45)
+    np.testing.assert_array_equal(p.matmul(x), vlak.matmul(x, w, trans_b=True))
+    np.testing.assert_array_equal(p.matmul(x, bias=bias, activation="gelu"),
+                                  vlak.matmul(x, w, trans_b=True, bias=bias, activation="gelu"))
+    out = np.ones((21, 45), np.float32)
+    want = vlak.matmul(x, w, trans_b=True, out=np.ones((21, 45), np.float32), accumulate=True)
+    np.testing.assert_array_equal(p.matmul(x, out=out, accumulate=True), want)
+    with pytest.raises(ValueError):
+        p.matmul(x[:, :5])
+    q = vlak.pack_b(w.T.copy())  # (k, n) without trans_b
+    np.testing.assert_array_equal(q.matmul(x), p.matmul(x))
