@@ -359,6 +359,8 @@ std::vector<int32_t> Bpe::Encode(std::string_view text, bool parse_special) cons
   return out;
 }
 
+bool Bpe::ByteInVocab(uint8_t b) const { return token_id_.count(Bytes().to_text[b]) != 0; }
+
 std::string Bpe::Decode(std::span<const int32_t> ids, bool special) const {
   const ByteMap& bm = Bytes();
   std::string out;

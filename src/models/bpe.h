@@ -56,6 +56,10 @@ class Bpe {
                          bool default_system = true) const;
   const std::string& default_system_message() const { return default_system_; }
 
+  // Whether the vocabulary holds byte b's character. A byte without one is dropped by Encode, as
+  // llama.cpp drops it (SmolLM2 lacks 0x04 0x06 0x13 0x14 0x16 0x1D, C0 C1 and F1..FF).
+  bool ByteInVocab(uint8_t b) const;
+
   int32_t bos() const { return bos_; }
   int32_t eos() const { return eos_; }
   size_t vocab_size() const { return tokens_.size(); }
