@@ -57,7 +57,7 @@ std::vector<uint32_t> CodePoints(std::string_view s) {
       cp = (b & 0x07u) << 18 | (static_cast<uint8_t>(s[i + 1]) & 0x3Fu) << 12 |
            (static_cast<uint8_t>(s[i + 2]) & 0x3Fu) << 6 | (static_cast<uint8_t>(s[i + 3]) & 0x3Fu);
       len = 4;
-      if (cp > 0x10FFFF) cp = 0xFFFD;  // F5..F7 leads: no UTF-8 for them (llama.cpp throws)
+      if (cp > 0x10FFFF) cp = 0xFFFD;  // past Unicode: no UTF-8 for it (llama.cpp throws)
     }
     out.push_back(cp);
     i += len;

@@ -38,10 +38,10 @@ enum class GgmlType : uint32_t {
   kQ2_K = 10, kQ3_K = 11, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kQ8_K = 15,
   kIQ2_XXS = 16, kIQ2_XS = 17, kIQ3_XXS = 18, kIQ1_S = 19, kIQ4_NL = 20, kIQ3_S = 21, kIQ2_S = 22,
   kIQ4_XS = 23, kI8 = 24, kI16 = 25, kI32 = 26, kI64 = 27, kF64 = 28, kIQ1_M = 29, kBF16 = 30,
-  kTQ1_0 = 34, kTQ2_0 = 35, kMXFP4 = 39,
+  kTQ1_0 = 34, kTQ2_0 = 35, kMXFP4 = 39, kNVFP4 = 40, kQ1_0 = 41, kQ2_0 = 42,
 };
 // Elements per block and bytes per block of a type id; false for an id the reader does not know
-// (ggml's removed ids 4, 5, 31-33, 36-38 among them).
+// (ggml's removed ids 4, 5, 31-33, 36-38 among them, and any past 42).
 bool GgmlTypeSize(uint32_t id, uint32_t* block, uint32_t* bytes);
 std::string GgmlTypeName(uint32_t id);  // "Q4_1", or "type 77"
 

@@ -262,6 +262,8 @@ TEST(Gguf, Malformed) {
             "t.gguf: tensor \"b\": n_dims 5 (at most 4)");
   EXPECT_EQ(t_error([](GgufWriter& w) { w.Tensor("b", static_cast<GgmlType>(4), {32}); }),
             "t.gguf: tensor \"b\": unknown ggml type 4");
+  EXPECT_EQ(t_error([](GgufWriter& w) { w.Tensor("b", static_cast<GgmlType>(43), {128}); }),
+            "t.gguf: tensor \"b\": unknown ggml type 43");
   EXPECT_EQ(t_error([](GgufWriter& w) { w.Tensor("b", static_cast<GgmlType>(1000), {32}); }),
             "t.gguf: tensor \"b\": unknown ggml type 1000");
   EXPECT_EQ(t_error([](GgufWriter& w) { w.Tensor("b", GgmlType::kQ4_1, {48, 2}); }),
