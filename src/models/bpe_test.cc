@@ -97,6 +97,16 @@ TEST(BpeSmolLM2, ChatTemplate) {
             "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n"
             "<|im_start|>user\nBye<|im_end|>\n");
   const std::vector<int32_t> ids = m.bpe.Encode(p);
+  // That prompt is a stored case: llama.cpp's ids for it.
+  std::ifstream f(std::string(VLAK_SOURCE_DIR) + "/tests/models/smollm2/tokens.json");
+  const nlohmann::json doc = nlohmann::json::parse(f);
+  bool found = false;
+  for (const auto& c : doc.at("cases"))
+    if (c.at("text") == p && c.at("parse_special") == true) {
+      found = true;
+      EXPECT_EQ(ids, c.at("ids").get<std::vector<int32_t>>());
+    }
+  EXPECT_TRUE(found);
   ASSERT_GE(ids.size(), 4u);
   EXPECT_EQ(ids[0], 1);  // <|im_start|>
   EXPECT_EQ(m.bpe.Decode(ids, true), p);
