@@ -552,4 +552,14 @@ const GgufTensor* Gguf::Tensor(std::string_view name, GgmlType type, std::span<c
   return t;
 }
 
+const float* Gguf::F32(std::string_view name, std::span<const uint64_t> ne, std::string* error) const {
+  const GgufTensor* t = Tensor(name, GgmlType::kF32, ne, error);
+  if (!t) return nullptr;
+  if (reinterpret_cast<uintptr_t>(t->data) % alignof(float) != 0) {
+    if (error) *error = what_ + ": tensor " + Quote(name) + ": data not 4-byte aligned in memory";
+    return nullptr;
+  }
+  return reinterpret_cast<const float*>(t->data);
+}
+
 }  // namespace vlak::models

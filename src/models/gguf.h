@@ -120,6 +120,13 @@ class Gguf {
   const GgufTensor* Tensor(std::string_view name, GgmlType type, std::initializer_list<uint64_t> ne, std::string* error) const {
     return Tensor(name, type, std::span<const uint64_t>(ne.begin(), ne.size()), error);
   }
+  // The F32 tensor `name` of dimensions `ne`, as floats in place: checked as Tensor() does, and
+  // refused if its data is not 4-byte aligned (a file parsed from an unaligned buffer; Open's
+  // mapping is always aligned).
+  const float* F32(std::string_view name, std::span<const uint64_t> ne, std::string* error) const;
+  const float* F32(std::string_view name, std::initializer_list<uint64_t> ne, std::string* error) const {
+    return F32(name, std::span<const uint64_t>(ne.begin(), ne.size()), error);
+  }
 
  private:
   void Reset();

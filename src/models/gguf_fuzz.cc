@@ -74,6 +74,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (g.FindTensor(t.name) != &t) Finding("a parsed tensor not found by name", t.name);
     if (!g.Tensor(t.name, static_cast<GgmlType>(t.type), std::span<const uint64_t>(t.ne.data(), t.n_dims), &err))
       Finding("the tensor accessor refuses its own type and shape", t.name);
+    if (t.type == static_cast<uint32_t>(GgmlType::kF32)) {
+      const float* f = g.F32(t.name, std::span<const uint64_t>(t.ne.data(), t.n_dims), &err);
+      const bool aligned = reinterpret_cast<uintptr_t>(t.data) % 4 == 0;
+      if ((f != nullptr) != aligned) Finding("the F32 accessor refuses an aligned tensor or takes an unaligned one", t.name);
+      for (uint64_t i = 0; f && i < t.elements; ++i) sum += static_cast<uint32_t>(f[i] == f[i]);
+    }
     expected = (t.offset + t.bytes + g.alignment() - 1) / g.alignment() * g.alignment();
   }
   volatile uint32_t sink = sum;

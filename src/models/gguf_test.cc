@@ -135,6 +135,19 @@ TEST(Gguf, ParsesEveryValueTypeAndTensor) {
   EXPECT_EQ(e->offset, 160u);  // 32 + 120 padded to 32
   EXPECT_EQ(e->data + e->bytes, f.data() + f.size());
 
+  const float* wf = g.F32("w", {3, 2}, &err);
+  ASSERT_NE(wf, nullptr) << err;
+  EXPECT_EQ(wf[5], 5.0f);
+  EXPECT_EQ(g.F32("q", {64, 3}, &err), nullptr);
+  EXPECT_EQ(err, "t.gguf: tensor \"q\" is Q4_1, expected F32");
+  {
+    std::vector<uint8_t> shifted(f.size() + 1);  // the same file at an odd address
+    std::memcpy(shifted.data() + 1, f.data(), f.size());
+    Gguf odd;
+    ASSERT_TRUE(odd.Parse(shifted.data() + 1, f.size(), &err, "t.gguf")) << err;
+    EXPECT_EQ(odd.F32("w", {3, 2}, &err), nullptr);
+    EXPECT_EQ(err, "t.gguf: tensor \"w\": data not 4-byte aligned in memory");
+  }
   EXPECT_EQ(g.Tensor("w", GgmlType::kF16, {3, 2}, &err), nullptr);
   EXPECT_EQ(err, "t.gguf: tensor \"w\" is F32, expected F16");
   EXPECT_EQ(g.Tensor("w", GgmlType::kF32, {2, 3}, &err), nullptr);
@@ -339,7 +352,14 @@ TEST(Gguf, SmolLM2File) {
   ASSERT_NE(g.Tensor("blk.29.attn_k.weight", GgmlType::kQ4_1, {576, 192}, &err), nullptr) << err;
   ASSERT_NE(g.Tensor("blk.0.ffn_down.weight", GgmlType::kQ4_1, {1536, 576}, &err), nullptr) << err;
   ASSERT_NE(g.Tensor("blk.0.attn_norm.weight", GgmlType::kF32, {576}, &err), nullptr) << err;
-  ASSERT_NE(g.Tensor("output_norm.weight", GgmlType::kF32, {576}, &err), nullptr) << err;
+  const float* norm = g.F32("output_norm.weight", {576}, &err);
+  ASSERT_NE(norm, nullptr) << err;
+  // As gguf-py (llama.cpp's Python reader) reads them.
+  EXPECT_EQ(norm[0], 1.7578125f);
+  EXPECT_EQ(norm[3], 1.6015625f);
+  double sum = 0;
+  for (int i = 0; i < 576; ++i) sum += norm[i];
+  EXPECT_EQ(sum, 1038.33203125);
   EXPECT_EQ(g.FindTensor("output.weight"), nullptr);  // tied to token_embd
   const GgufTensor& last = g.tensors().back();
   EXPECT_EQ(g.data_offset() + last.offset + last.bytes, static_cast<uint64_t>(st.st_size));
