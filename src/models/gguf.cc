@@ -277,7 +277,8 @@ bool Gguf::Parse(const uint8_t* bytes, size_t size, std::string* error, const st
     return Fail(error, "tensor count " + std::to_string(n_tensors) + " cannot fit in the " + std::to_string(r.left()) + " bytes left");
 
   // Metadata.
-  kv_.reserve(static_cast<size_t>(n_kv));
+  // Counts come from the file: reserve no more than a small file could need, grow beyond that.
+  kv_.reserve(static_cast<size_t>(std::min<uint64_t>(n_kv, 4096)));
   for (uint64_t k = 0; k < n_kv; ++k) {
     std::string_view key;
     if (!r.String(&key, &why)) return Fail(error, "metadata key " + std::to_string(k) + ": " + why);
@@ -302,9 +303,12 @@ bool Gguf::Parse(const uint8_t* bytes, size_t size, std::string* error, const st
         if (v.count > r.left() / 8)
           return Fail(error, where + "array of " + std::to_string(v.count) + " strings cannot fit in the " +
                                  std::to_string(r.left()) + " bytes left");
-        v.strings.resize(static_cast<size_t>(v.count));
-        for (uint64_t j = 0; j < v.count; ++j)
-          if (!r.String(&v.strings[j], &why)) return Fail(error, where + "element " + std::to_string(j) + ": " + why);
+        v.strings.reserve(static_cast<size_t>(std::min<uint64_t>(v.count, 65536)));
+        for (uint64_t j = 0; j < v.count; ++j) {
+          std::string_view e;
+          if (!r.String(&e, &why)) return Fail(error, where + "element " + std::to_string(j) + ": " + why);
+          v.strings.push_back(e);
+        }
       } else {
         const size_t es = ScalarSize(v.elem);
         if (v.count > r.left() / es)
@@ -334,7 +338,7 @@ bool Gguf::Parse(const uint8_t* bytes, size_t size, std::string* error, const st
   }
 
   // Tensor infos.
-  tensors_.reserve(static_cast<size_t>(n_tensors));
+  tensors_.reserve(static_cast<size_t>(std::min<uint64_t>(n_tensors, 4096)));
   for (uint64_t k = 0; k < n_tensors; ++k) {
     GgufTensor t;
     if (!r.String(&t.name, &why)) return Fail(error, "tensor " + std::to_string(k) + ": name: " + why);
