@@ -58,6 +58,8 @@ const Row kRows[] = {
     {"matmul", "openblas", "512x512x512", 0},
     {"matmul", "eigen", "512x512x512", 0},
     {"matmul", "onednn", "512x512x512", 0},
+    {"linear", "onednn", "512x512x512", 0},
+    {"linear-gelu", "onednn", "512x1536x384", 0},
     {"matmul", "torch", "512x512x512", 0},
     {"resize", "opencv", "3x1024x1024", 0},
     {"resize", "xnnpack", "3x256x256", 0},  // Debian's XNNPACK resizes u8 about 16x slower than OpenCV
