@@ -285,6 +285,15 @@ bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t s
   return true;
 }
 
+// k == 0: C = 0 (an empty sum), or C unchanged with ACCUMULATE; then the epilogue.
+vlak_status EmptyProduct(const MatmulArgs& g) {
+  if (!g.accumulate) {
+    for (size_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc, 0, g.n * sizeof(float));
+  }
+  if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32)(g.act, g.m, g.n, g.bias, g.c, g.ldc);
+  return VLAK_OK;
+}
+
 // The header vlak_matmul_pack_b_f32 writes before the panels (read and written with memcpy: the
 // caller's buffer is only 4-byte aligned). The panels start kPackedHeaderBytes in.
 struct PackedHeader {
@@ -360,13 +369,7 @@ vlak_status MatmulPackedF32(const MatmulArgs& args, const void* packed, unsigned
       h.nr != shape.nr || h.nc != shape.nc || h.kc != shape.kc || h.narrow != (shape.narrow ? 1u : 0u)) {
     return VLAK_ERROR_INVALID_ARGUMENT;
   }
-  if (g.k == 0) {  // as vlak_matmul_f32: C = 0 or unchanged, then the epilogue
-    if (!g.accumulate) {
-      for (size_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc, 0, g.n * sizeof(float));
-    }
-    if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32)(g.act, g.m, g.n, g.bias, g.c, g.ldc);
-    return VLAK_OK;
-  }
+  if (g.k == 0) return EmptyProduct(g);
   const float* const panels =
       reinterpret_cast<const float*>(static_cast<const char*>(packed) + kPackedHeaderBytes);
   const size_t row_tiles = (g.m + shape.mr - 1) / shape.mr, col_tiles = (g.n + shape.nr - 1) / shape.nr;
@@ -417,13 +420,7 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
     return VLAK_ERROR_OVERFLOW;
   }
   if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
-  if (g.k == 0) {  // C = 0 (an empty sum), or C unchanged; then the epilogue
-    if (!g.accumulate) {
-      for (size_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc, 0, g.n * sizeof(float));
-    }
-    if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32)(g.act, g.m, g.n, g.bias, g.c, g.ldc);
-    return VLAK_OK;
-  }
+  if (g.k == 0) return EmptyProduct(g);
 
   const Target target = ActiveTarget();
   const MatmulShape shape = Dispatch(kMatmulShape, target)(g.n);
