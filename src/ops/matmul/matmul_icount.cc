@@ -32,7 +32,7 @@ using vlak_icount::Vlen;
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
     {"matmul_f32/64x64x64",          54022, 28060, 15079},
-    {"matmul_ex_f32/64x64x64 bias+gelu", 117099, 60801, 32652},
+    {"matmul_ex_f32/64x64x64 bias+gelu", 126404, 69338, 40805},
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
@@ -42,7 +42,7 @@ const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
     // case                                   spacemit-x60 cycles
     {"matmul_f32/64x64x64",                       58008},
-    {"matmul_ex_f32/64x64x64 bias+gelu",          151824},
+    {"matmul_ex_f32/64x64x64 bias+gelu",          157442},
 };
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
@@ -90,7 +90,8 @@ TEST_F(IcountBudget, Matmul64) {
 // The same product as a Linear layer with its epilogue (W [n][k], bias, GELU): the epilogue's
 // instructions on top of the product's, against the same product then a bias pass and
 // vlak_activation_f32 (the composition vlak.h names, same bits): 130,447 / 73,381 / 44,848
-// instructions, 1.11x / 1.21x / 1.37x the fused call's at VLEN 128 / 256 / 512.
+// instructions, 1.03x / 1.06x / 1.10x the fused call's at VLEN 128 / 256 / 512 (the epilogue
+// runs the activation's own spill-free loop row by row: activation_kernel.cc's BiasAct).
 TEST_F(IcountBudget, MatmulEpilogue64) {
   const size_t m = 64, n = 64, k = 64;
   std::mt19937 rng(65);
