@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The composition, by the public functions on this target.
     Check(vlak_matmul_f32(m, n, k, a.data(), lda, b.data(), ldb, want.data(), ldc, flags) == VLAK_OK,
           "vlak_matmul_f32 failed", t);
-    for (size_t i = 0; i < m && applies; ++i) {
+    for (size_t i = 0; i < m && n > 0 && applies; ++i) {
       float* row = want.data() + i * ldc;
       if (with_bias)
         for (size_t j = 0; j < n; ++j) row[j] += bias[j];
