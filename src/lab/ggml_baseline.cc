@@ -54,7 +54,7 @@ bool GgmlDequantize(int, size_t, size_t, const void*, float*) { return NotBuilt(
 bool GgmlMatmulQ(int, size_t, size_t, size_t, const float*, const void*, float*, int) { return NotBuilt(); }
 bool GgmlGemvVecDot(int, size_t, size_t, const float*, const void*, float*) { return NotBuilt(); }
 std::unique_ptr<GgmlMatmul> GgmlMatmul::Create(int, size_t, size_t, size_t, const void*, int, const std::string&,
-                                               std::string* err) {
+                                               std::string* err, size_t) {
   if (err) *err = GgmlMissing();
   NotBuilt();
   return nullptr;
@@ -121,16 +121,22 @@ class GgmlMatmulImpl final : public GgmlMatmul {
   }
 
   bool Init(int type, size_t m, size_t n, size_t k, const void* w, int threads, const std::string& layout,
-            std::string* err) {
+            size_t copies, std::string* err) {
     CpuInit();
-    const ggml_init_params wp{ggml_tensor_overhead() * 2, nullptr, true};
+    const ggml_init_params wp{ggml_tensor_overhead() * (copies + 1), nullptr, true};
     ctx_w_ = ggml_init(wp);
-    const ggml_init_params iop{ggml_tensor_overhead() * 8 + ggml_graph_overhead(), nullptr, true};
+    const ggml_init_params iop{ggml_tensor_overhead() * (copies + 8) + ggml_graph_overhead(), nullptr, true};
     ctx_io_ = ggml_init(iop);
     if (!ctx_w_ || !ctx_io_) return Fail(err, "ggml_init");
-    w_ = ggml_new_tensor_2d(ctx_w_, static_cast<ggml_type>(type), static_cast<int64_t>(k), static_cast<int64_t>(n));
     a_ = ggml_new_tensor_2d(ctx_io_, GGML_TYPE_F32, static_cast<int64_t>(k), static_cast<int64_t>(m));
-    c_ = ggml_mul_mat(ctx_io_, w_, a_);  // ne = {n, m}: C row-major m×n
+    std::vector<ggml_tensor*> ws, cs;
+    for (size_t i = 0; i < copies; ++i) {
+      ws.push_back(ggml_new_tensor_2d(ctx_w_, static_cast<ggml_type>(type), static_cast<int64_t>(k),
+                                      static_cast<int64_t>(n)));
+      cs.push_back(ggml_mul_mat(ctx_io_, ws.back(), a_));  // ne = {n, m}: C row-major m×n
+    }
+    w_ = ws[0];
+    c_ = cs[0];
     ggml_backend_buffer_type_t wbuft = nullptr;
     if (layout != "CPU") {
       wbuft = ExtraBufferType(w_, c_, layout == "auto" ? std::string() : layout);
@@ -141,11 +147,11 @@ class GgmlMatmulImpl final : public GgmlMatmul {
     wbuf_ = ggml_backend_alloc_ctx_tensors_from_buft(ctx_w_, wbuft);
     if (!wbuf_) return Fail(err, "ggml_backend_alloc_ctx_tensors_from_buft (weights)");
     ggml_backend_buffer_set_usage(wbuf_, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-    ggml_backend_tensor_set(w_, w, 0, ggml_nbytes(w_));  // repacks in a repacked buffer
+    for (ggml_tensor* wi : ws) ggml_backend_tensor_set(wi, w, 0, ggml_nbytes(wi));  // repacks in an extra buffer
     iobuf_ = ggml_backend_alloc_ctx_tensors_from_buft(ctx_io_, ggml_backend_cpu_buffer_type());
     if (!iobuf_) return Fail(err, "ggml_backend_alloc_ctx_tensors_from_buft (activations)");
     graph_ = ggml_new_graph(ctx_io_);
-    ggml_build_forward_expand(graph_, c_);
+    for (ggml_tensor* ci : cs) ggml_build_forward_expand(graph_, ci);
     backend_ = ggml_backend_cpu_init();
     if (!backend_) return Fail(err, "ggml_backend_cpu_init");
     ggml_threadpool_params tp = ggml_threadpool_params_default(threads);
@@ -205,13 +211,14 @@ bool GgmlDequantize(int type, size_t rows, size_t k, const void* q, float* x) {
 }
 
 std::unique_ptr<GgmlMatmul> GgmlMatmul::Create(int type, size_t m, size_t n, size_t k, const void* w, int threads,
-                                               const std::string& layout, std::string* err) {
-  if (!KnownType(type) || !SizesOk(m, k) || !SizesOk(n, k) || !w || threads < 1) {
+                                               const std::string& layout, std::string* err, size_t copies) {
+  if (!KnownType(type) || !SizesOk(m, k) || !SizesOk(n, k) || !ProductOk(m, n) || !w || threads < 1 || copies < 1 ||
+      copies > 1000) {
     if (err) *err = "bad arguments";
     return nullptr;
   }
   auto p = std::make_unique<GgmlMatmulImpl>();
-  if (!p->Init(type, m, n, k, w, threads, layout, err)) return nullptr;
+  if (!p->Init(type, m, n, k, w, threads, layout, copies, err)) return nullptr;
   return p;
 }
 

@@ -30,7 +30,7 @@ if(VLAK_LAB_HAVE_GGML)
   # A rebuilt peer rewrites peer.txt: configure again to pick up its description.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${VLAK_GGML_DIR}/peer.txt)
   file(STRINGS ${VLAK_GGML_DIR}/peer.txt _ggml_desc)
-  list(JOIN _ggml_desc "; " _ggml_desc)
+  list(JOIN _ggml_desc " | " _ggml_desc)
   string(REPLACE "\"" "'" _ggml_desc "${_ggml_desc}")
   target_compile_definitions(vlak_ggml_baseline PRIVATE VLAK_LAB_HAVE_GGML=1 "VLAK_LAB_GGML_VERSION=\"${_ggml_desc}\"")
   target_include_directories(vlak_ggml_baseline SYSTEM PRIVATE ${VLAK_GGML_DIR}/include)

@@ -39,8 +39,8 @@ bool GgmlDequantize(int ggml_type, size_t rows, size_t k, const void* q, float* 
 // C = A·Wᵀ through ggml_mul_mat on ggml's CPU backend with `threads` threads, as llama.cpp runs a
 // weight: A is quantized by ggml to the type's vec_dot type (q8_0 for q4_0 and q8_0, q8_1 for
 // q4_1) and the products are integer dot products; W is placed as llama.cpp's loader places it
-// (GgmlMatmul's layout "auto": repacked where ggml has a layout for this type, n and CPU). One-shot: it builds and
-// frees ggml's graph and thread pool on every call; time GgmlMatmul instead.
+// (GgmlMatmul's layout "auto": repacked where ggml has a layout for this type, n and CPU).
+// One-shot: it builds and frees ggml's graph and thread pool on every call; time GgmlMatmul.
 bool GgmlMatmulQ(int ggml_type, size_t m, size_t n, size_t k, const float* a, const void* w, float* c, int threads);
 
 // m = 1 without the graph: ggml's CPU type traits, from_float of the vec_dot type on a, then
@@ -56,9 +56,13 @@ class GgmlMatmul {
   // layout: "auto" places W as llama.cpp's loader does, in the first of ggml's extra CPU buffer
   // types that takes it (AMX where the CPU has AMX-INT8, then the repacked CPU_REPACK), else a
   // plain buffer; "CPU" keeps it plain (ggml's vec_dot kernels); "AMX" or "CPU_REPACK" asks for
-  // that one and fails where it does not take W. nullptr and *err on failure.
+  // that one and fails where it does not take W. copies > 1 (at most 1000): the graph holds that
+  // many products, each with its own copy of W and the same A, run one after the other as a
+  // model's layers are (weights streamed from DRAM once the copies exceed the last-level cache);
+  // C() is the first one's. nullptr and *err on failure.
   static std::unique_ptr<GgmlMatmul> Create(int ggml_type, size_t m, size_t n, size_t k, const void* w,
-                                            int threads, const std::string& layout, std::string* err);
+                                            int threads, const std::string& layout, std::string* err,
+                                            size_t copies = 1);
   virtual ~GgmlMatmul() = default;
   virtual float* A() = 0;
   virtual const float* C() const = 0;

@@ -6,9 +6,10 @@
 //                    [--rotate-mb 0] [--seconds 0.5]
 //   ggml-peer icount --type q4_0 --n 1536 --k 576 [--path vecdot|graph]
 //
-// time: the median (and the fastest) of single calls of GgmlMatmul::Run over about --seconds,
-// after a warm-up; GB/s counts W's bytes once per call. --rotate-mb cycles through copies of W
-// totalling at least that many MB (larger than the last-level cache: weights from DRAM).
+// time: the median (and the fastest) of GgmlMatmul::Run over about --seconds, after a warm-up;
+// GB/s counts W's bytes once per product. --rotate-mb: one graph of as many products, each with
+// its own copy of W, as make that many MB (above the last-level cache: weights from DRAM, as a
+// model's layers stream them); the time is the graph's over the number of products.
 // icount: one call inside the region (another before it, outside, warms up ggml's tables);
 // scripts/rvv-run prints the region's instructions on stderr.
 #include <algorithm>
@@ -94,37 +95,29 @@ int Time(const Args& a) {
   const std::vector<unsigned char> wq = Weights(t, a.n, a.k);
   const double wbytes = static_cast<double>(wq.size());
   const size_t copies = std::max<size_t>(1, static_cast<size_t>(std::ceil(a.rotate_mb * 1e6 / wbytes)));
-  std::vector<std::unique_ptr<GgmlMatmul>> ps;
   const std::vector<float> x = Random(a.m * a.k, 3);
-  for (size_t i = 0; i < copies; ++i) {
-    std::string err;
-    auto p = GgmlMatmul::Create(t, a.m, a.n, a.k, wq.data(), a.threads, a.layout, &err);
-    if (!p) {
-      std::fprintf(stderr, "ggml-peer: %s\n", err.c_str());
-      return 1;
-    }
-    std::copy(x.begin(), x.end(), p->A());
-    ps.push_back(std::move(p));
+  std::string err;
+  auto p = GgmlMatmul::Create(t, a.m, a.n, a.k, wq.data(), a.threads, a.layout, &err, copies);
+  if (!p) {
+    std::fprintf(stderr, "ggml-peer: %s\n", err.c_str());
+    return 1;
   }
+  std::copy(x.begin(), x.end(), p->A());
   using clock = std::chrono::steady_clock;
-  // warm-up: every copy once, then 0.1 s
-  for (auto& p : ps) p->Run();
-  for (auto end = clock::now() + std::chrono::milliseconds(100); clock::now() < end;) {
-    for (auto& p : ps) p->Run();
-  }
-  std::vector<double> us;
+  // warm-up: 0.1 s (and at least 2 runs)
+  for (int r = 0; r < 2; ++r) p->Run();
+  for (auto end = clock::now() + std::chrono::milliseconds(100); clock::now() < end;) p->Run();
+  std::vector<double> us;  // per product: a run's time over the copies
   const auto stop = clock::now() + std::chrono::duration<double>(a.seconds);
-  size_t i = 0;
   while (clock::now() < stop || us.size() < 5) {
-    GgmlMatmul& p = *ps[i++ % copies];
     const auto t0 = clock::now();
-    if (!p.Run()) return 1;
-    us.push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count());
+    if (!p->Run()) return 1;
+    us.push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count() / copies);
   }
   std::sort(us.begin(), us.end());
   const double med = us[us.size() / 2], best = us.front();
   std::printf("ggml %-4s m=%-4zu n=%-5zu k=%-5zu T%d layout=%-10s W=%.2f MB%s  median %10.2f us  %7.2f GB/s   best %10.2f us  (%zu calls)\n",
-              a.type.c_str(), a.m, a.n, a.k, a.threads, ps[0]->Layout().c_str(), wbytes / 1e6,
+              a.type.c_str(), a.m, a.n, a.k, a.threads, p->Layout().c_str(), wbytes / 1e6,
               copies > 1 ? (" x" + std::to_string(copies)).c_str() : "", med, wbytes / med / 1e3, best, us.size());
   return 0;
 }
