@@ -4,7 +4,7 @@
 // ggml is a peer built outside the vlak build, from the llama.cpp source in the llama-cpp-python
 // sdist (`make peers`, scripts/peers/llama-cpp), into build/peers/llama.cpp-<host|rv64gcv>. Where
 // that build is missing every function below prints "ggml not built: run make peers" (once) and
-// returns false, and GgmlMissing() says so.
+// returns false, and GgmlMissing() says so. CMake target: vlak_ggml_baseline (the lab links it).
 //
 // Layouts are GGUF's: a row of k values is k/32 blocks of ggml_type (GgmlRowBytes(type, k) bytes),
 // rows one after the other. A is m×k f32 row-major, W is n×k quantized, C = A·Wᵀ is m×n row-major.
