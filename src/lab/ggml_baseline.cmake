@@ -49,3 +49,14 @@ if(VLAK_LAB_HAVE_GGML)
   target_link_libraries(ggml_peer PRIVATE vlak_ggml_baseline)
   set_target_properties(ggml_peer PROPERTIES OUTPUT_NAME ggml-peer)
 endif()
+
+# llama-peer (tools/ggml-peer/llama_peer.cc): a GGUF model through llama.cpp's C API, where the
+# peer build has llama's library (host; rv64gcv with scripts/peers/llama-cpp rv64gcv-llama).
+if(VLAK_LAB_HAVE_GGML AND EXISTS ${VLAK_GGML_DIR}/lib/libllama.a AND EXISTS ${VLAK_GGML_DIR}/include/llama.h)
+  add_executable(llama_peer ${PROJECT_SOURCE_DIR}/tools/ggml-peer/llama_peer.cc)
+  target_include_directories(llama_peer PRIVATE ${PROJECT_SOURCE_DIR}/tools/qemu-icount)
+  target_include_directories(llama_peer SYSTEM PRIVATE ${VLAK_GGML_DIR}/include)
+  target_link_libraries(llama_peer PRIVATE ${VLAK_GGML_DIR}/lib/libllama.a "-Wl,--start-group" ${_ggml_libs}
+                                           "-Wl,--end-group" Threads::Threads m)
+  set_target_properties(llama_peer PROPERTIES OUTPUT_NAME llama-peer)
+endif()
