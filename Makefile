@@ -6,10 +6,12 @@
 #   make cycles  llvm-mca loop-body cycle estimates of the RVV kernels (needs llvm-22), see scripts/rvv-cycles
 #   make x86-cycles  the same for the AVX2 / AVX-512 kernels on Zen 3, Zen 4, Sapphire Rapids, see scripts/x86-cycles
 #   make fuzz    the libFuzzer targets for FUZZ_SECONDS each (default 60), see scripts/fuzz
+#   make peers   llama.cpp / ggml from the llama-cpp-python sdist, host and rv64gcv, for the lab's ggml rows
+#                (scripts/peers/llama-cpp; minutes, once), then configures host (and rv64gcv) to link it
 JOBS ?= $(shell nproc)
 VLENS ?= 128;256;512
 
-.PHONY: all bootstrap build test test-exhaustive bench bench-rvv cycles x86-cycles fuzz clean
+.PHONY: all bootstrap build test test-exhaustive bench bench-rvv cycles x86-cycles fuzz peers clean
 
 all: build
 
@@ -56,6 +58,11 @@ test-exhaustive: bootstrap
 FUZZ_SECONDS ?= 60
 fuzz: bootstrap
 	@JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz
+
+peers:
+	@JOBS=$(JOBS) ./scripts/peers/llama-cpp host rv64gcv
+	@cmake --preset host >/dev/null
+	@if [ -d build/rv64gcv ]; then cmake --preset rv64gcv >/dev/null; fi
 
 clean:
 	rm -rf build

@@ -197,6 +197,9 @@ vlak_lab_library(OPENCV OPENCV HEADER opencv2/imgproc.hpp PATH_SUFFIXES opencv4 
 if(NOT VLAK_LAB_HAVE_OPENCV)
   message(STATUS "vlak lab: OpenCV imgproc not found: opencv rows will show as not built (install libopencv-imgproc-dev)")
 endif()
+# ggml (llama.cpp), built from source by scripts/peers/llama-cpp (make peers): src/lab/ggml_baseline.h
+include(${_labapi}/ggml_baseline.cmake)
+target_link_libraries(vlak_lab PUBLIC vlak_ggml_baseline)
 vlak_lab_library(ONEDNN DNNL HEADER oneapi/dnnl/dnnl.hpp LIBRARIES dnnl)
 vlak_lab_library(SLEEF SLEEF HEADER sleef.h LIBRARIES sleef)
 # OpenBLAS: the pthread flavour Debian installs by default (cblas.h in a flavour directory).
