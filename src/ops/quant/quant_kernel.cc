@@ -21,6 +21,9 @@
 
 #include "ops/quant/quant_kernels.h"
 #include "simd/simd.h"
+#if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
+#include "ops/quant/quant_x86.h"
+#endif
 
 namespace vlak::VLAK_NS {
 namespace {
@@ -149,6 +152,9 @@ void QuantizeActRowsF32(size_t rows, size_t k, const float* a, size_t lda, uint8
 }
 
 void MatmulQExactColsF32(const QMatmulArgs& g, size_t j0, size_t j1) {
+#if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
+  if (g.m < kMaxM) return x86::ExactColsX86(g, j0, j1);
+#endif
   const DF df;
   const size_t L = Lanes(df);
   const size_t bb = QBlockBytes(g.wtype);
@@ -218,6 +224,9 @@ void MatmulQExactColsF32(const QMatmulArgs& g, size_t j0, size_t j1) {
 }
 
 void MatmulQActColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
+#if defined(VLAK_SIMD_AVX2)
+  return x86::ActColsX86(g, act, j0, j1);
+#endif
   const size_t nb = g.k / kQBlock, bb = QBlockBytes(g.wtype);
   uint8_t* const actm = const_cast<uint8_t*>(act);
   for (size_t j = j0; j < j1; ++j) {
