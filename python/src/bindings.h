@@ -60,6 +60,7 @@ RowIO PrepareRows(const char* fn, const py::array& x, py::handle out, size_t axi
 void BindInfo(py::module_& m);
 void BindOps(py::module_& m);
 void BindIntOps(py::module_& m);
+void BindQuant(py::module_& m);  // quant_bindings.cc: quantize, dequantize, matmul_q
 void BindRunner(py::module_& m);  // runner.cc: set_parallel_runner, and sets "auto"
 
 }  // namespace vlak::python

@@ -291,5 +291,6 @@ PYBIND11_MODULE(_vlak, m) {
   vlak::python::BindInfo(m);
   vlak::python::BindOps(m);
   vlak::python::BindIntOps(m);
+  vlak::python::BindQuant(m);
   vlak::python::BindRunner(m);
 }
