@@ -24,6 +24,9 @@
 #if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
 #include "ops/quant/quant_x86.h"
 #endif
+#if defined(VLAK_SIMD_RVV)
+#include "ops/quant/quant_rvv.h"
+#endif
 
 namespace vlak::VLAK_NS {
 namespace {
@@ -226,6 +229,8 @@ void MatmulQExactColsF32(const QMatmulArgs& g, size_t j0, size_t j1) {
 void MatmulQActColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
 #if defined(VLAK_SIMD_AVX2)
   return x86::ActColsX86(g, act, j0, j1);
+#elif defined(VLAK_SIMD_RVV)
+  return rvv_quant::ActColsRvv(g, act, j0, j1);
 #endif
   const size_t nb = g.k / kQBlock, bb = QBlockBytes(g.wtype);
   uint8_t* const actm = const_cast<uint8_t*>(act);

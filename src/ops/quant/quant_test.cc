@@ -14,6 +14,7 @@
 #include "ops/ops_test_util.h"
 #include "ops/quant/quant.h"
 #include "vlak/vlak.h"
+#include "vlak/vlak.hpp"
 
 namespace {
 
@@ -401,4 +402,23 @@ VLAK_CONCURRENCY_JOBS(quant, in) {
   return jobs;
 }
 
+}  // namespace
+
+namespace {
+// vlak::Quantize / Dequantize / MatmulQ (vlak.hpp): shape checks and the C calls' bits.
+TEST(CppApi, QuantMatchesTheCApiAndChecksShapes) {
+  const size_t m = 2, n = 3, k = 64;
+  const auto x = Normal(n * k, 0.0f, 1.0f, 1), a = Normal(m * k, 0.0f, 1.0f, 2);
+  std::vector<uint8_t> q(n * 36), qc(n * 36);
+  ASSERT_EQ(vlak::Quantize(VLAK_Q4_0, x, q, k), VLAK_OK);
+  ASSERT_EQ(vlak_quantize_f32(VLAK_Q4_0, n, k, x.data(), k, qc.data(), 36), VLAK_OK);
+  EXPECT_EQ(q, qc);
+  std::vector<float> y(n * k), c(m * n), cc(m * n);
+  ASSERT_EQ(vlak::Dequantize(VLAK_Q4_0, q, y, k), VLAK_OK);
+  ASSERT_EQ(vlak::MatmulQ(a, VLAK_Q4_0, q, c, m, n, k), VLAK_OK);
+  ASSERT_EQ(vlak_matmul_q_f32(m, n, k, a.data(), k, VLAK_Q4_0, q.data(), 36, cc.data(), n, 0, nullptr), VLAK_OK);
+  EXPECT_TRUE(SameBits(c.data(), cc.data(), c.size()));
+  EXPECT_EQ(vlak::MatmulQ(a, VLAK_Q4_0, q, c, m, n + 1, k), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak::Quantize(VLAK_Q4_0, x, q, 48), VLAK_ERROR_INVALID_ARGUMENT);
+}
 }  // namespace
