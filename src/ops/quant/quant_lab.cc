@@ -4,9 +4,10 @@
 //   inputs: A uniform [-1, 1]; W = vlak_quantize_f32 of N(0, 1) rows (the bytes ggml writes), and
 //           the same W dequantized to f32 (for the f32 matmul peer; not read by the others).
 //   bytes:  W's blocks read once (decode is bound by them), A read, C written; GB/s is of these.
-//   bound:  the exact-weights rows: vlak.h's 2k 2^-24 sum |A||w| (scale k sum|A||w|, bound 2^-23);
-//           the quantized-activation rows are bounded in quant_test.cc (their bound depends on the
-//           activations' rounding); here they report their error only.
+//   bound:  vlak.h's 2k 2^-24 sum |A||w| (scale k sum|A||w|, bound 2^-23) against float64 of A times
+//           the dequantized w. The quantized-activations operators (matmul_q4_0_qa, ...) run
+//           VLAK_MATMUL_Q_QUANTIZE_A against float64 of the quantized activations times w (the
+//           activation's rounding is the mode's definition), bound 2k 2^-24 S (vlak.h's S).
 //   peers:  vlak_matmul_f32 on the dequantized weights (C = A W^T, TRANS_B); XNNPACK's
 //           qd8-f32-qc4w/qc8w where Debian's XNNPACK has them (its 2022 package does not).
 #include <cmath>
@@ -25,7 +26,7 @@ size_t M(const Problem& p) { return p.shape.dims[0]; }
 size_t N(const Problem& p) { return p.shape.dims[1]; }
 size_t K(const Problem& p) { return p.shape.dims[2]; }
 
-void MakeProblem(vlak_qtype t, Problem* p) {
+void MakeProblem(vlak_qtype t, bool qa, Problem* p) {
   const size_t m = M(*p), n = N(*p), k = K(*p), rb = vlak_qtype_row_bytes(t, k);
   float* a = p->AddInput("A", {m, k}).F32();
   uint8_t* w = p->AddInput("W", {n, rb}, DType::kU8).Data<uint8_t>();
@@ -42,6 +43,26 @@ void MakeProblem(vlak_qtype t, Problem* p) {
   std::vector<double>& ref = p->AddOutput("C", {m, n});
   std::vector<float>& scale = p->scale[0];
   scale.resize(m * n);
+  if (qa) {
+    const QMatmulArgs g{m, n, k, a, k, t, w, rb, nullptr, n};
+    std::vector<double> s64(m * n);
+    MatmulQReferenceF64(g, true, nullptr, nullptr, nullptr, s64.data());
+    // The reference of the mode: float64 of the quantized activations times w.
+    std::vector<double> da(k / 32);
+    std::vector<int8_t> q(k);
+    std::vector<double> wd(k);
+    for (size_t i = 0; i < m; ++i) {
+      QuantizeActRowReference(k, a + i * k, da.data(), q.data());
+      for (size_t j = 0; j < n; ++j) {
+        DequantizeRowReference(t, k, w + j * rb, wd.data());
+        double s = 0;
+        for (size_t p2 = 0; p2 < k; ++p2) s += q[p2] * da[p2 / 32] * wd[p2];
+        ref[i * n + j] = s;
+        scale[i * n + j] = static_cast<float>(static_cast<double>(k) * s64[i * n + j]);
+      }
+    }
+    return;
+  }
   for (size_t j = 0; j < n; ++j) {
     const float* wr = wf + j * k;
     for (size_t i = 0; i < m; ++i) {
@@ -58,7 +79,7 @@ void MakeProblem(vlak_qtype t, Problem* p) {
   }
 }
 
-OpDef MakeOp(vlak_qtype t, const char* name) {
+OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
   OpDef op;
   op.name = name;
   op.shape_syntax = "MxNxK (e.g. 1x4096x4096)";
@@ -77,10 +98,10 @@ OpDef MakeOp(vlak_qtype t, const char* name) {
   op.flops_per_run = [](const Shape& s) {
     return 2.0 * static_cast<double>(s.dims[0]) * static_cast<double>(s.dims[1]) * static_cast<double>(s.dims[2]);
   };
-  op.make_problem = [t](Problem* p) { MakeProblem(t, p); };
+  op.make_problem = [t, qa](Problem* p) { MakeProblem(t, qa, p); };
   op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
-  op.bound_text = [](double b) { return std::isnan(b) ? std::string("quant_test.cc") : std::string("abs<=2k2^-24 sum|A||w|"); };
-  op.baselines = {"vlak-f32", "xnnpack"};
+  op.bound_text = [qa](double) { return std::string(qa ? "abs<=2k2^-24 S (vs A quantized)" : "abs<=2k2^-24 sum|A||w|"); };
+  op.baselines = qa ? std::vector<std::string>{"xnnpack"} : std::vector<std::string>{"vlak-f32", "xnnpack"};
   op.test_dims = {{3, 5, 64}};
   const double bound = std::ldexp(2.0, -24);
   auto run = [t](unsigned flags) {
@@ -90,22 +111,21 @@ OpDef MakeOp(vlak_qtype t, const char* name) {
                                out[0].F32(), N(p), flags, nullptr) == VLAK_OK;
     };
   };
-  for (auto& d : VlakTargetImpls("vlak_matmul_q_f32 (exact weights)", bound, [] { return std::string(); }, run(0))) {
-    op.impls.push_back(std::move(d));
+  if (qa) {
+    for (auto& d : VlakTargetImpls("vlak_matmul_q_f32 VLAK_MATMUL_Q_QUANTIZE_A (ggml's arithmetic)", bound,
+                                   [] { return std::string(); }, run(VLAK_MATMUL_Q_QUANTIZE_A))) {
+      op.impls.push_back(std::move(d));
+    }
+  } else {
+    for (auto& d : VlakTargetImpls("vlak_matmul_q_f32 (exact weights)", bound, [] { return std::string(); }, run(0))) {
+      op.impls.push_back(std::move(d));
+    }
+    op.impls.push_back(VlakImpl("vlak-f32", -1, "vlak_matmul_f32 (TRANS_B) on W dequantized to f32 beforehand", bound,
+                                nullptr, [](const Problem& p, Outputs& out) {
+                                  return vlak_matmul_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(2).F32(), K(p),
+                                                         out[0].F32(), N(p), VLAK_MATMUL_TRANS_B) == VLAK_OK;
+                                }));
   }
-  op.impls.push_back(VlakImpl("vlak-qa", -1, "vlak_matmul_q_f32 VLAK_MATMUL_Q_QUANTIZE_A (ggml's arithmetic)",
-                              __builtin_nan(""), nullptr, run(VLAK_MATMUL_Q_QUANTIZE_A)));
-  for (int target = VLAK_TARGET_SCALAR; target <= VLAK_TARGET_RVV; ++target) {
-    if (!vlak_target_compiled(static_cast<vlak_target>(target))) continue;
-    op.impls.push_back(VlakImpl(std::string("vlak-qa@") + vlak_target_name(static_cast<vlak_target>(target)), target,
-                                "vlak_matmul_q_f32 VLAK_MATMUL_Q_QUANTIZE_A", __builtin_nan(""), nullptr,
-                                run(VLAK_MATMUL_Q_QUANTIZE_A)));
-  }
-  op.impls.push_back(VlakImpl("vlak-f32", -1, "vlak_matmul_f32 (TRANS_B) on W dequantized to f32 beforehand", bound,
-                              nullptr, [](const Problem& p, Outputs& out) {
-                                return vlak_matmul_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(2).F32(), K(p),
-                                                       out[0].F32(), N(p), VLAK_MATMUL_TRANS_B) == VLAK_OK;
-                              }));
   ImplDef xnn;
   xnn.name = "xnnpack";
   xnn.kind = "library";
@@ -118,7 +138,9 @@ OpDef MakeOp(vlak_qtype t, const char* name) {
 }  // namespace
 
 std::vector<OpDef> LabOps_quant() {
-  return {MakeOp(VLAK_Q8_0, "matmul_q8_0"), MakeOp(VLAK_Q4_0, "matmul_q4_0"), MakeOp(VLAK_Q4_1, "matmul_q4_1")};
+  return {MakeOp(VLAK_Q8_0, "matmul_q8_0", false),   MakeOp(VLAK_Q4_0, "matmul_q4_0", false),
+          MakeOp(VLAK_Q4_1, "matmul_q4_1", false),   MakeOp(VLAK_Q8_0, "matmul_q8_0_qa", true),
+          MakeOp(VLAK_Q4_0, "matmul_q4_0_qa", true), MakeOp(VLAK_Q4_1, "matmul_q4_1_qa", true)};
 }
 
 }  // namespace vlak::lab
