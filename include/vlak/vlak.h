@@ -603,7 +603,7 @@ struct vlak_matmul_epilogue; /* vlak_matmul_ex_f32's epilogue */
  * Adversarial fp16 scales (subnormal, 65504, 0) are within the bounds above.
  * Threads over the rows of W (columns of C) for m < 16, over tiles of C above; every C element is
  * computed by one task, whole: the same bits for every thread count (not across targets).
- * m == 0 or n == 0: nothing to do; k == 0: C = 0 (a and w not read). epilogue must be NULL (the
+ * m == 0 or n == 0: nothing to do; k == 0: C = 0 (a and w not read: they may be NULL). epilogue must be NULL (the
  * matmul epilogue is not applied yet: VLAK_ERROR_INVALID_ARGUMENT otherwise).
  * Errors (nothing written): NULL a, w or c (VLAK_ERROR_NULL_POINTER); unknown wtype or flags, k not
  * a multiple of 32, lda < k, ldc < n, w_stride_bytes < the row's bytes, a non-NULL epilogue

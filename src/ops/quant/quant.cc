@@ -45,7 +45,9 @@ bool ExtentFits(size_t rows, size_t cols_bytes, size_t stride_bytes) {
   return (rows - 1) <= (SIZE_MAX - cols_bytes) / stride_bytes;
 }
 bool FloatExtentFits(size_t rows, size_t cols, size_t stride) {
-  if (cols > SIZE_MAX / 4 || stride > SIZE_MAX / 4) return false;
+  if (cols > SIZE_MAX / 4) return false;
+  if (rows <= 1 || cols == 0) return true;  // one row: its stride is never stepped
+  if (stride > SIZE_MAX / 4) return false;
   return ExtentFits(rows, cols * 4, stride * 4);
 }
 

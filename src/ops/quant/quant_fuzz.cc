@@ -109,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool empty = m == 0 || n == 0;
   const bool expect_error =
       (flags & ~1u) != 0 || !known || k % 32 != 0 ||
-      (!empty && (nulls == 1 || nulls == 3 || (k != 0 && nulls == 2) || lda < k || ldc < n || (k != 0 && ws < rb) ||
+      (!empty && (nulls == 3 || (k != 0 && (nulls == 1 || nulls == 2)) || lda < k || ldc < n || (k != 0 && ws < rb) ||
                   ExtentOverflows(m, k, lda) || ExtentOverflows(m, n, ldc)));
   const size_t ae = lda >= k ? Extent(m, k, lda) : 0;
   const size_t ce = ldc >= n ? Extent(m, n, ldc) : 0;

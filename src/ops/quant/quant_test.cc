@@ -194,9 +194,9 @@ TEST(Quant, MatmulWithinBound) {
   ForEachTarget([] {
     for (vlak_qtype t : kTypes) {
       for (unsigned flags : {0u, VLAK_MATMUL_Q_QUANTIZE_A}) {
-        for (size_t m : {1, 2, 3, 5, 8, 15, 16, 17, 33}) {
-          for (size_t n : {1, 3, 4, 7, 21}) {
-            for (size_t k : {32, 64, 96, 288}) CheckMatmul(t, m, n, k, flags, static_cast<uint32_t>(m * 7 + n * 3 + k));
+        for (size_t m : {1, 2, 5, 15, 16, 17}) {
+          for (size_t n : {1, 4, 7, 21}) {
+            for (size_t k : {32, 96, 288}) CheckMatmul(t, m, n, k, flags, static_cast<uint32_t>(m * 7 + n * 3 + k));
           }
         }
         CheckMatmul(t, 1, 70, 2048, flags, 5);
@@ -269,7 +269,7 @@ TEST(Quant, SameBitsForEveryThreadCount) {
     for (vlak_qtype t : kTypes) {
       for (unsigned flags : {0u, VLAK_MATMUL_Q_QUANTIZE_A}) {
         for (size_t m : {1, 4, 20}) {
-          const size_t n = 300, k = 256;
+          const size_t n = 100, k = 256;
           const auto a = Normal(m * k, 0.0f, 1.0f, 3);
           const auto w = Quantized(t, n, k, Values(n * k, 4));
           std::vector<float> c1(m * n), c(m * n);
