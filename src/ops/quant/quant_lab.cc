@@ -44,23 +44,11 @@ void MakeProblem(vlak_qtype t, bool qa, Problem* p) {
   std::vector<float>& scale = p->scale[0];
   scale.resize(m * n);
   if (qa) {
+    // The reference of the mode: float64 of the quantized activations times w; scale k S.
     const QMatmulArgs g{m, n, k, a, k, t, w, rb, nullptr, n};
     std::vector<double> s64(m * n);
-    MatmulQReferenceF64(g, true, nullptr, nullptr, nullptr, s64.data());
-    // The reference of the mode: float64 of the quantized activations times w.
-    std::vector<double> da(k / 32);
-    std::vector<int8_t> q(k);
-    std::vector<double> wd(k);
-    for (size_t i = 0; i < m; ++i) {
-      QuantizeActRowReference(k, a + i * k, da.data(), q.data());
-      for (size_t j = 0; j < n; ++j) {
-        DequantizeRowReference(t, k, w + j * rb, wd.data());
-        double s = 0;
-        for (size_t p2 = 0; p2 < k; ++p2) s += q[p2] * da[p2 / 32] * wd[p2];
-        ref[i * n + j] = s;
-        scale[i * n + j] = static_cast<float>(static_cast<double>(k) * s64[i * n + j]);
-      }
-    }
+    MatmulQReferenceF64(g, true, ref.data(), nullptr, nullptr, s64.data());
+    for (size_t i = 0; i < m * n; ++i) scale[i] = static_cast<float>(static_cast<double>(k) * s64[i]);
     return;
   }
   for (size_t j = 0; j < n; ++j) {

@@ -160,40 +160,52 @@ void QuantizeActRowReference(size_t k, const float* a, double* da, int8_t* qa) {
 void MatmulQReferenceF64(const QMatmulArgs& g, bool quantize_a, double* c64, double* abs64, double* err64,
                          double* s64) {
   const size_t k = g.k;
-  std::vector<double> w(k), da(k / 32 + 1), at(k);
+  // A as doubles (quantized: ã), once; then row by row of W: its values and |q d| + |m|.
+  std::vector<double> x(g.m * k), dx(quantize_a ? g.m * k : 0), w(k), sw(k), da(k / 32 + 1);
   std::vector<int8_t> qa(k);
   for (size_t i = 0; i < g.m; ++i) {
     const float* ar = g.a + i * g.lda;
     if (quantize_a) {
       QuantizeActRowReference(k, ar, da.data(), qa.data());
-      for (size_t p = 0; p < k; ++p) at[p] = qa[p] * da[p / 32];
+      for (size_t p = 0; p < k; ++p) {
+        x[i * k + p] = qa[p] * da[p / 32];
+        dx[i * k + p] = std::fabs(static_cast<double>(ar[p]) - x[i * k + p]);
+      }
+    } else {
+      for (size_t p = 0; p < k; ++p) x[i * k + p] = ar[p];
     }
-    for (size_t j = 0; j < g.n; ++j) {
-      const uint8_t* wr = g.w + j * g.w_stride;
-      DequantizeRowReference(g.wtype, k, wr, w.data());
+  }
+  const size_t bb = QBlockBytes(g.wtype);
+  for (size_t j = 0; j < g.n; ++j) {
+    const uint8_t* wr = g.w + j * g.w_stride;
+    DequantizeRowReference(g.wtype, k, wr, w.data());
+    for (size_t p = 0; p < k; ++p) {
+      const uint8_t* blk = wr + p / 32 * bb;
+      const double d = Half64(blk);
+      double qd, mm = 0;
+      if (g.wtype == VLAK_Q8_0) {
+        qd = static_cast<int8_t>(blk[2 + p % 32]) * d;
+      } else {
+        const uint8_t byte = blk[(g.wtype == VLAK_Q4_0 ? 2 : 4) + (p % 32 & 15)];
+        const int nib = p % 32 < 16 ? (byte & 15) : (byte >> 4);
+        qd = (g.wtype == VLAK_Q4_0 ? nib - 8 : nib) * d;
+        if (g.wtype == VLAK_Q4_1) mm = Half64(blk + 2);
+      }
+      sw[p] = std::fabs(qd) + std::fabs(mm);
+    }
+    for (size_t i = 0; i < g.m; ++i) {
+      const double* xi = &x[i * k];
       // Two-sum compensated sum of the exact double products.
       double s = 0, comp = 0, sa = 0, se = 0, ss = 0;
       for (size_t p = 0; p < k; ++p) {
-        const double x = quantize_a ? at[p] : static_cast<double>(ar[p]);
-        const double prod = x * w[p];
+        const double prod = xi[p] * w[p];
         const double t = s + prod;
         comp += std::fabs(s) >= std::fabs(prod) ? (s - t) + prod : (prod - t) + s;
         s = t;
-        sa += std::fabs(x * w[p]);
+        sa += std::fabs(prod);
         if (quantize_a) {
-          se += std::fabs(w[p]) * std::fabs(static_cast<double>(ar[p]) - at[p]);
-          const uint8_t* blk = wr + p / 32 * QBlockBytes(g.wtype);
-          const double d = Half64(blk);
-          double qd, mm = 0;
-          if (g.wtype == VLAK_Q8_0) {
-            qd = static_cast<int8_t>(blk[2 + p % 32]) * d;
-          } else {
-            const uint8_t byte = blk[(g.wtype == VLAK_Q4_0 ? 2 : 4) + (p % 32 & 15)];
-            const int nib = p % 32 < 16 ? (byte & 15) : (byte >> 4);
-            qd = (g.wtype == VLAK_Q4_0 ? nib - 8 : nib) * d;
-            if (g.wtype == VLAK_Q4_1) mm = Half64(blk + 2);
-          }
-          ss += (std::fabs(qd) + std::fabs(mm)) * std::fabs(at[p]);
+          se += std::fabs(w[p]) * dx[i * k + p];
+          ss += sw[p] * std::fabs(xi[p]);
         }
       }
       if (c64 != nullptr) c64[i * g.n + j] = s + comp;
