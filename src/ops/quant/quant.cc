@@ -60,20 +60,19 @@ ActCols ActColsKernel(Target target) {
   return Dispatch(kMatmulQActCols, target);
 }
 
-// Columns [0, n) over threads in chunks of whole kRowsGrain rows of W; every column is computed whole
-// by one chunk, so the split never changes a bit. Threads from W's bytes (a decode call is
-// memory-bound) and from its multiply-adds.
+// Columns [0, n) over threads in chunks of whole kGrain rows of W; every column is computed whole
+// by one chunk, so the split never changes a bit. Threads from the call's time at the kernels'
+// rate: ns_per_mac, a round figure below what one core measured (docs/ops/quant.md: decode at
+// 0.05-0.12 ns per weight); the byte-based rule of the row operators assumes memcpy speed, several
+// times these kernels'.
 template <class F>
-void ForEachColumnChunk(const QMatmulArgs& g, int threads, F&& fn) {
+void ForEachColumnChunk(const QMatmulArgs& g, int threads, double ns_per_mac, F&& fn) {
   constexpr size_t kGrain = 16;
-  const size_t w_bytes = g.n * (g.k / kQBlock * QBlockBytes(g.wtype));
   const size_t units = (g.n + kGrain - 1) / kGrain;
   int t = threads;
   if (t <= 0) {
-    const double bytes = static_cast<double>(w_bytes) + 2.0 * static_cast<double>(g.m) * g.n * g.k / 8;
-    t = bytes < static_cast<double>(kNeverSplitBytes) || NumThreads() <= 1
-            ? 1
-            : ThreadsForBytes(bytes > 1e18 ? SIZE_MAX : static_cast<size_t>(bytes), units);
+    const double macs = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+    t = macs < static_cast<double>(kNeverSplitBytes) || NumThreads() <= 1 ? 1 : ThreadsForNs(macs * ns_per_mac, units);
   }
   if (t <= 1 || units < 2) {
     fn(size_t{0}, g.n);
@@ -137,12 +136,12 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
     auto* const qa = Dispatch(kQuantizeActRows, target);
     ForEachRowChunk(g.m, g.k, [&](int, size_t b, size_t e) { qa(e - b, g.k, g.a + b * g.lda, g.lda, act + b * per_row); });
     const ActCols cols = ActColsKernel(target);
-    ForEachColumnChunk(g, threads, [&](size_t j0, size_t j1) { cols(g, act, j0, j1); });
+    ForEachColumnChunk(g, threads, 0.04, [&](size_t j0, size_t j1) { cols(g, act, j0, j1); });
     return VLAK_OK;
   }
   if (g.m >= kQPanelMinM) return PanelMatmul(g, target, threads);
   auto* const exact = Dispatch(kMatmulQExactCols, target);
-  ForEachColumnChunk(g, threads, [&](size_t j0, size_t j1) { exact(g, j0, j1); });
+  ForEachColumnChunk(g, threads, 0.08, [&](size_t j0, size_t j1) { exact(g, j0, j1); });
   return VLAK_OK;
 }
 
