@@ -21,19 +21,16 @@ constexpr size_t QBlockBytes(int t) {
 // inf, keeps the sign of zero, and gives a quiet NaN for NaN.
 inline float HalfToFloat(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
+  const uint32_t em = h & 0x7FFFu;
   uint32_t bits;
-  if (exp == 0x1F) {
-    bits = sign | 0x7F800000u | (man << 13);
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  } else if (man == 0) {
-    bits = sign;
-  } else {  // subnormal: man * 2^-24, exact in binary32
-    float f = static_cast<float>(man) * 0x1p-24f;
+  if (em >= 0x0400u) [[likely]] {                         // normal, inf or NaN: rebias the exponent
+    bits = (em << 13) + 0x38000000u;                      // (e - 15 + 127) << 23
+    if (em >= 0x7C00u) bits += 0x38000000u;               // inf / NaN: exponent 255, payload kept
+  } else {                                                // zero or subnormal: man * 2^-24, exact
+    const float f = static_cast<float>(em) * 0x1p-24f;
     std::memcpy(&bits, &f, 4);
-    bits |= sign;
   }
+  bits |= sign;
   float f;
   std::memcpy(&f, &bits, 4);
   return f;

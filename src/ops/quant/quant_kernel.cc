@@ -157,6 +157,8 @@ void QuantizeActRowsF32(size_t rows, size_t k, const float* a, size_t lda, uint8
 void MatmulQExactColsF32(const QMatmulArgs& g, size_t j0, size_t j1) {
 #if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
   if (g.m < kMaxM) return x86::ExactColsX86(g, j0, j1);
+#elif defined(VLAK_SIMD_RVV)
+  if (g.m < kMaxM) return rvv_quant::ExactColsRvv(g, j0, j1);
 #endif
   const DF df;
   const size_t L = Lanes(df);
