@@ -113,6 +113,9 @@ void QuantizeRowsF32(int t, size_t rows, size_t k, const float* x, size_t x_stri
 }
 
 void DequantizeRowsF32(int t, size_t rows, size_t k, const uint8_t* q, size_t q_stride, float* y, size_t y_stride) {
+#if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
+  return x86::DequantRowsX86(t, rows, k, q, q_stride, y, y_stride);
+#endif
   const size_t bb = QBlockBytes(t);
   for (size_t i = 0; i < rows; ++i) {
     for (size_t b = 0; b < k / kQBlock; ++b) DequantBlock(t, q + i * q_stride + b * bb, y + i * y_stride + b * kQBlock);

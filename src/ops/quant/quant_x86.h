@@ -2,9 +2,9 @@
 // where the block's unpacking instruction matters, in registers, never storing w.
 //
 // Exact weights (ExactColsX86): per block of 32 and row of W, the values are widened to int32
-// (vpmovzxbd / vpmovsxbd), converted, and scaled with one fma each: w = q * d + (-8 d) for q4_0 and
-// q * d + m for q4_1, q8_0 w = q * d (q4_0, q8_0 exact: a 4- or 8-bit integer times an fp16; q4_1 one
-// rounding, vlak_dequantize_f32's floats); then c += a * w (fma). Element p of a dot lands in lane
+// (vpmovzxbd / vpmovsxbd; q4_0 minus 8), converted, and scaled: w = q * d (q4_0, q8_0: exact, a 4- or
+// 8-bit integer times an fp16) or fma(q, d, m) for q4_1 (= fl(q * d + m), q * d being exact):
+// vlak_dequantize_f32's floats, special scales included; then c += a * w (fma). Element p of a dot lands in lane
 // p % V of accumulator (p % 32) / V (V lanes per register): one chain per lane in k order, then one
 // sum of the accumulators and one horizontal sum. kRowsW rows of W x kRowsA rows of A per pass
 // (A's 32 values are loaded once per block for the kRowsW rows).
@@ -41,6 +41,7 @@ constexpr size_t kRowsA = 2;
 inline VF Set1(float v) { return _mm512_set1_ps(v); }
 inline VF Zero() { return _mm512_setzero_ps(); }
 inline VF Load(const float* p) { return _mm512_loadu_ps(p); }
+inline void Store(float* p, VF v) { _mm512_storeu_ps(p, v); }
 inline VF Fma(VF a, VF b, VF c) { return _mm512_fmadd_ps(a, b, c); }
 inline VF AddV(VF a, VF b) { return _mm512_add_ps(a, b); }
 inline VF MulV(VF a, VF b) { return _mm512_mul_ps(a, b); }
@@ -52,7 +53,9 @@ inline VF Q(const uint8_t* qs, size_t h) {
     return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs + 16 * h))));
   } else {
     const __m512i v = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
-    return _mm512_cvtepi32_ps(h == 0 ? _mm512_and_si512(v, _mm512_set1_epi32(15)) : _mm512_srli_epi32(v, 4));
+    __m512i u = h == 0 ? _mm512_and_si512(v, _mm512_set1_epi32(15)) : _mm512_srli_epi32(v, 4);
+    if constexpr (kType == VLAK_Q4_0) u = _mm512_sub_epi32(u, _mm512_set1_epi32(8));
+    return _mm512_cvtepi32_ps(u);
   }
 }
 #else
@@ -64,6 +67,7 @@ constexpr size_t kRowsA = 1;
 inline VF Set1(float v) { return _mm256_set1_ps(v); }
 inline VF Zero() { return _mm256_setzero_ps(); }
 inline VF Load(const float* p) { return _mm256_loadu_ps(p); }
+inline void Store(float* p, VF v) { _mm256_storeu_ps(p, v); }
 inline VF Fma(VF a, VF b, VF c) { return _mm256_fmadd_ps(a, b, c); }
 inline VF AddV(VF a, VF b) { return _mm256_add_ps(a, b); }
 inline VF MulV(VF a, VF b) { return _mm256_mul_ps(a, b); }
@@ -78,7 +82,9 @@ inline VF Q(const uint8_t* qs, size_t h) {
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(qs + 8 * h))));
   } else {
     const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(qs + 8 * (h & 1))));
-    return _mm256_cvtepi32_ps(h < 2 ? _mm256_and_si256(v, _mm256_set1_epi32(15)) : _mm256_srli_epi32(v, 4));
+    __m256i u = h < 2 ? _mm256_and_si256(v, _mm256_set1_epi32(15)) : _mm256_srli_epi32(v, 4);
+    if constexpr (kType == VLAK_Q4_0) u = _mm256_sub_epi32(u, _mm256_set1_epi32(8));
+    return _mm256_cvtepi32_ps(u);
   }
 }
 #endif
@@ -107,14 +113,13 @@ void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
           const float d = Half(blk);
           const VF vd = Set1(d);
           VF off;
-          if constexpr (kType == VLAK_Q4_0) off = Set1(-8.0f * d);
           if constexpr (kType == VLAK_Q4_1) off = Set1(Half(blk + 2));
           for (size_t h = 0; h < kAcc; ++h) {
             const VF q = Q<kType>(blk + qoff, h);
-            if constexpr (kType == VLAK_Q8_0) {
-              w[r][h] = MulV(q, vd);
-            } else {
+            if constexpr (kType == VLAK_Q4_1) {
               w[r][h] = Fma(q, vd, off);
+            } else {
+              w[r][h] = MulV(q, vd);
             }
           }
         }
@@ -134,6 +139,40 @@ void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
       }
     }
   }
+}
+
+// Rows of blocks dequantized with the exact kernel's w (the scalar kernel's floats, see ExactCols),
+// stored kV at a time.
+template <int kType>
+void DequantRows(size_t rows, size_t k, const uint8_t* q, size_t q_stride, float* y, size_t y_stride) {
+  constexpr size_t bb = QBlockBytes(kType);
+  constexpr size_t qoff = kType == VLAK_Q4_1 ? 4 : 2;
+  for (size_t i = 0; i < rows; ++i) {
+    for (size_t b = 0; b < k / kQBlock; ++b) {
+      const uint8_t* blk = q + i * q_stride + b * bb;
+      float* out = y + i * y_stride + b * kQBlock;
+      const float d = Half(blk);
+      const VF vd = Set1(d);
+      VF off = Zero();
+      if constexpr (kType == VLAK_Q4_1) off = Set1(Half(blk + 2));
+      for (size_t h = 0; h < kAcc; ++h) {
+        const VF qv = Q<kType>(blk + qoff, h);
+        VF w;
+        if constexpr (kType == VLAK_Q4_1) {
+          w = Fma(qv, vd, off);
+        } else {
+          w = MulV(qv, vd);
+        }
+        Store(out + h * kV, w);
+      }
+    }
+  }
+}
+
+inline void DequantRowsX86(int t, size_t rows, size_t k, const uint8_t* q, size_t q_stride, float* y, size_t y_stride) {
+  if (t == VLAK_Q8_0) return DequantRows<VLAK_Q8_0>(rows, k, q, q_stride, y, y_stride);
+  if (t == VLAK_Q4_0) return DequantRows<VLAK_Q4_0>(rows, k, q, q_stride, y, y_stride);
+  DequantRows<VLAK_Q4_1>(rows, k, q, q_stride, y, y_stride);
 }
 
 inline void ExactColsX86(const QMatmulArgs& g, size_t j0, size_t j1) {
