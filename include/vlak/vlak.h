@@ -380,6 +380,37 @@ vlak_status vlak_add_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_
 vlak_status vlak_matmul_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
                             float* c, size_t ldc, unsigned flags);
 
+/* The epilogue of vlak_matmul_ex_f32: what happens to each element of C once its product is
+ * complete, while its tile is still in registers or L1 (oneDNN's post-ops, MLAS's GEMM
+ * activations). A Linear layer y = act(x W^T + b), with W stored [out][in], is one call:
+ * m = tokens, n = out, k = in, b = W with VLAK_MATMUL_TRANS_B, epilogue {b, ACTIVATION, act}. */
+#define VLAK_EPILOGUE_ACTIVATION 0x1u /* apply `activation` after the bias */
+
+typedef struct vlak_matmul_epilogue {
+  const float* bias;          /* NULL, or n floats: C[i][j] = P[i][j] + bias[j], rounded once */
+  unsigned flags;             /* VLAK_EPILOGUE_* */
+  vlak_activation activation; /* with VLAK_EPILOGUE_ACTIVATION: an op of vlak_activation_f32, its tier OR-ed in */
+} vlak_matmul_epilogue;
+
+/* vlak_matmul_f32 with an epilogue: C[i][j] = act(P[i][j] + bias[j]), where P is the value
+ * vlak_matmul_f32 computes with the same flags (ACCUMULATE included: P = C_old + A * B), bit for
+ * bit. The bias is added in float (one rounding) and act is vlak_activation_f32's function of the
+ * tier asked: C is the same bits as vlak_matmul_f32, then C[i][j] += bias[j], then
+ * vlak_activation_f32 over C, on the same target. So the bits are the same for every thread
+ * count and, like vlak_activation_f32's, on every target of an architecture; without an
+ * activation, on every target. epilogue == NULL, or no bias and no flag: vlak_matmul_f32.
+ * Accuracy against x64 = P64 + bias (P64 = the exact product; C64 = act64(x64)): with E the
+ * matmul bound (vlak_matmul_f32's) and x = fl(P + bias),
+ *   |x - x64| <= E + 2^-24 |x|                                       (no activation: C = x);
+ *   |C - C64| <= act's bound at x (vlak_activation_f32's, 2 ULPs, fast tier 4) + L |x - x64|,
+ * L the largest slope of act: sigmoid 1/4, tanh 1, gelu 1.13, gelu_tanh 1.13, silu 1.10, softplus 1.
+ * Special values: those of vlak_matmul_f32, then IEEE addition, then vlak_activation_f32's.
+ * k == 0: C = act(0 + bias) (with ACCUMULATE act(C_old + bias)).
+ * Errors (nothing written): vlak_matmul_f32's, unknown epilogue flags, an activation that
+ * vlak_activation_f32 rejects (with VLAK_EPILOGUE_ACTIVATION). bias must not overlap C. */
+vlak_status vlak_matmul_ex_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
+                               float* c, size_t ldc, unsigned flags, const vlak_matmul_epilogue* epilogue);
+
 /* ---- attention --------------------------------------------------------------------------- */
 
 /* Flags of vlak_attention_params. */

@@ -167,6 +167,19 @@ inline vlak_status Matmul(std::span<const float> a, std::span<const float> b, st
   return vlak_matmul_f32(m, n, k, a.data(), k, b.data(), ldb, c.data(), n, flags);
 }
 
+// The same with an epilogue (vlak_matmul_ex_f32): C = act(A * B + bias). A bias, when the
+// epilogue has one, must hold n floats: the span form of a Linear layer is
+// Matmul(x, w, y, tokens, out, in, VLAK_MATMUL_TRANS_B, {bias.data(), VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_GELU}).
+inline vlak_status Matmul(std::span<const float> a, std::span<const float> b, std::span<float> c, size_t m, size_t n,
+                          size_t k, unsigned flags, const vlak_matmul_epilogue& epilogue) {
+  auto holds = [](size_t size, size_t rows, size_t cols) {
+    return (cols == 0 || rows <= size / cols) && size == rows * cols;
+  };
+  if (!holds(a.size(), m, k) || !holds(b.size(), k, n) || !holds(c.size(), m, n)) return VLAK_ERROR_INVALID_ARGUMENT;
+  const size_t ldb = (flags & VLAK_MATMUL_TRANS_B) != 0 ? k : n;
+  return vlak_matmul_ex_f32(m, n, k, a.data(), k, b.data(), ldb, c.data(), n, flags, &epilogue);
+}
+
 // ---- attention -----------------------------------------------------------------------------
 // Fused attention (vlak_attention_f32) with the layout in p (sizes, strides, flags, bias, lse):
 // each span must hold its tensor's last element (b, h, i, d at the largest indices), else

@@ -61,6 +61,7 @@ void BindInfo(py::module_& m);
 void BindOps(py::module_& m);
 void BindIntOps(py::module_& m);
 void BindQuant(py::module_& m);  // quant_bindings.cc: quantize, dequantize, matmul_q
+void BindModels(py::module_& m);  // models_bindings.cc: vlak.models
 void BindRunner(py::module_& m);  // runner.cc: set_parallel_runner, and sets "auto"
 
 }  // namespace vlak::python

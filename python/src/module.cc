@@ -293,4 +293,5 @@ PYBIND11_MODULE(_vlak, m) {
   vlak::python::BindIntOps(m);
   vlak::python::BindQuant(m);
   vlak::python::BindRunner(m);
+  vlak::python::BindModels(m);
 }

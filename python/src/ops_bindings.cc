@@ -427,7 +427,8 @@ Rows MatrixOperand(const Layout& l, bool allow_transposed, bool* transposed, py:
   return RowsOrCopy(l, keep);
 }
 
-py::object Matmul(py::handle a_obj, py::handle b_obj, bool trans_b, py::handle out, bool accumulate) {
+py::object Matmul(py::handle a_obj, py::handle b_obj, bool trans_b, py::handle out, bool accumulate, py::handle bias,
+                  PyObject* act, const std::string& accuracy) {
   const char* fn = "matmul";
   py::array a = F32Array(fn, "a", a_obj);
   py::array b = F32Array(fn, "b", b_obj);
@@ -472,11 +473,21 @@ py::object Matmul(py::handle a_obj, py::handle b_obj, bool trans_b, py::handle o
   // b's rows are k x n (no TRANS_B) or n x k (TRANS_B); a transposed view flips which.
   const bool flag_t = trans_b != b_t;
   const unsigned flags = (flag_t ? VLAK_MATMUL_TRANS_B : 0u) | (accumulate ? VLAK_MATMUL_ACCUMULATE : 0u);
+  // The epilogue: bias (n floats, read from a copy when it overlaps out) and activation.
+  py::object kbias;
+  vlak_matmul_epilogue ep{};
+  ep.bias = VectorParam(fn, "bias", bias, static_cast<size_t>(n), &lc, &kbias);
+  if (act != nullptr && act != Py_None) {
+    ep.flags = VLAK_EPILOGUE_ACTIVATION;
+    ep.activation = WithTier(fn, ActivationOp(fn, act), accuracy);
+  } else if (accuracy != "accurate" && accuracy != "fast") {
+    WithTier(fn, VLAK_ACT_SIGMOID, accuracy);  // raises
+  }
   vlak_status s;
   {
     py::gil_scoped_release release;
-    s = vlak_matmul_f32(static_cast<size_t>(m), static_cast<size_t>(n), static_cast<size_t>(k), ra.F32(), ra.stride,
-                        rb.F32(), rb.stride, rc.F32(), rc.stride, flags);
+    s = vlak_matmul_ex_f32(static_cast<size_t>(m), static_cast<size_t>(n), static_cast<size_t>(k), ra.F32(), ra.stride,
+                           rb.F32(), rb.stride, rc.F32(), rc.stride, flags, &ep);
     if (s == VLAK_OK && !c_rows) CopyStrided(tmp, lc);
   }
   Check(fn, s);
@@ -737,10 +748,14 @@ RoPE tables (cos, sin), each float32 (positions, head_dim / 2):
 cos[p, i] = cos(p * base^(-2i / head_dim)), sin likewise, computed in float64 and rounded once.
 ValueError: head_dim odd, base not finite and > 0.)doc";
 
-constexpr const char* kDocMatmul = R"doc(matmul(a: ndarray[float32], b: ndarray[float32], trans_b: bool = False, out: ndarray[float32] | None = None, accumulate: bool = False) -> ndarray[float32]
+constexpr const char* kDocMatmul = R"doc(matmul(a: ndarray[float32], b: ndarray[float32], trans_b: bool = False, out: ndarray[float32] | None = None, accumulate: bool = False, bias: ndarray[float32] | None = None, activation: str | int | None = None, accuracy: str = "accurate") -> ndarray[float32]
 
 C = A @ B for 2-D float32 arrays: a (m, k), b (k, n), or b (n, k) with trans_b=True (C = A @ B.T,
 attention's Q K^T). accumulate=True adds into out (C += A @ B).
+bias (n,) and activation (a name or value as for vlak.activation, with its accuracy tier) are
+applied to each element once its product is complete (vlak_matmul_ex_f32): C = act(A @ B + bias),
+the same bits as matmul, then + bias in float32, then vlak.activation. A Linear layer with weights
+w (out, in) is matmul(x, w, trans_b=True, bias=b, activation="gelu").
 
 Each element is one fused multiply-add chain in k order, the same bits on every target, VLEN and
 thread count; |C - C64| <= 2 k 2^-24 sum_k |A| |B| (k + 1 terms and |C_old| with accumulate).
@@ -899,9 +914,10 @@ VLAK_ENTRY(RopeTablesEntry) {
   });
 }
 VLAK_ENTRY(MatmulEntry) {
-  static const FastParams p("matmul", {"a", "b", "trans_b", "out", "accumulate"}, 2);
+  static const FastParams p("matmul", {"a", "b", "trans_b", "out", "accumulate", "bias", "activation", "accuracy"}, 2);
   return Entry(p, args, nargs, kwnames, [](PyObject** v) {
-    return Matmul(v[0], v[1], BoolArg(v[2], false), Obj(v[3]), BoolArg(v[4], false));
+    return Matmul(v[0], v[1], BoolArg(v[2], false), Obj(v[3]), BoolArg(v[4], false), Obj(v[5]), v[6],
+                  StrArg("matmul", "accuracy", v[7], "accurate"));
   });
 }
 

@@ -404,6 +404,37 @@ Prepared OnednnMatmul(size_t m, size_t n, size_t k, const float* a, const float*
 #endif
 }
 
+Prepared OnednnLinear(size_t m, size_t n, size_t k, const float* a, const float* w, const float* bias, bool gelu,
+                      float* c, int threads, std::string* err) {
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+  return OnednnPrepare(threads, err, [&](OnednnRun& r) {
+    const long lm = static_cast<long>(m), ln = static_cast<long>(n), lk = static_cast<long>(k);
+    const auto amd = Md({lm, lk});
+    // W stored [n][k]: the k x n weights with strides {1, k}.
+    const dnnl::memory::desc wmd(dnnl::memory::dims{lk, ln}, dnnl::memory::data_type::f32, dnnl::memory::dims{1, lk});
+    const dnnl::memory::desc bmd(dnnl::memory::dims{1, ln}, dnnl::memory::data_type::f32,
+                                 dnnl::memory::format_tag::ab);
+    const auto cmd = Md({lm, ln});
+    dnnl::primitive_attr attr;
+    if (gelu) {
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      attr.set_post_ops(ops);
+    }
+    const dnnl::matmul::desc desc(amd, wmd, bmd, cmd);
+    r.prim = dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, r.eng));
+    r.args = {{DNNL_ARG_SRC, Mem(r, amd, a)},
+              {DNNL_ARG_WEIGHTS, Mem(r, wmd, w)},
+              {DNNL_ARG_BIAS, Mem(r, bmd, bias)},
+              {DNNL_ARG_DST, Mem(r, cmd, c)}};
+  });
+#else
+  (void)m, (void)n, (void)k, (void)a, (void)w, (void)bias, (void)gelu, (void)c, (void)threads;
+  *err = OnednnMissing();
+  return Prepared{};
+#endif
+}
+
 // ---- OpenBLAS -------------------------------------------------------------------------------
 
 std::string OpenblasMissing() {

@@ -115,6 +115,10 @@ Prepared OnednnLayernormBackward(size_t rows, size_t cols, const float* dy, cons
 //   matmul primitive, C (m x n) = A (m x k) B (k x n).
 Prepared OnednnMatmul(size_t m, size_t n, size_t k, const float* a, const float* b, float* c, int threads,
                       std::string* err);
+//   matmul primitive as a Linear layer: C (m x n) = A (m x k) W^T + bias, W stored n x k, bias n
+//   floats, and with gelu a post-op eltwise_gelu_erf (oneDNN's fused epilogue).
+Prepared OnednnLinear(size_t m, size_t n, size_t k, const float* a, const float* w, const float* bias, bool gelu,
+                      float* c, int threads, std::string* err);
 
 // OpenBLAS cblas_sgemm (row-major, no transposes, alpha 1, beta 0) on `threads` threads
 // (openblas_set_num_threads before each call: a 1-thread row must not use the pool).

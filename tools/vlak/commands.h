@@ -12,5 +12,6 @@ int CmdBench(int argc, char** argv);
 int CmdReport(int argc, char** argv);
 int CmdNpu(int argc, char** argv);
 int CmdSfpi(int argc, char** argv);
+int CmdModel(int argc, char** argv);
 
 }  // namespace vlak::cli

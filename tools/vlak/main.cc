@@ -21,6 +21,7 @@ constexpr Command kCommands[] = {
     {"report", vlak::cli::CmdReport, "Markdown + SVG charts from `vlak bench --json` results"},
     {"npu", vlak::cli::CmdNpu, "the chisel-npu tutorial's LUT NPU model: run/trace programs, softmax error tables"},
     {"sfpi", vlak::cli::CmdSfpi, "Tenstorrent SFPI kernels on the CPU: list, run KERNEL --tiles N --arch wh|bh"},
+    {"model", vlak::cli::CmdModel, "run a model on vlak's kernels: minilm (sentence embeddings)"},
 };
 
 void PrintUsage(FILE* out) {

@@ -37,7 +37,8 @@ inline constexpr int kPow2 = [] {
 
 template <int kOp, class D>
 [[gnu::always_inline]] inline VFromD<D> Act(D d, VFromD<D> v) {
-  if constexpr (kOp == (VLAK_ACT_SIGMOID | VLAK_ACT_FAST)) return act::FastSigmoid(d, v);
+  if constexpr (kOp == kActNone) return v;
+  else if constexpr (kOp == (VLAK_ACT_SIGMOID | VLAK_ACT_FAST)) return act::FastSigmoid(d, v);
   else if constexpr (kOp == (VLAK_ACT_TANH | VLAK_ACT_FAST)) return act::FastTanh(d, v);
   else if constexpr (kOp == (VLAK_ACT_SILU | VLAK_ACT_FAST)) return act::FastSilu(d, v);
   else if constexpr (kOp == VLAK_ACT_SIGMOID) return act::Sigmoid(d, v);
@@ -72,6 +73,22 @@ template <int kOp>
   }
 }
 
+// Matmul's epilogue on a tile of C (rows x cols, row stride y_stride), in place.
+template <int kOp>
+[[gnu::noinline]] void BiasAct(size_t rows, size_t cols, const float* bias, float* y, size_t y_stride) {
+  const Simd<float, kPow2<kOp, false>> d;
+  for (size_t r = 0; r < rows; ++r) {
+    float* const yr = y + r * y_stride;
+    if (bias != nullptr) {
+      ForEachStrip(d, cols, [&](auto ds, size_t i) {
+        StoreU(ds, Act<kOp>(ds, Add(ds, LoadU(ds, yr + i), LoadU(ds, bias + i))), yr + i);
+      });
+    } else {
+      ForEachStrip(d, cols, [&](auto ds, size_t i) { StoreU(ds, Act<kOp>(ds, LoadU(ds, yr + i)), yr + i); });
+    }
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -95,6 +112,21 @@ void Activation(int op, const float* x, float* y, size_t n, bool stream) {
 void ActivationF32(int op, const float* x, float* y, size_t n) { Activation(op, x, y, n, false); }
 
 void ActivationStreamF32(int op, const float* x, float* y, size_t n) { Activation(op, x, y, n, true); }
+
+void BiasActivationRowsF32(int op, size_t rows, size_t cols, const float* bias, float* y, size_t y_stride) {
+  switch (op) {
+    case kActNone: return BiasAct<kActNone>(rows, cols, bias, y, y_stride);
+    case VLAK_ACT_SIGMOID: return BiasAct<VLAK_ACT_SIGMOID>(rows, cols, bias, y, y_stride);
+    case VLAK_ACT_TANH: return BiasAct<VLAK_ACT_TANH>(rows, cols, bias, y, y_stride);
+    case VLAK_ACT_GELU: return BiasAct<VLAK_ACT_GELU>(rows, cols, bias, y, y_stride);
+    case VLAK_ACT_GELU_TANH: return BiasAct<VLAK_ACT_GELU_TANH>(rows, cols, bias, y, y_stride);
+    case VLAK_ACT_SILU: return BiasAct<VLAK_ACT_SILU>(rows, cols, bias, y, y_stride);
+    case VLAK_ACT_SOFTPLUS: return BiasAct<VLAK_ACT_SOFTPLUS>(rows, cols, bias, y, y_stride);
+    case kActFastSigmoid: return BiasAct<VLAK_ACT_SIGMOID | VLAK_ACT_FAST>(rows, cols, bias, y, y_stride);
+    case kActFastTanh: return BiasAct<VLAK_ACT_TANH | VLAK_ACT_FAST>(rows, cols, bias, y, y_stride);
+    case kActFastSilu: return BiasAct<VLAK_ACT_SILU | VLAK_ACT_FAST>(rows, cols, bias, y, y_stride);
+  }
+}
 
 void GluF32(int op, size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up, size_t up_stride,
             float* y, size_t y_stride) {

@@ -5,6 +5,9 @@
 //   GluF32: y[r][c] = act(gate[r][c]) * up[r][c] for rows x cols; y may be gate or up (same stride).
 //   ActivationStreamF32: ActivationF32 with y written by non-temporal stores where the target has
 //   them (the API calls it when the whole output is larger than the caches would keep).
+//   BiasActivationRowsF32: y[r][c] = act(y[r][c] + bias[c]) for rows x cols, in place (bias NULL:
+//   no addition; op kActNone: no activation): matmul's epilogue, called by its kernels on a tile
+//   of C just computed. The same bits as an addition then ActivationF32.
 // op is a kernel op code (below; the API maps vlak.h's ops to them).
 #pragma once
 
@@ -17,6 +20,8 @@ namespace vlak {
 // The kernels' op codes: 0..5 the vlak_activation values (the accurate tier, and the fast tier of
 // gelu, gelu_tanh and softplus, which run the accurate kernels); the fast kernels of fast.h after.
 inline constexpr int kActFastSigmoid = 6, kActFastTanh = 7, kActFastSilu = 8, kNumActKernels = 9;
+// BiasActivationRowsF32's "no activation" (the bias alone).
+inline constexpr int kActNone = -1;
 
 // The kernel op code of an API op (vlak.h: a function, optionally | VLAK_ACT_FAST), or -1 when
 // the op is not one. One compare for the accurate tier, as the check of 0..5 alone was.
@@ -33,6 +38,8 @@ inline int ActivationKernelOp(int op) {
 #define VLAK_ACTIVATION_KERNELS(X)                                                                                    \
   X(kActivationF32, void, ActivationF32, (int op, const float* x, float* y, size_t n))                               \
   X(kActivationStreamF32, void, ActivationStreamF32, (int op, const float* x, float* y, size_t n))                   \
+  X(kBiasActivationRowsF32, void, BiasActivationRowsF32,                                                              \
+    (int op, size_t rows, size_t cols, const float* bias, float* y, size_t y_stride))                                \
   X(kGluF32, void, GluF32,                                                                                            \
     (int op, size_t rows, size_t cols, const float* gate, size_t gate_stride, const float* up, size_t up_stride,     \
      float* y, size_t y_stride))

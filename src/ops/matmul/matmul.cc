@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
+#include "ops/activation/activation_kernels.h"
 #include "ops/buffer_pool.h"
 #include "ops/matmul/matmul_kernels.h"
 #include "parallel/parallel.h"
@@ -17,6 +18,7 @@
 
 namespace vlak {
 VLAK_PER_TARGET_TABLES(VLAK_MATMUL_KERNELS)
+VLAK_PER_TARGET_TABLES(VLAK_ACTIVATION_KERNELS)  // the epilogue where matmul.cc writes C itself
 
 namespace {
 
@@ -240,6 +242,7 @@ bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t s
                     p += mn;
                     for (size_t j = 0; j < g.n; ++j) c[j] += p[j];
                   }
+                  if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32)(g.act, 1, g.n, g.bias, c, g.ldc);
                 }
               });
   ReleaseBuffer(base);
@@ -264,10 +267,11 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
     return VLAK_ERROR_OVERFLOW;
   }
   if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
-  if (g.k == 0) {  // C = 0 (an empty sum), or C unchanged
+  if (g.k == 0) {  // C = 0 (an empty sum), or C unchanged; then the epilogue
     if (!g.accumulate) {
       for (size_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc, 0, g.n * sizeof(float));
     }
+    if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32)(g.act, g.m, g.n, g.bias, g.c, g.ldc);
     return VLAK_OK;
   }
 
@@ -323,6 +327,21 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
 
 
 }  // namespace vlak
+
+extern "C" vlak_status vlak_matmul_ex_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
+                                          size_t ldb, float* c, size_t ldc, unsigned flags,
+                                          const vlak_matmul_epilogue* epilogue) {
+  vlak::MatmulArgs args{m, n, k, a, lda, b, ldb, c, ldc, false, false};
+  if (epilogue != nullptr) {
+    if ((epilogue->flags & ~VLAK_EPILOGUE_ACTIVATION) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+    if ((epilogue->flags & VLAK_EPILOGUE_ACTIVATION) != 0) {
+      args.act = vlak::ActivationKernelOp(epilogue->activation);
+      if (args.act < 0) return VLAK_ERROR_INVALID_ARGUMENT;
+    }
+    args.bias = epilogue->bias;
+  }
+  return vlak::MatmulF32(args, flags, 0, nullptr);
+}
 
 extern "C" vlak_status vlak_matmul_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b,
                                        size_t ldb, float* c, size_t ldc, unsigned flags) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 
+#include "ops/activation/activation_kernels.h"
 #include "vlak/vlak.h"
 
 namespace vlak {
@@ -19,6 +20,12 @@ struct MatmulArgs {
   size_t ldc;
   bool b_trans;
   bool accumulate;
+  // The epilogue (vlak_matmul_ex_f32), applied by the kernels to each element once its chain is
+  // complete: c = act(c + bias[j]). bias NULL: none; act: an activation kernel op code
+  // (ops/activation/activation_kernels.h), or kActNone.
+  const float* bias = nullptr;
+  int act = kActNone;
+  bool HasEpilogue() const { return bias != nullptr || act != kActNone; }
 };
 
 // A target's blocking: the register tile (mr rows x nr columns of C, nr = one vector group) and

@@ -15,6 +15,8 @@
 // Tiles MR x NR (narrow one when n fits one half-width panel): AVX-512 6 x 64 (narrow 14 x 32),
 // AVX2 6 x 16 (12 x 8), RVV 6 x (4 VLEN / 32) at LMUL 4, software-pipelined (8 x (2 VLEN / 32)),
 // scalar 4 x 4; spill-free (ctest rvv.spill_check).
+// Epilogue (vlak_matmul_ex_f32): once a micro-panel's last k block is stored, the activation
+// kernels' BiasActivationRowsF32 of the same target runs on it while it is in L1: c = act(c + bias).
 // Cost per k step of a tile: 1 vector-group load of B, MR scalar loads or broadcasts of A, MR FMAs.
 // Blocking and tile measurements, the RVV model's cycles, speed: docs/ops/matmul.md.
 #include <cstddef>
@@ -22,13 +24,23 @@
 #include <array>
 #include <utility>
 
+#include "ops/activation/activation_kernels.h"
 #include "ops/matmul/matmul.h"
 #include "ops/matmul/matmul_config.h"
 #include "ops/matmul/matmul_kernels.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
+// The epilogue (vlak_matmul_ex_f32) is the activation kernels' BiasActivationRowsF32 of this
+// target, run on each tile of C right after its last k block is stored (still in L1).
+VLAK_ACTIVATION_KERNELS(VLAK_DECLARE_KERNEL)
+
 namespace {
+
+// C[0:rows, 0:cols] (row stride ldc; column j0 of the call) gets the epilogue, if the call has one.
+inline void Epilogue(const MatmulArgs& g, float* c, size_t rows, size_t j0, size_t cols) {
+  if (g.HasEpilogue()) BiasActivationRowsF32(g.act, rows, cols, g.bias != nullptr ? g.bias + j0 : nullptr, c, g.ldc);
+}
 
 // Two tiles per target: the wide one, and a narrow one (half the group, more rows) for calls whose
 // n fits one narrow panel, where the wide tile would be at least half padding (attention's P V
@@ -211,9 +223,11 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
       const float* bsrc = g.b_trans ? g.b + jc * g.ldb + pc : g.b + pc * g.ldb + jc;
       PackB(d, kc, ncur, bsrc, g.ldb, g.b_trans, scratch);
       const bool load_c = g.accumulate || pc > 0;
+      const bool last = pc + kc == g.k;
       for (size_t i = i0; i < i1; i += kMR_) {
         const size_t rows = i1 - i < kMR_ ? i1 - i : kMR_;
         Panel<kMR_>(d, kc, g.a + i * g.lda + pc, g.lda, rows, scratch, ncur, g.c + i * g.ldc + jc, g.ldc, load_c);
+        if (last) Epilogue(g, g.c + i * g.ldc + jc, rows, jc, ncur);
       }
     }
   }
@@ -393,7 +407,9 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
       const size_t kc = g.k - pc < kKcMax ? g.k - pc : kKcMax;
       pack_a(pc, kc);
       for (size_t j = j0; j < j1; j += w) {
-        tile(j, j1 - j < w ? j1 - j : w, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0);
+        const size_t cols = j1 - j < w ? j1 - j : w;
+        tile(j, cols, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0);
+        if (pc + kc == g.k) Epilogue(g, c + j, R, j, cols);
       }
     }
     return;
@@ -412,6 +428,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
       TransposeW(wj, g.ldb, cols, kc, bt, w);
       tile(j, cols, bt, w, kc, g.accumulate || pc > 0);
     }
+    Epilogue(g, c + j, R, j, cols);
   }
 }
 
@@ -463,6 +480,7 @@ void MatmulPackedRowsF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc,
     } else {
       Panel<kMR>(DF(), kc, g.a + i * g.lda + pc, g.lda, rows, packed, ncols, g.c + i * g.ldc + j0, g.ldc, load_c);
     }
+    if (pc + kc == g.k) Epilogue(g, g.c + i * g.ldc + j0, rows, j0, ncols);
   }
 }
 

@@ -77,3 +77,44 @@ def thread_cases(rng):
     a2 = rng.normal(size=(256, 512)).astype(np.float32)
     b2 = rng.normal(size=(512, 256)).astype(np.float32)
     return {"matmul": lambda: vlak.matmul(a, b), "matmul_large": lambda: vlak.matmul(a2, b2)}
+
+
+@pytest.mark.parametrize("activation", [None, "gelu", "silu", "tanh", 3])
+def test_matmul_epilogue_is_the_composition(target, rng, activation):
+    """bias and activation (vlak_matmul_ex_f32): the same bits as matmul, + bias in float32, then
+    vlak.activation; and within the bound of the float64 Linear layer."""
+    x = rng.normal(size=(19, 40)).astype(np.float32)
+    w = rng.normal(size=(33, 40)).astype(np.float32)  # (out, in), as a Linear layer stores it
+    bias = rng.normal(size=33).astype(np.float32)
+    y = vlak.matmul(x, w, trans_b=True, bias=bias, activation=activation)
+    want = vlak.matmul(x, w, trans_b=True) + bias
+    if activation is not None:
+        want = vlak.activation(want, activation)
+    np.testing.assert_array_equal(y, want)
+    if activation == "gelu":
+        from math import erf
+        x64 = x.astype(np.float64) @ w.astype(np.float64).T + bias
+        y64 = 0.5 * x64 * (1 + np.vectorize(erf)(x64 / np.sqrt(2)))
+        e = 1.13 * (matmul_bound(x, w.T) + 2.0**-24 * np.abs(x64)) + 2 * 2.0**-23 * np.abs(y64) + 2.0**-149
+        assert (np.abs(y - y64) <= e).all()
+    fast = vlak.matmul(x, w, trans_b=True, bias=bias, activation="silu", accuracy="fast")
+    np.testing.assert_array_equal(fast, vlak.activation(vlak.matmul(x, w, trans_b=True) + bias, "silu",
+                                                         accuracy="fast"))
+
+
+def test_matmul_epilogue_errors():
+    a = np.ones((3, 4), np.float32)
+    b = np.ones((4, 5), np.float32)
+    with pytest.raises(ValueError):
+        vlak.matmul(a, b, bias=np.ones(4, np.float32))  # bias must have n entries
+    with pytest.raises(ValueError):
+        vlak.matmul(a, b, activation="relu")
+    with pytest.raises(ValueError):
+        vlak.matmul(a, b, activation="gelu", accuracy="rough")
+    out = np.zeros((3, 5), np.float32)
+    # bias overlapping out is read from a copy: the result is as if it did not overlap
+    big = np.arange(20, dtype=np.float32).reshape(4, 5)
+    want = vlak.matmul(a, b, bias=big[1].copy())
+    vlak.matmul(a, b, out=big[1:], bias=big[1])
+    np.testing.assert_array_equal(big[1:], want)
+    assert out.sum() == 0

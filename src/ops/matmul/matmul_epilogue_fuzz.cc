@@ -1,0 +1,81 @@
+// Differential fuzz target of vlak_matmul_ex_f32 (see fuzz_util.h): on every target and thread
+// count, the same bits as the composition vlak.h names (vlak_matmul_f32, the bias added in float,
+// then vlak_activation_f32, each on that target), the status as vlak.h's rules say, nothing
+// written on an error, the gaps of C untouched.
+#include <algorithm>
+
+#include "fuzz/fuzz_util.h"
+
+using namespace vlak_fuzz;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Input in(data, size);
+  TargetSweep sweep;
+  SetThreads(in);
+  const size_t m = in.Size(40), n = in.Size(140), k = in.Size(70);
+  const uint8_t fb = in.Byte();
+  const unsigned flags = fb & 3;
+  const bool trans = flags & VLAK_MATMUL_TRANS_B;
+  // Epilogue: bias or not, the activation (0..5, a fast tier, none, or an invalid op or flag).
+  const uint8_t eb = in.Byte(), ab = in.Byte();
+  const bool with_bias = eb & 1, null_epilogue = eb == 0xFF;
+  unsigned ep_flags = (eb & 2) ? VLAK_EPILOGUE_ACTIVATION : 0u;
+  if (eb == 0xFE) ep_flags |= 0x4u;  // unknown epilogue flag
+  const int act = (ab & 0x80) ? ((ab & 7) | VLAK_ACT_FAST) : (ab & 7);  // 6, 7: not ops
+  const bool act_ok = (act & 0xff) < 6;
+  const bool bad_epilogue = !null_epilogue && ((ep_flags & ~VLAK_EPILOGUE_ACTIVATION) != 0 ||
+                                               ((ep_flags & VLAK_EPILOGUE_ACTIVATION) && !act_ok));
+  const size_t b_rows = trans ? n : k, b_cols = trans ? k : n;
+  const size_t lda = k + in.Size(3), ldb = b_cols + in.Size(3), ldc = n + in.Size(3);
+  const size_t ae = Extent(m, k, lda), be = Extent(b_rows, b_cols, ldb), ce = Extent(m, n, ldc);
+  if (ae > kMaxElems || be > kMaxElems || ce > kMaxElems) return 0;
+  Buffer a(ae), b(be), c0(ce), bias(n);
+  FillFloats(in, a.data(), a.size());
+  FillFloats(in, b.data(), b.size());
+  FillFloats(in, c0.data(), c0.size());
+  FillFloats(in, bias.data(), bias.size());
+  for (size_t i = 0; i < ce; ++i) {
+    if (i % std::max<size_t>(ldc, 1) >= n) c0[i] = kSentinel;
+  }
+  vlak_matmul_epilogue ep{};
+  ep.bias = with_bias ? bias.data() : nullptr;
+  ep.flags = ep_flags;
+  ep.activation = static_cast<vlak_activation>(act);
+  const bool applies = !null_epilogue && !bad_epilogue;
+  Describe("vlak_matmul_ex_f32(m %zu, n %zu, k %zu, lda %zu, ldb %zu, ldc %zu, flags 0x%x, bias %d, ep flags 0x%x, "
+           "act 0x%x%s) threads %d",
+           m, n, k, lda, ldb, ldc, flags, with_bias, ep_flags, act, null_epilogue ? ", NULL epilogue" : "",
+           vlak_get_num_threads());
+  std::vector<float> first;
+  for (vlak_target t : Targets()) {
+    vlak_set_target(t);
+    Buffer c(ce), want(ce);
+    std::copy(c0.data(), c0.data() + ce, c.data());
+    std::copy(c0.data(), c0.data() + ce, want.data());
+    const vlak_status st = vlak_matmul_ex_f32(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, flags,
+                                              null_epilogue ? nullptr : &ep);
+    Check((st != VLAK_OK) == bad_epilogue, "status differs from vlak.h's rules", t, 0, st, bad_epilogue);
+    if (st != VLAK_OK) {
+      for (size_t i = 0; i < ce; ++i) Check(Bits(c[i]) == Bits(c0[i]), "written on error", t, i, c[i], c0[i]);
+      continue;
+    }
+    // The composition, by the public functions on this target.
+    Check(vlak_matmul_f32(m, n, k, a.data(), lda, b.data(), ldb, want.data(), ldc, flags) == VLAK_OK,
+          "vlak_matmul_f32 failed", t);
+    for (size_t i = 0; i < m && applies; ++i) {
+      float* row = want.data() + i * ldc;
+      if (with_bias)
+        for (size_t j = 0; j < n; ++j) row[j] += bias[j];
+      if (ep_flags & VLAK_EPILOGUE_ACTIVATION) vlak_activation_f32(n, row, row, ep.activation);
+    }
+    for (size_t i = 0; i < ce; ++i) Check(SameValue(c[i], want[i]), "differs from the composition", t, i, c[i], want[i]);
+    // Across targets the activation's bits may differ (vlak.h: same within an architecture, and
+    // x86's targets are one architecture); without an activation they may not.
+    if (!first.empty()) {
+      for (size_t i = 0; i < ce; ++i) Check(SameValue(c[i], first[i]), "targets differ (vlak.h: same bits)", t, i, c[i], first[i]);
+    } else {
+      first = c.Copy();
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,334 @@
+// vlak_matmul_ex_f32 (matmul with a bias and activation epilogue) on every target this CPU (or
+// qemu) runs. Oracles: the composition the contract names (vlak_matmul_f32, then the bias added in
+// float, then vlak_activation_f32), bit for bit; and the float64 product through the float64
+// activation (activation_reference.cc) within the stated bound.
+// Also its rows of the tests across operators: GuardPages and its concurrency jobs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ops/activation/activation.h"
+#include "ops/concurrency_jobs.h"
+#include "ops/matmul/matmul.h"
+#include "ops/ops_test_util.h"
+#include "vlak/vlak.h"
+#include "vlak/vlak.hpp"
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kSentinel = -12345.5f;
+
+using vlak_test::ForEachTarget;
+
+uint32_t Bits(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+// The activations of the epilogue: every op of vlak_activation_f32, both tiers, and none (-1).
+constexpr int kNone = -1;
+const int kActs[] = {kNone,
+                     VLAK_ACT_SIGMOID,
+                     VLAK_ACT_TANH,
+                     VLAK_ACT_GELU,
+                     VLAK_ACT_GELU_TANH,
+                     VLAK_ACT_SILU,
+                     VLAK_ACT_SOFTPLUS,
+                     VLAK_ACT_SIGMOID | VLAK_ACT_FAST,
+                     VLAK_ACT_TANH | VLAK_ACT_FAST,
+                     VLAK_ACT_SILU | VLAK_ACT_FAST};
+
+vlak_matmul_epilogue Epilogue(const float* bias, int act) {
+  vlak_matmul_epilogue e{};
+  e.bias = bias;
+  e.flags = act == kNone ? 0u : VLAK_EPILOGUE_ACTIVATION;
+  e.activation = static_cast<vlak_activation>(act == kNone ? 0 : act);
+  return e;
+}
+
+// A strided problem (gaps after every row; C's hold sentinels), B plain or transposed (a Linear
+// layer's [out][in] weights), and n bias values.
+struct Problem {
+  size_t m, n, k, lda, ldb, ldc;
+  bool trans;
+  std::vector<float> a, b, c0, bias;
+
+  Problem(size_t m_, size_t n_, size_t k_, bool trans_, uint32_t seed)
+      : m(m_), n(n_), k(k_), lda(k_ + 3), ldb((trans_ ? k_ : n_) + 5), ldc(n_ + 4), trans(trans_) {
+    std::mt19937 rng(seed);
+    vlak_test::UniformReal<float> u(-1.0f, 1.0f);
+    a.assign(m * lda, kNaN);
+    b.assign((trans ? n : k) * ldb, kNaN);
+    c0.assign(m * ldc, kSentinel);
+    for (size_t i = 0; i < m; ++i)
+      for (size_t p = 0; p < k; ++p) a[i * lda + p] = u(rng);
+    const size_t brows = trans ? n : k, bcols = trans ? k : n;
+    for (size_t r = 0; r < brows; ++r)
+      for (size_t q = 0; q < bcols; ++q) b[r * ldb + q] = u(rng);
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < n; ++j) c0[i * ldc + j] = u(rng);
+    bias.resize(n);
+    for (float& x : bias) x = 2.0f * u(rng);
+  }
+  unsigned Flags(bool accumulate) const {
+    return (trans ? VLAK_MATMUL_TRANS_B : 0u) | (accumulate ? VLAK_MATMUL_ACCUMULATE : 0u);
+  }
+  float B(size_t p, size_t j) const { return trans ? b[j * ldb + p] : b[p * ldb + j]; }
+  // The contract's composition, by the public functions: matmul, bias in float, activation.
+  std::vector<float> Composed(bool accumulate, bool with_bias, int act) const {
+    std::vector<float> c = c0;
+    EXPECT_EQ(vlak_matmul_f32(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, Flags(accumulate)), VLAK_OK);
+    for (size_t i = 0; i < m; ++i) {
+      float* row = c.data() + i * ldc;
+      if (with_bias)
+        for (size_t j = 0; j < n; ++j) row[j] += bias[j];
+      if (act != kNone) EXPECT_EQ(vlak_activation_f32(n, row, row, static_cast<vlak_activation>(act)), VLAK_OK);
+    }
+    return c;
+  }
+};
+
+void ExpectSameBits(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size());
+  int failures = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+    if (Bits(got[i]) != Bits(want[i]) && failures++ < 5) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", expected " << want[i];
+    }
+  }
+}
+
+struct Dims {
+  size_t m, n, k;
+};
+// The direct kernel (m <= 16 on x86), the packed one, tails of every tile, k blocks (32, 256),
+// k == 0, and one skinny call (m * n <= 4096, k >= 4096: k cut into segments).
+constexpr Dims kShapes[] = {{1, 1, 1},   {1, 37, 19},  {3, 17, 33},  {7, 64, 40},   {16, 70, 9},  {17, 5, 3},
+                            {6, 16, 7},  {13, 33, 257}, {25, 129, 31}, {40, 96, 300}, {2, 3, 0},   {4, 6, 4100}};
+
+// Every shape, B layout, ACCUMULATE, with and without bias, every activation: the same bits as
+// the composition, on every target; sentinels in C's gaps survive.
+TEST(MatmulEpilogue, SameBitsAsComposition) {
+  ForEachTarget([] {
+    uint32_t seed = 7000;
+    for (const Dims& s : kShapes) {
+      for (int variant = 0; variant < 4; ++variant) {
+        const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
+        const Problem pr(s.m, s.n, s.k, trans, seed++);
+        for (const bool with_bias : {false, true}) {
+          for (const int act : kActs) {
+            if (!with_bias && act == kNone) continue;
+            const std::string what = "m n k " + std::to_string(s.m) + " " + std::to_string(s.n) + " " +
+                                     std::to_string(s.k) + (trans ? " transB" : "") + (accumulate ? " acc" : "") +
+                                     (with_bias ? " bias" : "") + " act " + std::to_string(act);
+            const vlak_matmul_epilogue e = Epilogue(with_bias ? pr.bias.data() : nullptr, act);
+            std::vector<float> c = pr.c0;
+            ASSERT_EQ(vlak_matmul_ex_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
+                                         pr.Flags(accumulate), &e),
+                      VLAK_OK)
+                << what;
+            ExpectSameBits(c, pr.Composed(accumulate, with_bias, act), what);
+          }
+        }
+      }
+    }
+  });
+}
+
+// The paths that split: shared packed B over tiles, columns of the direct kernel, k segments;
+// 1 to 4 threads give the bits of the composition.
+TEST(MatmulEpilogue, ThreadsSameBits) {
+  ForEachTarget([] {
+    const Dims shapes[] = {{8, 300, 64}, {70, 200, 100}, {3, 40, 5000}};
+    uint32_t seed = 7100;
+    for (const Dims& s : shapes) {
+      for (const bool trans : {false, true}) {
+        const Problem pr(s.m, s.n, s.k, trans, seed++);
+        for (const int act : {kNone, int{VLAK_ACT_GELU}, int{VLAK_ACT_SILU | VLAK_ACT_FAST}}) {
+          const std::vector<float> want = pr.Composed(false, true, act);
+          for (int threads = 1; threads <= 4; ++threads) {
+            std::vector<float> c = pr.c0;
+            vlak::MatmulArgs g{pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc, trans, false};
+            g.bias = pr.bias.data();
+            g.act = act == kNone ? vlak::kActNone : vlak::ActivationKernelOp(act);
+            ASSERT_EQ(vlak::MatmulF32(g, pr.Flags(false), threads, nullptr), VLAK_OK);
+            ExpectSameBits(c, want, "threads " + std::to_string(threads) + " act " + std::to_string(act));
+          }
+        }
+      }
+    }
+  });
+}
+
+// Against float64: x64 = sum a b + bias, C64 = act64(x64). The contract's bound: the matmul's
+// 2 k 2^-24 sum |a b| plus 2^-24 |x| for the bias's rounding, times the activation's slope bound
+// L, plus the activation's own bound (2 ULPs; fast tier 4) at the float result.
+TEST(MatmulEpilogue, AccuracyAgainstFloat64) {
+  ForEachTarget([] {
+    const Problem pr(9, 77, 300, true, 7200);
+    struct Act {
+      int op;
+      double slope, ulps;
+    };
+    const Act acts[] = {{kNone, 1.0, 0.0},          {VLAK_ACT_SIGMOID, 0.25, 2},      {VLAK_ACT_TANH, 1.0, 2},
+                        {VLAK_ACT_GELU, 1.13, 2},   {VLAK_ACT_GELU_TANH, 1.13, 2},    {VLAK_ACT_SILU, 1.10, 2},
+                        {VLAK_ACT_SOFTPLUS, 1.0, 2}, {VLAK_ACT_SILU | VLAK_ACT_FAST, 1.10, 4}};
+    for (const Act& act : acts) {
+      const vlak_matmul_epilogue e = Epilogue(pr.bias.data(), act.op);
+      std::vector<float> c = pr.c0;
+      ASSERT_EQ(vlak_matmul_ex_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
+                                   pr.Flags(false), &e),
+                VLAK_OK);
+      double worst = 0;
+      for (size_t i = 0; i < pr.m; ++i) {
+        for (size_t j = 0; j < pr.n; ++j) {
+          double x64 = pr.bias[j], mag = 0;
+          for (size_t p = 0; p < pr.k; ++p) {
+            x64 += static_cast<double>(pr.a[i * pr.lda + p]) * pr.B(p, j);
+            mag += std::fabs(static_cast<double>(pr.a[i * pr.lda + p]) * pr.B(p, j));
+          }
+          const vlak_activation base = static_cast<vlak_activation>(act.op & 0xff);
+          const double c64 = act.op == kNone ? x64 : vlak::ActivationReferenceF64(base, x64);
+          const double input_err = 2.0 * pr.k * 0x1p-24 * mag + 0x1p-24 * std::fabs(x64) * 1.0001;
+          const double ulp = std::ldexp(1.0, std::ilogb(std::fabs(c64) > 0x1p-126 ? c64 : 0x1p-126) - 23);
+          const double bound = act.slope * input_err + act.ulps * ulp;
+          const double err = std::fabs(c[i * pr.ldc + j] - c64);
+          if (err / bound > worst) worst = err / bound;
+          ASSERT_LE(err, bound) << "act " << act.op << " C[" << i << "][" << j << "] " << c[i * pr.ldc + j]
+                                << " float64 " << c64;
+        }
+      }
+      EXPECT_GT(worst, 0.0) << "act " << act.op;  // the check saw some error: not vacuous
+    }
+  });
+}
+
+TEST(MatmulEpilogue, NullEpilogueIsMatmul) {
+  const Problem pr(5, 9, 11, false, 7300);
+  std::vector<float> c = pr.c0, want = pr.c0;
+  ASSERT_EQ(vlak_matmul_ex_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc, 0, nullptr),
+            VLAK_OK);
+  ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, want.data(), pr.ldc, 0),
+            VLAK_OK);
+  ExpectSameBits(c, want, "NULL epilogue");
+  const vlak_matmul_epilogue none{};
+  c = pr.c0;
+  ASSERT_EQ(vlak_matmul_ex_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc, 0, &none),
+            VLAK_OK);
+  ExpectSameBits(c, want, "empty epilogue");
+}
+
+// Errors write nothing; the epilogue is checked before the sizes (an empty call with a bad
+// epilogue is an error too, as vlak_activation_f32 checks its op first).
+TEST(MatmulEpilogue, BadArguments) {
+  const Problem pr(4, 6, 5, false, 7400);
+  auto call = [&](const vlak_matmul_epilogue& e, size_t m = 4, unsigned flags = 0) {
+    std::vector<float> c = pr.c0;
+    const vlak_status s =
+        vlak_matmul_ex_f32(m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc, flags, &e);
+    if (s != VLAK_OK) ExpectSameBits(c, pr.c0, "nothing written");
+    return s;
+  };
+  vlak_matmul_epilogue e = Epilogue(pr.bias.data(), VLAK_ACT_GELU);
+  e.flags = 0x2;
+  EXPECT_EQ(call(e), VLAK_ERROR_INVALID_ARGUMENT);
+  e = Epilogue(pr.bias.data(), 6);  // not an op
+  EXPECT_EQ(call(e), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(call(e, 0), VLAK_ERROR_INVALID_ARGUMENT);
+  e = Epilogue(pr.bias.data(), VLAK_ACT_GELU | 0x200);  // not a tier
+  EXPECT_EQ(call(e), VLAK_ERROR_INVALID_ARGUMENT);
+  e = Epilogue(pr.bias.data(), VLAK_ACT_GELU | VLAK_ACT_FAST);  // the fast tier of gelu is its accurate kernel
+  EXPECT_EQ(call(e), VLAK_OK);
+  e = Epilogue(pr.bias.data(), VLAK_ACT_TANH);
+  EXPECT_EQ(call(e, 4, 0x80), VLAK_ERROR_INVALID_ARGUMENT);  // matmul's own checks still apply
+  EXPECT_EQ(vlak_matmul_ex_f32(4, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, nullptr, pr.ldc, 0, &e),
+            VLAK_ERROR_NULL_POINTER);
+}
+
+// k == 0: C = act(0 + bias), or act(C_old + bias) with ACCUMULATE; NaN and inf through the
+// addition and the activation as IEEE and vlak_activation_f32 say.
+TEST(MatmulEpilogue, EmptyKAndSpecialValues) {
+  ForEachTarget([] {
+    const size_t m = 3, n = 5;
+    std::vector<float> c(m * n, 0.5f), bias = {0.0f, -1.0f, kInf, -kInf, kNaN};
+    vlak_matmul_epilogue e = Epilogue(bias.data(), VLAK_ACT_SIGMOID);
+    ASSERT_EQ(vlak_matmul_ex_f32(m, n, 0, nullptr, 0, nullptr, n, c.data(), n, 0, &e), VLAK_OK);
+    for (size_t i = 0; i < m; ++i) {
+      EXPECT_EQ(c[i * n + 0], 0.5f);
+      EXPECT_NEAR(c[i * n + 1], 1.0 / (1.0 + std::exp(1.0)), 1e-7);
+      EXPECT_EQ(c[i * n + 2], 1.0f);
+      EXPECT_EQ(c[i * n + 3], 0.0f);
+      EXPECT_TRUE(std::isnan(c[i * n + 4]));
+    }
+    std::fill(c.begin(), c.end(), 2.0f);
+    e = Epilogue(bias.data(), kNone);
+    ASSERT_EQ(vlak_matmul_ex_f32(m, n, 0, nullptr, 0, nullptr, n, c.data(), n, VLAK_MATMUL_ACCUMULATE, &e), VLAK_OK);
+    EXPECT_EQ(c[1], 1.0f);
+    EXPECT_EQ(c[3], -kInf);
+    // inf in A: the product is inf (or NaN from inf * 0), then the activation's limit.
+    const size_t k = 3;
+    std::vector<float> a = {1.0f, kInf, 1.0f}, b(k * n, 1.0f), y(n);
+    b[1 * n + 2] = 0.0f;  // inf * 0 in column 2
+    e = Epilogue(nullptr, VLAK_ACT_TANH);
+    ASSERT_EQ(vlak_matmul_ex_f32(1, n, k, a.data(), k, b.data(), n, y.data(), n, 0, &e), VLAK_OK);
+    EXPECT_EQ(y[0], 1.0f);
+    EXPECT_TRUE(std::isnan(y[2]));
+  });
+}
+
+TEST(MatmulEpilogue, CppOverload) {
+  const size_t m = 3, n = 4, k = 5;
+  std::vector<float> a(m * k, 0.5f), w(n * k, 0.25f), bias = {1, 2, 3, 4}, y(m * n), want(m * n);
+  const vlak_matmul_epilogue e{bias.data(), VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_SILU};
+  ASSERT_EQ(vlak::Matmul(a, w, y, m, n, k, VLAK_MATMUL_TRANS_B, e), VLAK_OK);
+  ASSERT_EQ(vlak_matmul_ex_f32(m, n, k, a.data(), k, w.data(), k, want.data(), n, VLAK_MATMUL_TRANS_B, &e), VLAK_OK);
+  ExpectSameBits(y, want, "vlak::Matmul with an epilogue");
+  EXPECT_EQ(vlak::Matmul(a, w, std::span<float>(y).first(5), m, n, k, VLAK_MATMUL_TRANS_B, e),
+            VLAK_ERROR_INVALID_ARGUMENT);
+}
+
+// The bias ends at an inaccessible page (n of every length, both kernels).
+TEST(GuardPages, MatmulEpilogue) {
+  ForEachTarget([] {
+    for (size_t n = 1; n <= vlak_test::MaxLength(); ++n) {
+      for (const size_t m : {size_t{2}, size_t{20}}) {
+        const size_t k = 3;
+        vlak_test::GuardedFloats a(m * k), b(k * n), c(m * n), bias(n);
+        const vlak_matmul_epilogue e{bias.data(), VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_GELU};
+        ASSERT_EQ(vlak_matmul_ex_f32(m, n, k, a.data(), k, b.data(), n, c.data(), n, 0, &e), VLAK_OK);
+        ASSERT_EQ(vlak_matmul_ex_f32(m, n, k, a.data(), k, b.data(), k, c.data(), n, VLAK_MATMUL_TRANS_B, &e), VLAK_OK);
+        ASSERT_TRUE(std::isfinite(c.data()[m * n - 1])) << m << "x" << n;
+      }
+    }
+  });
+}
+
+VLAK_CONCURRENCY_JOBS(matmul_epilogue, in) {
+  const uint32_t seed = in.seed;
+  const size_t m = in.r, n = in.c / 3, k = 9 + seed % 30;
+  auto a = std::make_shared<std::vector<float>>(vlak_test::Normal(m * k, 0.0f, 1.0f, seed + 5));
+  auto w = std::make_shared<std::vector<float>>(vlak_test::Normal(n * k, 0.0f, 1.0f, seed + 6));
+  auto bias = std::make_shared<std::vector<float>>(vlak_test::Normal(n, 0.0f, 1.0f, seed + 7));
+  std::vector<vlak_test::ConcurrencyJob> jobs;
+  jobs.push_back({[=](std::vector<float>& out) {
+                    out.assign(m * n, 0.0f);
+                    const vlak_matmul_epilogue e{bias->data(), VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_GELU};
+                    return vlak_matmul_ex_f32(m, n, k, a->data(), k, w->data(), k, out.data(), n, VLAK_MATMUL_TRANS_B,
+                                              &e);
+                  },
+                  false});
+  return jobs;
+}
+
+}  // namespace
