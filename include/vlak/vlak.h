@@ -605,8 +605,6 @@ vlak_status vlak_dequantize_f32(vlak_qtype t, size_t rows, size_t k, const void*
 /* Flag of vlak_matmul_q_f32. */
 #define VLAK_MATMUL_Q_QUANTIZE_A 0x1u /* quantized activations: ggml's integer arithmetic (below) */
 
-struct vlak_matmul_epilogue; /* vlak_matmul_ex_f32's epilogue */
-
 /* C = A * W^T: A is m x k floats (row stride lda), W is n rows of k values of type wtype (row stride
  * w_stride_bytes: a GGUF tensor of shape [k, n] as stored), C is m x n (row stride ldc). k is a
  * multiple of 32. Let w be W dequantized (vlak_dequantize_f32's floats).
@@ -634,15 +632,19 @@ struct vlak_matmul_epilogue; /* vlak_matmul_ex_f32's epilogue */
  * Adversarial fp16 scales (subnormal, 65504, 0) are within the bounds above.
  * Threads over the rows of W (columns of C) for m < 16, over tiles of C above; every C element is
  * computed by one task, whole: the same bits for every thread count (not across targets).
- * m == 0 or n == 0: nothing to do; k == 0: C = 0 (a and w not read: they may be NULL). epilogue must be NULL (the
- * matmul epilogue is not applied yet: VLAK_ERROR_INVALID_ARGUMENT otherwise).
+ * epilogue (NULL: none): vlak_matmul_ex_f32's, C[i][j] = act(P[i][j] + bias[j]) with P the value
+ * above, bit for bit: the bias added in float (one rounding), then vlak_activation_f32's function
+ * of the tier asked, on the same target; its bounds as vlak_matmul_ex_f32 states them with E the
+ * bound above. A Linear layer of GGUF weights, y = act(x W^T + b), is one call.
+ * m == 0 or n == 0: nothing to do; k == 0: C = act(0 + bias) (a and w not read: they may be NULL).
  * Errors (nothing written): NULL a, w or c (VLAK_ERROR_NULL_POINTER); unknown wtype or flags, k not
- * a multiple of 32, lda < k, ldc < n, w_stride_bytes < the row's bytes, a non-NULL epilogue
- * (VLAK_ERROR_INVALID_ARGUMENT); extents beyond SIZE_MAX bytes, or no memory for the buffers
- * (VLAK_ERROR_OVERFLOW). C must not overlap A or W. */
+ * a multiple of 32, lda < k, ldc < n, w_stride_bytes < the row's bytes, unknown epilogue flags or
+ * an activation vlak_activation_f32 rejects (VLAK_ERROR_INVALID_ARGUMENT); extents beyond SIZE_MAX
+ * bytes, or no memory for the buffers (VLAK_ERROR_OVERFLOW). C must not overlap A or W; bias must
+ * not overlap C. */
 vlak_status vlak_matmul_q_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, vlak_qtype wtype,
                               const void* w, size_t w_stride_bytes, float* c, size_t ldc, unsigned flags,
-                              const struct vlak_matmul_epilogue* epilogue);
+                              const vlak_matmul_epilogue* epilogue);
 
 #ifdef __cplusplus
 } /* extern "C" */
