@@ -40,6 +40,13 @@ inline float Half(const uint8_t* p) {
   return _cvtsh_ss(h);
 }
 
+// An fp16 scale converted into all 8 lanes: vpbroadcastw from memory, vcvtph2ps.
+inline __m256 HalfBroadcast(const uint8_t* p) {
+  int16_t h;
+  std::memcpy(&h, p, 2);
+  return _mm256_cvtph_ps(_mm_set1_epi16(h));
+}
+
 // One block of a row of W as 32 unsigned bytes in A's element order.
 template <int kType>
 inline __m256i LoadW(const uint8_t* blk) {
@@ -80,20 +87,22 @@ void Cols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
       for (auto& x : extra) x = _mm_setzero_ps();
       for (size_t b = 0; b < nb; ++b) {
         __m256i u[kRowsW];
-        float dw[kRowsW], mw[kRowsW];
+        __m256 dw[kRowsW];
+        float mw[kRowsW];
         if (nx != nullptr && i0 == 0) {
           for (size_t r = 0; r < kRowsW; ++r) _mm_prefetch(reinterpret_cast<const char*>(nx + r * g.w_stride + b * bb), _MM_HINT_T0);
         }
         for (size_t r = 0; r < kRowsW; ++r) {
           const uint8_t* blk = wr[r] + b * bb;
           u[r] = LoadW<kType>(blk);
-          dw[r] = Half(blk);
+          dw[r] = HalfBroadcast(blk);
           if constexpr (kType == VLAK_Q4_1) mw[r] = Half(blk + 2);
         }
         for (size_t i = 0; i < kRowsA; ++i) {
           if (i >= ra) break;
           const __m256i qa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar[i].qs + b * kQBlock));
           const float da = ar[i].d[b];
+          const __m256 dav = _mm256_set1_ps(da);
           __m256i base = _mm256_setzero_si256();
           if constexpr (kOffset != 0) base = _mm256_sub_epi32(base, _mm256_dpbusd_epi32(_mm256_setzero_si256(), offset, qa));
           if constexpr (kType == VLAK_Q4_1) {
@@ -102,7 +111,7 @@ void Cols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
           }
           for (size_t r = 0; r < kRowsW; ++r) {
             const __m256 lanes = _mm256_cvtepi32_ps(_mm256_dpbusd_epi32(base, u[r], qa));
-            acc[i][r] = _mm256_fmadd_ps(lanes, _mm256_set1_ps(dw[r] * da), acc[i][r]);
+            acc[i][r] = _mm256_fmadd_ps(lanes, _mm256_mul_ps(dw[r], dav), acc[i][r]);
           }
         }
       }
