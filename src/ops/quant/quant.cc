@@ -100,14 +100,12 @@ vlak_status PanelMatmul(const QMatmulArgs& g, Target target, int threads) {
   PooledBuffer buf(rows * g.k);
   if (buf.data() == nullptr) return VLAK_ERROR_OVERFLOW;
   auto* const deq = Dispatch(kDequantizeRows, target);
-  const size_t bb = g.k / kQBlock * QBlockBytes(g.wtype);
   for (size_t j0 = 0; j0 < g.n; j0 += rows) {
     const size_t nr = g.n - j0 < rows ? g.n - j0 : rows;
     float* const panel = buf.data();
     ForEachRowChunk(nr, g.k, [&](int, size_t b, size_t e) {
       deq(g.wtype, e - b, g.k, g.w + (j0 + b) * g.w_stride, g.w_stride, panel + b * g.k, g.k);
     });
-    (void)bb;
     MatmulArgs ma{g.m, nr, g.k, g.a, g.lda, panel, g.k, g.c + j0, g.ldc, true, false};
     ma.bias = g.bias != nullptr ? g.bias + j0 : nullptr;  // vlak_matmul_ex_f32's epilogue, applied by its kernels
     ma.act = g.act;
