@@ -60,6 +60,13 @@ const Row kRows[] = {
     {"matmul", "onednn", "512x512x512", 0},
     {"linear", "onednn", "512x512x512", 0},
     {"linear-gelu", "onednn", "512x1536x384", 0},
+    // XNNPACK's qd8-f32-qc4w/qc8w: not in Debian's XNNPACK, reported unavailable (skipped here).
+    {"matmul_q4_0", "xnnpack", "16x256x256", 0},
+    {"matmul_q4_0_qa", "xnnpack", "16x256x256", 0},
+    {"matmul_q4_1", "xnnpack", "16x256x256", 0},
+    {"matmul_q4_1_qa", "xnnpack", "16x256x256", 0},
+    {"matmul_q8_0", "xnnpack", "16x256x256", 0},
+    {"matmul_q8_0_qa", "xnnpack", "16x256x256", 0},
     {"matmul", "torch", "512x512x512", 0},
     {"resize", "opencv", "3x1024x1024", 0},
     {"resize", "xnnpack", "3x256x256", 0},  // Debian's XNNPACK resizes u8 about 16x slower than OpenCV
