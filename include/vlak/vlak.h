@@ -574,6 +574,96 @@ vlak_status vlak_warp_i8(size_t channels, size_t height, size_t width, const int
 vlak_status vlak_correlation_i8(size_t displacements, size_t channels, size_t height, size_t width, const int8_t* a,
                                 const int8_t* b, unsigned shift, int8_t* out, unsigned flags);
 
+/* ---- quantized weights (GGUF's q8_0, q4_0, q4_1 blocks) ---------------------------------------
+ * A row of k values (k a multiple of 32) is k / 32 blocks of 32, stored as GGUF stores them (ggml's
+ * ggml-common.h), little-endian, no padding, no alignment required:
+ *   VLAK_Q8_0: fp16 d, then int8 q[32]                                   34 bytes; x = q * d
+ *   VLAK_Q4_0: fp16 d, then 16 bytes: element j < 16 is the low nibble of byte j, element 16 + j
+ *              its high nibble                                           18 bytes; x = (q - 8) * d
+ *   VLAK_Q4_1: fp16 d, fp16 m, then the nibbles as q4_0                  20 bytes; x = q * d + m
+ * fp16 is IEEE binary16. The enum values are GGUF's ggml_type ids, so a GGUF reader passes a
+ * tensor's type through. A row of W starts every stride bytes (>= the row's bytes). */
+typedef enum vlak_qtype VLAK_ENUM_BASE { VLAK_Q4_0 = 2, VLAK_Q4_1 = 3, VLAK_Q8_0 = 8 } vlak_qtype;
+
+/* Bytes of one row of k values of type t: k / 32 * (34, 18 or 20); 0 when t is unknown, k is not
+ * a multiple of 32, or the size overflows size_t. */
+size_t vlak_qtype_row_bytes(vlak_qtype t, size_t k);
+
+/* Quantizes rows x k floats (row stride x_stride floats) into rows of blocks of type t (row stride
+ * q_stride_bytes), with ggml's rounding: the bytes equal those of ggml's quantize_row_*_ref. Per block
+ * (all float arithmetic in binary32, fp16() rounding to nearest even, overflow to inf):
+ *   q8_0: d = max|x| / 127, id = d ? 1/d : 0, stored fp16(d), q = roundf(x * id) (ties away from 0);
+ *   q4_0: v = the x of largest |x| (the first such), d = v / -8, id = d ? 1/d : 0, stored fp16(d),
+ *         q = min(15, trunc(x * id + 8.5));
+ *   q4_1: d = (max - min) / 15, id = d ? 1/d : 0, stored fp16(d) and fp16(min),
+ *         q = min(15, trunc((x - min) * id + 0.5)).
+ * id is the reciprocal of the binary32 d, not of the fp16 one, as ggml does. When id overflows
+ * (d below 2^-128: a block of magnitudes below 3.7e-37) or (x - min) * id is not finite, the value
+ * to be truncated is not finite and q is 0 (what x86 builds of ggml store); the stored fp16 d is 0
+ * there, so the block dequantizes to 0 (q8_0, q4_0) or m (q4_1) all the same. A block whose scale
+ * overflows fp16 (d > 65504: max|x| > 8.3e6 for q8_0) stores d = inf, as ggml does.
+ * The same bytes on every target and for every thread count (rows over threads).
+ * rows == 0 or k == 0: nothing to do (VLAK_OK, pointers not checked).
+ * Errors (nothing written): NULL x or q (VLAK_ERROR_NULL_POINTER); unknown t, k not a multiple of
+ * 32, x_stride < k, q_stride_bytes < vlak_qtype_row_bytes(t, k), a NaN or inf in x
+ * (VLAK_ERROR_INVALID_ARGUMENT); extents beyond SIZE_MAX bytes (VLAK_ERROR_OVERFLOW). q must not
+ * overlap x. */
+vlak_status vlak_quantize_f32(vlak_qtype t, size_t rows, size_t k, const float* x, size_t x_stride, void* q,
+                              size_t q_stride_bytes);
+
+/* y = the values of rows x k blocks of type t (row stride q_stride_bytes) as floats (row stride
+ * y_stride): the floats of ggml's dequantize_row_*: q8_0 q * d and q4_0 (q - 8) * d (both exact:
+ * an 8-bit integer times an fp16), q4_1 fl(q * d) + m rounded once more (two roundings: a build of
+ * ggml that contracts it into an fma may differ by one rounding). IEEE arithmetic: a scale of inf
+ * gives +-inf, or NaN for q * d with q * d's integer 0; a NaN scale gives NaN. The same bits on
+ * every target and for every thread count.
+ * rows == 0 or k == 0: nothing to do (VLAK_OK). Errors (nothing written): NULL q or y; unknown t,
+ * k not a multiple of 32, q_stride_bytes < the row's bytes, y_stride < k; overflow. */
+vlak_status vlak_dequantize_f32(vlak_qtype t, size_t rows, size_t k, const void* q, size_t q_stride_bytes, float* y,
+                                size_t y_stride);
+
+/* Flag of vlak_matmul_q_f32. */
+#define VLAK_MATMUL_Q_QUANTIZE_A 0x1u /* quantized activations: ggml's integer arithmetic (below) */
+
+struct vlak_matmul_epilogue; /* vlak_matmul_ex_f32's epilogue */
+
+/* C = A * W^T: A is m x k floats (row stride lda), W is n rows of k values of type wtype (row stride
+ * w_stride_bytes: a GGUF tensor of shape [k, n] as stored), C is m x n (row stride ldc). k is a
+ * multiple of 32. Let w be W dequantized (vlak_dequantize_f32's floats).
+ * Default, exact weights: C = A * w^T in float arithmetic, each element one sum in an order fixed by
+ * m, n, k and the target, |C - C64| <= 2k * 2^-24 * sum_p |a_p| |w_p| against the float64 product of
+ * the same w. Decode shapes (m < 16) dequantize each block in registers and never store w; from
+ * m = 16 on, panels of w are dequantized into a buffer and multiplied by vlak_matmul_f32's kernel.
+ * It is the default because its result is the product of the weights the file holds, to float
+ * rounding, whatever the activations: the quantized mode adds an error of up to half an int8 step
+ * of each block's largest activation, times |w|, which no later layer can undo; and at decode both
+ * read W once, so memory bound they cost about the same.
+ * VLAK_MATMUL_Q_QUANTIZE_A, ggml's arithmetic (its vec_dot_q*_q8_0 / q4_1_q8_1): each row of A is
+ * quantized per block of 32 as vlak_quantize_f32 does for q8_0 (d_a = fp16(max|a| / 127), ã = q_a *
+ * d_a; a block holding a NaN or inf gives d_a = NaN), then per block b the integer sum
+ * s_b = sum q_w q_a is exact and C = sum_b d_w d_a s_b (+ m_w d_a sum q_a for q4_1, its sum of q_a
+ * kept exact where ggml's q8_1 rounds d_a sum q_a to fp16), in float, in an order fixed by m, n, k
+ * and the target. With S = sum_p (|q_p d_w| + |m_w|) |ã_p| (q4_0: q_p - 8 for q_p; q8_0, q4_0: m = 0):
+ *   |C - C64| <= sum_p |w_p| * delta_p + 2k * 2^-24 * S,
+ *   delta_p = |a_p - ã_p| <= d/2 + 127 |d - fp16(d)| + 2^-16 d,  d = max|a| / 127 of a_p's block
+ * (|d - fp16(d)| <= 2^-11 d for d in fp16's normal range, <= 2^-25 below it).
+ * Special values: NaN and inf in A or W (a scale of inf or NaN) propagate: exact weights as IEEE
+ * arithmetic of the products; with QUANTIZE_A a row of A with a NaN or inf gives NaN in that row
+ * of C, and a W row with a non-finite scale gives +-inf or NaN in its column. Quantized activations
+ * above 127 * 65504 (8.3e6) in a block make d_a inf, as in ggml: the row is then +-inf or NaN.
+ * Adversarial fp16 scales (subnormal, 65504, 0) are within the bounds above.
+ * Threads over the rows of W (columns of C) for m < 16, over tiles of C above; every C element is
+ * computed by one task, whole: the same bits for every thread count (not across targets).
+ * m == 0 or n == 0: nothing to do; k == 0: C = 0 (a and w not read: they may be NULL). epilogue must be NULL (the
+ * matmul epilogue is not applied yet: VLAK_ERROR_INVALID_ARGUMENT otherwise).
+ * Errors (nothing written): NULL a, w or c (VLAK_ERROR_NULL_POINTER); unknown wtype or flags, k not
+ * a multiple of 32, lda < k, ldc < n, w_stride_bytes < the row's bytes, a non-NULL epilogue
+ * (VLAK_ERROR_INVALID_ARGUMENT); extents beyond SIZE_MAX bytes, or no memory for the buffers
+ * (VLAK_ERROR_OVERFLOW). C must not overlap A or W. */
+vlak_status vlak_matmul_q_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, vlak_qtype wtype,
+                              const void* w, size_t w_stride_bytes, float* c, size_t ldc, unsigned flags,
+                              const struct vlak_matmul_epilogue* epilogue);
+
 #ifdef __cplusplus
 } /* extern "C" */
 /* An op with a tier, VLAK_ACT_SILU | VLAK_ACT_FAST, is a vlak_activation in C++ as it is in C. */

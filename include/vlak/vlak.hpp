@@ -300,4 +300,28 @@ inline vlak_status Correlation(std::span<const int8_t> a, std::span<const int8_t
   return vlak_correlation_i8(displacements, channels, height, width, a.data(), b.data(), shift, out.data(), flags);
 }
 
+// ---- quantized weights ---------------------------------------------------------------------
+// Dense rows: x / y hold rows x k floats (k = x.size() / rows), q rows x vlak_qtype_row_bytes(t, k)
+// bytes; a span of another size is VLAK_ERROR_INVALID_ARGUMENT.
+inline vlak_status Quantize(vlak_qtype t, std::span<const float> x, std::span<uint8_t> q, size_t k) {
+  const size_t rb = vlak_qtype_row_bytes(t, k);
+  if (k == 0 || x.size() % k != 0 || rb == 0 || q.size() != x.size() / k * rb) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_quantize_f32(t, x.size() / k, k, x.data(), k, q.data(), rb);
+}
+inline vlak_status Dequantize(vlak_qtype t, std::span<const uint8_t> q, std::span<float> y, size_t k) {
+  const size_t rb = vlak_qtype_row_bytes(t, k);
+  if (k == 0 || y.size() % k != 0 || rb == 0 || q.size() != y.size() / k * rb) return VLAK_ERROR_INVALID_ARGUMENT;
+  return vlak_dequantize_f32(t, y.size() / k, k, q.data(), rb, y.data(), k);
+}
+// C (m x n) = A (m x k) * W^T, W n dense rows of blocks of type t.
+inline vlak_status MatmulQ(std::span<const float> a, vlak_qtype t, std::span<const uint8_t> w, std::span<float> c,
+                           size_t m, size_t n, size_t k, unsigned flags = 0) {
+  const size_t rb = vlak_qtype_row_bytes(t, k);
+  auto holds = [](size_t size, size_t rows, size_t cols) { return (cols == 0 || rows <= size / cols) && size == rows * cols; };
+  if ((k != 0 && rb == 0) || !holds(a.size(), m, k) || !holds(w.size(), n, rb) || !holds(c.size(), m, n)) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  return vlak_matmul_q_f32(m, n, k, a.data(), k, t, w.data(), rb, c.data(), n, flags, nullptr);
+}
+
 }  // namespace vlak

@@ -60,6 +60,7 @@ RowIO PrepareRows(const char* fn, const py::array& x, py::handle out, size_t axi
 void BindInfo(py::module_& m);
 void BindOps(py::module_& m);
 void BindIntOps(py::module_& m);
+void BindQuant(py::module_& m);  // quant_bindings.cc: quantize, dequantize, matmul_q
 void BindModels(py::module_& m);  // models_bindings.cc: vlak.models
 void BindMatmulPacked(py::module_& m);  // matmul_packed_bindings.cc: vlak.pack_b, vlak.PackedB
 // An activation given by name ("silu") or by its vlak_activation value (an int); the accuracy

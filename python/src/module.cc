@@ -291,6 +291,7 @@ PYBIND11_MODULE(_vlak, m) {
   vlak::python::BindInfo(m);
   vlak::python::BindOps(m);
   vlak::python::BindIntOps(m);
+  vlak::python::BindQuant(m);
   vlak::python::BindRunner(m);
   vlak::python::BindModels(m);
   vlak::python::BindMatmulPacked(m);

@@ -1,0 +1,116 @@
+// Quantized weights (GGUF's q8_0, q4_0, q4_1 blocks): quantize, dequantize, matmul_q. Plain pybind11
+// functions (their kernels are weight-sized). Blocks are uint8 arrays of shape (rows, row_bytes);
+// float inputs must be float32 (never converted), and go through a C-contiguous copy when they are
+// not contiguous.
+#include <cstdint>
+#include <string>
+
+#include "bindings.h"
+
+namespace vlak::python {
+namespace {
+
+vlak_qtype QType(const char* fn, const std::string& name) {
+  if (name == "q8_0") return VLAK_Q8_0;
+  if (name == "q4_0") return VLAK_Q4_0;
+  if (name == "q4_1") return VLAK_Q4_1;
+  Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "qtype must be 'q8_0', 'q4_0' or 'q4_1', not '" + name + "'");
+}
+
+py::array_t<float, py::array::c_style> F32Matrix(const char* fn, const char* name, py::handle obj) {
+  py::array a = F32Array(fn, name, obj);
+  if (a.ndim() == 1) a = a.reshape({static_cast<py::ssize_t>(1), a.shape(0)});
+  if (a.ndim() != 2) Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, std::string(name) + " must be 1-D or 2-D");
+  return py::array_t<float, py::array::c_style>::ensure(a);
+}
+
+py::array_t<uint8_t, py::array::c_style> BlockRows(const char* fn, py::handle obj, size_t row_bytes) {
+  if (!py::isinstance<py::array>(obj) || py::reinterpret_borrow<py::array>(obj).dtype().num() != 2) {
+    throw py::type_error(std::string("vlak.") + fn + ": the blocks must be a numpy.ndarray of uint8");
+  }
+  auto a = py::reinterpret_borrow<py::array>(obj);
+  if (a.ndim() == 1) a = a.reshape({static_cast<py::ssize_t>(1), a.shape(0)});
+  if (a.ndim() != 2 || static_cast<size_t>(a.shape(1)) != row_bytes) {
+    Raise(fn, VLAK_ERROR_INVALID_ARGUMENT,
+          "the blocks must have shape (rows, " + std::to_string(row_bytes) + ") for this qtype and k");
+  }
+  return py::array_t<uint8_t, py::array::c_style>::ensure(a);
+}
+
+size_t RowBytes(const char* fn, vlak_qtype t, size_t k) {
+  const size_t rb = vlak_qtype_row_bytes(t, k);
+  if (rb == 0 && k != 0) Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "k must be a multiple of 32");
+  return rb;
+}
+
+py::object Quantize(py::handle x_obj, const std::string& qtype) {
+  const char* fn = "quantize";
+  const vlak_qtype t = QType(fn, qtype);
+  auto x = F32Matrix(fn, "x", x_obj);
+  const size_t rows = x.shape(0), k = x.shape(1), rb = RowBytes(fn, t, k);
+  py::array_t<uint8_t> q({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(rb)});
+  vlak_status s;
+  {
+    py::gil_scoped_release release;
+    s = vlak_quantize_f32(t, rows, k, x.data(), k, q.mutable_data(), rb);
+  }
+  Check(fn, s);
+  return q;
+}
+
+py::object Dequantize(py::handle q_obj, const std::string& qtype, size_t k) {
+  const char* fn = "dequantize";
+  const vlak_qtype t = QType(fn, qtype);
+  const size_t rb = RowBytes(fn, t, k);
+  auto q = BlockRows(fn, q_obj, rb);
+  const size_t rows = q.shape(0);
+  py::array_t<float> y = NewArray({static_cast<ptrdiff_t>(rows), static_cast<ptrdiff_t>(k)});
+  vlak_status s;
+  {
+    py::gil_scoped_release release;
+    s = vlak_dequantize_f32(t, rows, k, q.data(), rb, y.mutable_data(), k);
+  }
+  Check(fn, s);
+  return y;
+}
+
+py::object MatmulQ(py::handle a_obj, py::handle w_obj, const std::string& qtype, bool quantize_a) {
+  const char* fn = "matmul_q";
+  const vlak_qtype t = QType(fn, qtype);
+  auto a = F32Matrix(fn, "a", a_obj);
+  const size_t m = a.shape(0), k = a.shape(1), rb = RowBytes(fn, t, k);
+  auto w = BlockRows(fn, w_obj, rb);
+  const size_t n = w.shape(0);
+  py::array_t<float> c = NewArray({static_cast<ptrdiff_t>(m), static_cast<ptrdiff_t>(n)});
+  vlak_status s;
+  {
+    py::gil_scoped_release release;
+    s = vlak_matmul_q_f32(m, n, k, a.data(), k, t, w.data(), rb, c.mutable_data(), n,
+                          quantize_a ? VLAK_MATMUL_Q_QUANTIZE_A : 0u, nullptr);
+  }
+  Check(fn, s);
+  return c;
+}
+
+}  // namespace
+
+void BindQuant(py::module_& m) {
+  m.def("qtype_row_bytes", [](const std::string& qtype, size_t k) { return vlak_qtype_row_bytes(QType("qtype_row_bytes", qtype), k); },
+        py::arg("qtype"), py::arg("k"),
+        "qtype_row_bytes(qtype: str, k: int) -> int\n\nBytes of one row of k values in blocks of qtype ('q8_0', "
+        "'q4_0', 'q4_1'); 0 when k is not a multiple of 32.");
+  m.def("quantize", &Quantize, py::arg("x"), py::arg("qtype"),
+        "quantize(x: ndarray[float32], qtype: str) -> ndarray[uint8]\n\nRows of x (1-D or 2-D, k a multiple of 32) as "
+        "GGUF blocks of qtype ('q8_0', 'q4_0', 'q4_1'), shape (rows, row_bytes): the bytes of ggml's "
+        "quantize_row_*_ref. A NaN or inf in x raises ValueError.");
+  m.def("dequantize", &Dequantize, py::arg("q"), py::arg("qtype"), py::arg("k"),
+        "dequantize(q: ndarray[uint8], qtype: str, k: int) -> ndarray[float32]\n\nBlocks (rows, row_bytes) as float32 "
+        "(rows, k): the floats of ggml's dequantize_row_*.");
+  m.def("matmul_q", &MatmulQ, py::arg("a"), py::arg("w"), py::arg("qtype"), py::arg("quantize_a") = false,
+        "matmul_q(a: ndarray[float32], w: ndarray[uint8], qtype: str, quantize_a: bool = False) -> ndarray[float32]\n\n"
+        "a @ W.T for a (m, k) and W (n, row_bytes) blocks of qtype. Default: exact weights, |C - C64| <= 2k 2^-24 "
+        "sum|a||w| against float64 of the dequantized W. quantize_a=True: ggml's arithmetic (a quantized per block "
+        "of 32 to int8), the bound adds sum |w| |a - a_q| (include/vlak/vlak.h).");
+}
+
+}  // namespace vlak::python

@@ -1,0 +1,218 @@
+// vlak_quantize_f32, vlak_dequantize_f32, vlak_matmul_q_f32: argument checks, dispatch, threads.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "dispatch/dispatch.h"
+#include "dispatch/specialisation.h"
+#include "ops/buffer_pool.h"
+#include "ops/matmul/matmul.h"
+#include "ops/parallel_rows.h"
+#include "ops/quant/quant.h"
+#include "ops/quant/quant_kernels.h"
+#include "parallel/parallel.h"
+
+namespace vlak {
+VLAK_PER_TARGET_TABLES(VLAK_QUANT_KERNELS)
+
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
+// quant_avx512vnni.cc: the quantized-activations columns with vpdpbusd (CPU with AVX512_VNNI).
+void MatmulQActColsAvx512Vnni(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1);
+bool QuantCpuHasVnni();
+#endif
+
+namespace {
+bool CpuVnni() {
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
+  return QuantCpuHasVnni();
+#else
+  return false;
+#endif
+}
+constinit SpecialisationSwitch g_vnni{"VLAK_AVX512_VNNI", CpuVnni};
+}  // namespace
+
+bool QuantVnniEnabled() { return g_vnni.Enabled(); }
+bool SetQuantVnni(bool enabled) { return g_vnni.Set(enabled); }
+
+namespace {
+
+bool KnownType(int t) { return QBlockBytes(t) != 0; }
+
+// rows x cols elements of `elem` bytes at `stride` elements fit in addressable bytes.
+bool ExtentFits(size_t rows, size_t cols_bytes, size_t stride_bytes) {
+  if (rows <= 1 || cols_bytes == 0) return true;  // a matrix without columns has no elements
+  return (rows - 1) <= (SIZE_MAX - cols_bytes) / stride_bytes;
+}
+bool FloatExtentFits(size_t rows, size_t cols, size_t stride) {
+  if (cols > SIZE_MAX / 4) return false;
+  if (rows <= 1 || cols == 0) return true;  // one row: its stride is never stepped
+  if (stride > SIZE_MAX / 4) return false;
+  return ExtentFits(rows, cols * 4, stride * 4);
+}
+
+using ActCols = void (*)(const QMatmulArgs&, const uint8_t*, size_t, size_t);
+
+ActCols ActColsKernel(Target target) {
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
+  if (target == Target::kAvx512 && QuantVnniEnabled()) return MatmulQActColsAvx512Vnni;
+#endif
+  return Dispatch(kMatmulQActCols, target);
+}
+
+// Columns [0, n) over threads in chunks of whole kGrain rows of W; every column is computed whole
+// by one chunk, so the split never changes a bit. Threads from the call's time at the kernels'
+// rate: ns_per_mac, a round figure below what one core measured (docs/ops/quant.md: decode at
+// 0.05-0.12 ns per weight); the byte-based rule of the row operators assumes memcpy speed, several
+// times these kernels'.
+template <class F>
+void ForEachColumnChunk(const QMatmulArgs& g, int threads, double ns_per_mac, F&& fn) {
+  constexpr size_t kGrain = 16;
+  const size_t units = (g.n + kGrain - 1) / kGrain;
+  int t = threads;
+  if (t <= 0) {
+    const double macs = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+    t = macs < static_cast<double>(kNeverSplitBytes) || NumThreads() <= 1 ? 1 : ThreadsForNs(macs * ns_per_mac, units);
+  }
+  if (t <= 1 || units < 2) {
+    fn(size_t{0}, g.n);
+    return;
+  }
+  ParallelFor(PlanChunks(units, t, 1, 4), [&](int, size_t begin, size_t end) {
+    fn(begin * kGrain, end * kGrain < g.n ? end * kGrain : g.n);
+  });
+}
+
+// Exact weights, m >= kQPanelMinM: panels of W dequantized into a buffer, then vlak_matmul_f32's
+// kernel (C[:, j0:j1] = A * panel^T). The panel height depends on k only.
+vlak_status PanelMatmul(const QMatmulArgs& g, Target target, int threads) {
+  size_t rows = (size_t{1} << 18) / g.k / 16 * 16;  // ~1 MiB of floats
+  if (rows < 16) rows = 16;
+  if (rows > g.n) rows = g.n;
+  PooledBuffer buf(rows * g.k);
+  if (buf.data() == nullptr) return VLAK_ERROR_OVERFLOW;
+  auto* const deq = Dispatch(kDequantizeRows, target);
+  const size_t bb = g.k / kQBlock * QBlockBytes(g.wtype);
+  for (size_t j0 = 0; j0 < g.n; j0 += rows) {
+    const size_t nr = g.n - j0 < rows ? g.n - j0 : rows;
+    float* const panel = buf.data();
+    ForEachRowChunk(nr, g.k, [&](int, size_t b, size_t e) {
+      deq(g.wtype, e - b, g.k, g.w + (j0 + b) * g.w_stride, g.w_stride, panel + b * g.k, g.k);
+    });
+    (void)bb;
+    const MatmulArgs ma{g.m, nr, g.k, g.a, g.lda, panel, g.k, g.c + j0, g.ldc, true, false};
+    const vlak_status s = MatmulF32(ma, VLAK_MATMUL_TRANS_B, threads, nullptr);
+    if (s != VLAK_OK) return s;
+  }
+  return VLAK_OK;
+}
+
+}  // namespace
+
+vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
+  const QMatmulArgs& g = args;
+  if ((flags & ~VLAK_MATMUL_Q_QUANTIZE_A) != 0 || !KnownType(g.wtype) || g.k % kQBlock != 0) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  if (g.m == 0 || g.n == 0) return VLAK_OK;
+  if (g.c == nullptr || (g.k != 0 && (g.a == nullptr || g.w == nullptr))) return VLAK_ERROR_NULL_POINTER;
+  const size_t row_bytes = vlak_qtype_row_bytes(static_cast<vlak_qtype>(g.wtype), g.k);
+  if (g.lda < g.k || g.ldc < g.n || g.w_stride < row_bytes) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (!FloatExtentFits(g.m, g.k, g.lda) || !FloatExtentFits(g.m, g.n, g.ldc) || !ExtentFits(g.n, row_bytes, g.w_stride)) {
+    return VLAK_ERROR_OVERFLOW;
+  }
+  if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
+  if (g.k == 0) {
+    for (size_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc, 0, g.n * sizeof(float));
+    return VLAK_OK;
+  }
+  const Target target = ActiveTarget();
+  if ((flags & VLAK_MATMUL_Q_QUANTIZE_A) != 0) {
+    const size_t per_row = QActBytes(g.k);
+    if (g.m > SIZE_MAX / per_row - 64) return VLAK_ERROR_OVERFLOW;
+    PooledBuffer buf((g.m * per_row + 3) / 4);
+    if (buf.data() == nullptr) return VLAK_ERROR_OVERFLOW;
+    uint8_t* const act = reinterpret_cast<uint8_t*>(buf.data());
+    auto* const qa = Dispatch(kQuantizeActRows, target);
+    ForEachRowChunk(g.m, g.k, [&](int, size_t b, size_t e) { qa(e - b, g.k, g.a + b * g.lda, g.lda, act + b * per_row); });
+    const ActCols cols = ActColsKernel(target);
+    ForEachColumnChunk(g, threads, 0.04, [&](size_t j0, size_t j1) { cols(g, act, j0, j1); });
+    return VLAK_OK;
+  }
+  if (g.m >= kQPanelMinM) return PanelMatmul(g, target, threads);
+  auto* const exact = Dispatch(kMatmulQExactCols, target);
+  ForEachColumnChunk(g, threads, 0.08, [&](size_t j0, size_t j1) { exact(g, j0, j1); });
+  return VLAK_OK;
+}
+
+}  // namespace vlak
+
+using vlak::kQBlock;
+
+extern "C" size_t vlak_qtype_row_bytes(vlak_qtype t, size_t k) {
+  const size_t bb = vlak::QBlockBytes(t);
+  if (bb == 0 || k % kQBlock != 0) return 0;
+  const size_t blocks = k / kQBlock;
+  if (blocks > SIZE_MAX / bb) return 0;
+  return blocks * bb;
+}
+
+namespace {
+// Shared checks of quantize / dequantize: VLAK_OK with *empty when there is nothing to do.
+vlak_status CheckRows(vlak_qtype t, size_t rows, size_t k, const void* x, size_t x_stride, const void* q,
+                      size_t q_stride, bool* empty) {
+  *empty = false;
+  if (vlak::QBlockBytes(t) == 0 || k % kQBlock != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (rows == 0 || k == 0) {
+    *empty = true;
+    return VLAK_OK;
+  }
+  if (x == nullptr || q == nullptr) return VLAK_ERROR_NULL_POINTER;
+  const size_t row_bytes = vlak_qtype_row_bytes(t, k);
+  if (x_stride < k || q_stride < row_bytes || row_bytes == 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  if (!vlak::FloatExtentFits(rows, k, x_stride) || !(rows <= 1 || (rows - 1) <= (SIZE_MAX - row_bytes) / q_stride)) {
+    return VLAK_ERROR_OVERFLOW;
+  }
+  return vlak::TargetError();
+}
+}  // namespace
+
+extern "C" vlak_status vlak_quantize_f32(vlak_qtype t, size_t rows, size_t k, const float* x, size_t x_stride, void* q,
+                                         size_t q_stride_bytes) {
+  using namespace vlak;
+  bool empty = false;
+  if (const vlak_status s = CheckRows(t, rows, k, x, x_stride, q, q_stride_bytes, &empty); s != VLAK_OK || empty) return s;
+  for (size_t i = 0; i < rows; ++i) {  // finite inputs only: checked before anything is written
+    const float* xr = x + i * x_stride;
+    bool finite = true;
+    for (size_t p = 0; p < k; ++p) finite &= std::fabs(xr[p]) <= 3.40282347e38f;
+    if (!finite) return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  auto* const kernel = Dispatch(kQuantizeRows, ActiveTarget());
+  uint8_t* const qb = static_cast<uint8_t*>(q);
+  ForEachRowChunk(rows, k, [&](int, size_t b, size_t e) {
+    kernel(t, e - b, k, x + b * x_stride, x_stride, qb + b * q_stride_bytes, q_stride_bytes);
+  });
+  return VLAK_OK;
+}
+
+extern "C" vlak_status vlak_dequantize_f32(vlak_qtype t, size_t rows, size_t k, const void* q, size_t q_stride_bytes,
+                                           float* y, size_t y_stride) {
+  using namespace vlak;
+  bool empty = false;
+  if (const vlak_status s = CheckRows(t, rows, k, y, y_stride, q, q_stride_bytes, &empty); s != VLAK_OK || empty) return s;
+  auto* const kernel = Dispatch(kDequantizeRows, ActiveTarget());
+  const uint8_t* const qb = static_cast<const uint8_t*>(q);
+  ForEachRowChunk(rows, k, [&](int, size_t b, size_t e) {
+    kernel(t, e - b, k, qb + b * q_stride_bytes, q_stride_bytes, y + b * y_stride, y_stride);
+  });
+  return VLAK_OK;
+}
+
+extern "C" vlak_status vlak_matmul_q_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, vlak_qtype wtype,
+                                         const void* w, size_t w_stride_bytes, float* c, size_t ldc, unsigned flags,
+                                         const struct vlak_matmul_epilogue* epilogue) {
+  if (epilogue != nullptr) return VLAK_ERROR_INVALID_ARGUMENT;
+  const vlak::QMatmulArgs g{m, n, k, a, lda, static_cast<int>(wtype), static_cast<const uint8_t*>(w), w_stride_bytes, c, ldc};
+  return vlak::MatmulQF32(g, flags, 0);
+}

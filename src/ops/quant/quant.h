@@ -1,0 +1,118 @@
+// Quantized weights (GGUF's q8_0, q4_0, q4_1 blocks): internals shared by the API (quant.cc), the
+// per-target kernels (quant_kernel.cc, quant_avx512vnni.cc), the reference, tests and the lab.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "vlak/vlak.h"
+
+namespace vlak {
+
+inline constexpr size_t kQBlock = 32;  // values per block
+
+// Bytes per block; 0 for an unknown type.
+constexpr size_t QBlockBytes(int t) {
+  return t == VLAK_Q8_0 ? 34 : t == VLAK_Q4_0 ? 18 : t == VLAK_Q4_1 ? 20 : 0;
+}
+
+// IEEE binary16 <-> binary32. HalfToFloat is exact; FloatToHalf rounds to nearest even, overflows to
+// inf, keeps the sign of zero, and gives a quiet NaN for NaN.
+inline float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t em = h & 0x7FFFu;
+  uint32_t bits;
+  if (em >= 0x0400u) [[likely]] {                         // normal, inf or NaN: rebias the exponent
+    bits = (em << 13) + 0x38000000u;                      // (e - 15 + 127) << 23
+    if (em >= 0x7C00u) bits += 0x38000000u;               // inf / NaN: exponent 255, payload kept
+  } else {                                                // zero or subnormal: man * 2^-24, exact
+    const float f = static_cast<float>(em) * 0x1p-24f;
+    std::memcpy(&bits, &f, 4);
+  }
+  bits |= sign;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+inline uint16_t FloatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  x &= 0x7FFFFFFFu;
+  if (x > 0x7F800000u) return sign | 0x7E00u;         // NaN
+  if (x >= 0x477FF000u) return sign | 0x7C00u;        // >= 65520: rounds to inf (or is inf)
+  if (x >= 0x38800000u) {                             // normal half (>= 2^-14)
+    const uint32_t r = x + 0xFFFu + ((x >> 13) & 1u);  // round to nearest even at bit 13
+    return sign | static_cast<uint16_t>((r - 0x38000000u) >> 13);
+  }
+  if (x < 0x33000000u) return sign;                   // < 2^-25: rounds to 0 (2^-25 ties to even 0)
+  // Subnormal half: value / 2^-24 rounded to nearest even.
+  const uint32_t e = x >> 23, man = (x & 0x7FFFFFu) | 0x800000u;
+  const uint32_t shift = 126 - e;  // value = man * 2^(e - 150); in units of 2^-24: man >> (126 - e)
+  const uint32_t q = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+  const uint32_t rq = q + ((rem > half || (rem == half && (q & 1u))) ? 1u : 0u);
+  return sign | static_cast<uint16_t>(rq);
+}
+
+inline uint16_t LoadHalf(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+inline void StoreHalf(uint8_t* p, uint16_t h) {
+  p[0] = static_cast<uint8_t>(h);
+  p[1] = static_cast<uint8_t>(h >> 8);
+}
+
+// ggml's (int8_t)(v) as x86 builds compute it: truncation to int32 (cvttss2si: 0x80000000 for NaN
+// and out of range), then the low byte.
+inline int32_t TruncToI8Bits(float v) {
+  int32_t i = (v > -2147483648.0f && v < 2147483648.0f) ? static_cast<int32_t>(v) : INT32_MIN;
+  return static_cast<int8_t>(static_cast<uint8_t>(i & 0xFF));
+}
+
+// One row of activations quantized per block of 32 for VLAK_MATMUL_Q_QUANTIZE_A: d[b] the block's
+// fp16 scale as a float (NaN for a block with a NaN or inf), qs the int8 values (32 per block), sum[b]
+// their exact sum. k / 32 blocks.
+struct QActRow {
+  float* d;
+  int32_t* sum;
+  int8_t* qs;
+};
+
+// One call of vlak_matmul_q_f32 after the checks.
+struct QMatmulArgs {
+  size_t m, n, k;
+  const float* a;
+  size_t lda;
+  int wtype;
+  const uint8_t* w;
+  size_t w_stride;  // bytes
+  float* c;
+  size_t ldc;
+};
+
+// Calls with m below this take the decode kernels (blocks dequantized in registers); from it on,
+// exact weights go through panels of w and vlak_matmul_f32's kernel. Depends on nothing else, so
+// the bits depend on m, n, k and the target only.
+inline constexpr size_t kQPanelMinM = 16;
+
+// The avx512 target's VNNI kernel for quantized activations (on where the CPU has AVX512_VNNI and
+// VLAK_AVX512_VNNI is not "0"); the setter returns the previous setting (tests, the lab).
+bool QuantVnniEnabled();
+bool SetQuantVnni(bool enabled);
+
+// vlak_matmul_q_f32 with the thread count forced (0: the library's choice): tests, benchmarks.
+vlak_status MatmulQF32(const QMatmulArgs& g, unsigned flags, int threads);
+
+// The exact (integer/float64) references, written independently of the kernels.
+// Quantizes one row of k floats into blocks (the bytes of ggml's quantize_row_*_ref).
+void QuantizeRowReference(int t, size_t k, const float* x, uint8_t* q);
+// Dequantized values of one row as doubles (exact: each is a float).
+void DequantizeRowReference(int t, size_t k, const uint8_t* q, double* y);
+// Activation quantization of one row (QActRow's values): ã_p = qa[p] * da[p / 32].
+void QuantizeActRowReference(size_t k, const float* a, double* da, int8_t* qa);
+// c64[i * n + j] = sum_p a[i][p] w[j][p] (w dequantized), abs64 = sum |a||w| (both may be null);
+// with quantize_a, the same for ã, plus err64 = sum |w| |a - ã| and s64 = sum (|q d| + |m|) |ã|.
+void MatmulQReferenceF64(const QMatmulArgs& g, bool quantize_a, double* c64, double* abs64, double* err64,
+                         double* s64);
+
+}  // namespace vlak

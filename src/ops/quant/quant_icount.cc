@@ -1,0 +1,65 @@
+// vlak_matmul_q_f32's RVV instruction budgets (tests/icount/icount_budget.h: how the count is taken):
+// decode, one row of A against SmolLM2's 576 x 576 projection, in both modes and the three block
+// types. Per weight: the count / (n k). Measurements and ggml's figures: docs/ops/quant.md.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "icount/icount_budget.h"
+#include "vlak/vlak.h"
+
+namespace {
+
+using vlak_icount::Budget;
+using vlak_icount::CheckBudget;
+using vlak_icount::Count;
+using vlak_icount::IcountBudget;
+using vlak_icount::Vlen;
+
+// Set at the counts measured (0.79 / 1.08 / 0.73 instructions per weight for q4_0 / q4_1 / q8_0
+// with quantized activations, 1.34 for q4_0 exact; the same at every VLEN: one block per step).
+constexpr Budget kBudgets[] = {
+    // case                                    VLEN 128     256     512
+    {"matmul_q4_0_qa/1x576x576",                  264498, 263418, 262878},
+    {"matmul_q4_1_qa/1x576x576",                  360539, 359459, 358919},
+    {"matmul_q8_0_qa/1x576x576",                  245051, 243971, 243431},
+    {"matmul_q4_0/1x576x576",                     443844, 443844, 443844},
+};
+const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
+
+// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), tests/icount/icount_budget.h.
+constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+    // case                                   spacemit-x60 cycles
+    {"matmul_q4_0_qa/1x576x576",                 439147},
+    {"matmul_q4_1_qa/1x576x576",                 478088},
+    {"matmul_q8_0_qa/1x576x576",                 397454},
+    {"matmul_q4_0/1x576x576",                   1188809},
+};
+const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+
+void CountCase(const char* name, vlak_qtype t, unsigned flags) {
+  const size_t m = 1, n = 576, k = 576, rb = vlak_qtype_row_bytes(t, k);
+  std::mt19937 rng(5);
+  std::vector<float> a(m * k), wf(n * k), c(m * n);
+  for (float& v : a) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
+  for (float& v : wf) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
+  std::vector<uint8_t> w(n * rb);
+  ASSERT_EQ(vlak_quantize_f32(t, n, k, wf.data(), k, w.data(), rb), VLAK_OK);
+  auto call = [&] { return vlak_matmul_q_f32(m, n, k, a.data(), k, t, w.data(), rb, c.data(), n, flags, nullptr); };
+  ASSERT_EQ(call(), VLAK_OK);  // warm-up: buffers allocated here
+  vlak_status st = VLAK_OK;
+  const unsigned long long count = Count([&] { st = call(); });
+  EXPECT_EQ(st, VLAK_OK);
+  std::printf("[ icount   ] %s VLEN %4d: %llu (%.4f per weight)\n", name, Vlen(), count,
+              static_cast<double>(count) / static_cast<double>(n * k));
+  CheckBudget(name, count);
+}
+
+TEST_F(IcountBudget, MatmulQ40QuantizedA) { CountCase("matmul_q4_0_qa/1x576x576", VLAK_Q4_0, VLAK_MATMUL_Q_QUANTIZE_A); }
+TEST_F(IcountBudget, MatmulQ41QuantizedA) { CountCase("matmul_q4_1_qa/1x576x576", VLAK_Q4_1, VLAK_MATMUL_Q_QUANTIZE_A); }
+TEST_F(IcountBudget, MatmulQ80QuantizedA) { CountCase("matmul_q8_0_qa/1x576x576", VLAK_Q8_0, VLAK_MATMUL_Q_QUANTIZE_A); }
+TEST_F(IcountBudget, MatmulQ40Exact) { CountCase("matmul_q4_0/1x576x576", VLAK_Q4_0, 0); }
+
+}  // namespace

@@ -1,0 +1,134 @@
+// matmul with quantized weights, C (m x n) = A (m x k) W^T, W n rows of GGUF blocks: the lab's view.
+// One operator per block type: matmul_q8_0, matmul_q4_0, matmul_q4_1.
+//   shapes: MxNxK (decode 1x4096x4096, SmolLM2's 1x576x576, prefill 128x4096x4096).
+//   inputs: A uniform [-1, 1]; W = vlak_quantize_f32 of N(0, 1) rows (the bytes ggml writes), and
+//           the same W dequantized to f32 (for the f32 matmul peer; not read by the others).
+//   bytes:  W's blocks read once (decode is bound by them), A read, C written; GB/s is of these.
+//   bound:  vlak.h's 2k 2^-24 sum |A||w| (scale k sum|A||w|, bound 2^-23) against float64 of A times
+//           the dequantized w. The quantized-activations operators (matmul_q4_0_qa, ...) run
+//           VLAK_MATMUL_Q_QUANTIZE_A against float64 of the quantized activations times w (the
+//           activation's rounding is the mode's definition), bound 2k 2^-24 S (vlak.h's S).
+//   peers:  vlak_matmul_f32 on the dequantized weights (C = A W^T, TRANS_B); XNNPACK's
+//           qd8-f32-qc4w/qc8w where Debian's XNNPACK has them (its 2022 package does not).
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "lab/baselines.h"
+#include "lab/ops.h"
+#include "ops/quant/quant.h"
+#include "vlak/vlak.h"
+
+namespace vlak::lab {
+namespace {
+
+size_t M(const Problem& p) { return p.shape.dims[0]; }
+size_t N(const Problem& p) { return p.shape.dims[1]; }
+size_t K(const Problem& p) { return p.shape.dims[2]; }
+
+void MakeProblem(vlak_qtype t, bool qa, Problem* p) {
+  const size_t m = M(*p), n = N(*p), k = K(*p), rb = vlak_qtype_row_bytes(t, k);
+  float* a = p->AddInput("A", {m, k}).F32();
+  uint8_t* w = p->AddInput("W", {n, rb}, DType::kU8).Data<uint8_t>();
+  float* wf = p->AddInput("Wf32", {n, k}).F32();
+  FillUniform(a, m * k, -1.0f, 1.0f, 1);
+  {
+    std::vector<float> row(k);
+    for (size_t j = 0; j < n; ++j) {
+      FillUniform(row.data(), k, -1.0f, 1.0f, static_cast<unsigned>(2 + j));
+      vlak_quantize_f32(t, 1, k, row.data(), k, w + j * rb, rb);
+    }
+  }
+  vlak_dequantize_f32(t, n, k, w, rb, wf, k);
+  std::vector<double>& ref = p->AddOutput("C", {m, n});
+  std::vector<float>& scale = p->scale[0];
+  scale.resize(m * n);
+  if (qa) {
+    // The reference of the mode: float64 of the quantized activations times w; scale k S.
+    const QMatmulArgs g{m, n, k, a, k, t, w, rb, nullptr, n};
+    std::vector<double> s64(m * n);
+    MatmulQReferenceF64(g, true, ref.data(), nullptr, nullptr, s64.data());
+    for (size_t i = 0; i < m * n; ++i) scale[i] = static_cast<float>(static_cast<double>(k) * s64[i]);
+    return;
+  }
+  for (size_t j = 0; j < n; ++j) {
+    const float* wr = wf + j * k;
+    for (size_t i = 0; i < m; ++i) {
+      const float* ar = a + i * k;
+      double s = 0, mag = 0;
+      for (size_t q = 0; q < k; ++q) {
+        const double prod = static_cast<double>(ar[q]) * wr[q];
+        s += prod;
+        mag += std::fabs(prod);
+      }
+      ref[i * n + j] = s;
+      scale[i * n + j] = static_cast<float>(static_cast<double>(k) * mag);
+    }
+  }
+}
+
+OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
+  OpDef op;
+  op.name = name;
+  op.shape_syntax = "MxNxK (e.g. 1x4096x4096)";
+  op.size_label = "k";
+  op.bytes_formula = "W's block bytes + 4 (mk + mn) (read W once, A; write C); 2mnk flop";
+  op.roofline = "memory";
+  op.check_shape = [name](const std::vector<size_t>& dims, std::string* err) {
+    if (dims.size() == 3 && dims[2] % 32 == 0) return true;
+    *err = std::string(name) + " shapes are MxNxK with K a multiple of 32 (e.g. 1x4096x4096)";
+    return false;
+  };
+  op.bytes_per_run = [t](const Shape& s) {
+    const double m = static_cast<double>(s.dims[0]), n = static_cast<double>(s.dims[1]), k = static_cast<double>(s.dims[2]);
+    return n * static_cast<double>(vlak_qtype_row_bytes(t, s.dims[2])) + 4.0 * (m * k + m * n);
+  };
+  op.flops_per_run = [](const Shape& s) {
+    return 2.0 * static_cast<double>(s.dims[0]) * static_cast<double>(s.dims[1]) * static_cast<double>(s.dims[2]);
+  };
+  op.make_problem = [t, qa](Problem* p) { MakeProblem(t, qa, p); };
+  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
+  op.bound_text = [qa](double) { return std::string(qa ? "abs<=2k2^-24 S (vs A quantized)" : "abs<=2k2^-24 sum|A||w|"); };
+  op.baselines = qa ? std::vector<std::string>{"xnnpack"} : std::vector<std::string>{"vlak-f32", "xnnpack"};
+  op.test_dims = {{3, 5, 64}};
+  const double bound = std::ldexp(2.0, -24);
+  auto run = [t](unsigned flags) {
+    return [t, flags](const Problem& p, Outputs& out) {
+      const size_t k = K(p);
+      return vlak_matmul_q_f32(M(p), N(p), k, p.In(0).F32(), k, t, p.In(1).Data<uint8_t>(), vlak_qtype_row_bytes(t, k),
+                               out[0].F32(), N(p), flags, nullptr) == VLAK_OK;
+    };
+  };
+  if (qa) {
+    for (auto& d : VlakTargetImpls("vlak_matmul_q_f32 VLAK_MATMUL_Q_QUANTIZE_A (ggml's arithmetic)", bound,
+                                   [] { return std::string(); }, run(VLAK_MATMUL_Q_QUANTIZE_A))) {
+      op.impls.push_back(std::move(d));
+    }
+  } else {
+    for (auto& d : VlakTargetImpls("vlak_matmul_q_f32 (exact weights)", bound, [] { return std::string(); }, run(0))) {
+      op.impls.push_back(std::move(d));
+    }
+    op.impls.push_back(VlakImpl("vlak-f32", -1, "vlak_matmul_f32 (TRANS_B) on W dequantized to f32 beforehand", bound,
+                                nullptr, [](const Problem& p, Outputs& out) {
+                                  return vlak_matmul_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(2).F32(), K(p),
+                                                         out[0].F32(), N(p), VLAK_MATMUL_TRANS_B) == VLAK_OK;
+                                }));
+  }
+  ImplDef xnn;
+  xnn.name = "xnnpack";
+  xnn.kind = "library";
+  xnn.description = "XNNPACK qd8-f32-qc4w / qc8w fully connected";
+  xnn.unavailable = [] { return std::string("not in Debian's XNNPACK (no qd8-f32-qc4w/qc8w operators)"); };
+  op.impls.push_back(xnn);
+  return op;
+}
+
+}  // namespace
+
+std::vector<OpDef> LabOps_quant() {
+  return {MakeOp(VLAK_Q8_0, "matmul_q8_0", false),   MakeOp(VLAK_Q4_0, "matmul_q4_0", false),
+          MakeOp(VLAK_Q4_1, "matmul_q4_1", false),   MakeOp(VLAK_Q8_0, "matmul_q8_0_qa", true),
+          MakeOp(VLAK_Q4_0, "matmul_q4_0_qa", true), MakeOp(VLAK_Q4_1, "matmul_q4_1_qa", true)};
+}
+
+}  // namespace vlak::lab

@@ -1,0 +1,255 @@
+// The x86 targets' decode kernels (included by quant_kernel.cc for the avx512 and avx2 targets):
+// where the block's unpacking instruction matters, in registers, never storing w.
+//
+// Exact weights (ExactColsX86): per block of 32 and row of W, the values are widened to int32
+// (vpmovzxbd / vpmovsxbd; q4_0 minus 8), converted, and scaled: w = q * d (q4_0, q8_0: exact, a 4- or
+// 8-bit integer times an fp16) or fma(q, d, m) for q4_1 (= fl(q * d + m), q * d being exact):
+// vlak_dequantize_f32's floats, special scales included; then c += a * w (fma). Element p of a dot lands in lane
+// p % V of accumulator (p % 32) / V (V lanes per register): one chain per lane in k order, then one
+// sum of the accumulators and one horizontal sum. kRowsW rows of W x kRowsA rows of A per pass
+// (A's 32 values are loaded once per block for the kRowsW rows).
+// Quantized activations on AVX2 (ActColsAvx2): per block vpmaddubsw of unsigned W bytes against
+// signed A bytes (q4: nibbles 0..15; q8_0: |q_w| against sign(q_a, q_w), ggml's trick: no int16
+// saturation, |pair| <= 2 * 128 * 127), vpmaddwd with ones to int32 lanes, minus offset * (the
+// lanes' A sums) for q4_0; then c += float(lanes) * (d_w d_a) per block (q4_1 also + float(A's lane
+// sums) * (m_w d_a)), one horizontal sum per C element at the end.
+// Bounds: as the generic kernels' (quant_kernel.cc). Measurements: docs/ops/quant.md.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "ops/quant/quant_kernels.h"
+
+namespace vlak::VLAK_NS::x86 {
+
+// The next group of rows of W, block by block beside the current one: short rows (SmolLM2's 576
+// values, 10 to 20 cache lines) end before the hardware prefetcher has followed them (1x49152x576
+// q8_0: 3.34 -> 1.73 ms, docs/ops/quant.md).
+inline void Prefetch(const uint8_t* next, size_t stride, size_t rows, size_t offset) {
+  if (next == nullptr) return;
+  for (size_t r = 0; r < rows; ++r) _mm_prefetch(reinterpret_cast<const char*>(next + r * stride + offset), _MM_HINT_T0);
+}
+
+inline float Half(const uint8_t* p) {
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return _cvtsh_ss(h);
+}
+
+#if defined(VLAK_SIMD_AVX512)
+using VF = __m512;
+constexpr size_t kV = 16;
+constexpr size_t kAcc = 2;     // accumulators per C element (32 / kV)
+constexpr size_t kRowsW = 4;
+constexpr size_t kRowsA = 2;
+inline VF Set1(float v) { return _mm512_set1_ps(v); }
+inline VF Zero() { return _mm512_setzero_ps(); }
+inline VF Load(const float* p) { return _mm512_loadu_ps(p); }
+inline void Store(float* p, VF v) { _mm512_storeu_ps(p, v); }
+inline VF Fma(VF a, VF b, VF c) { return _mm512_fmadd_ps(a, b, c); }
+inline VF AddV(VF a, VF b) { return _mm512_add_ps(a, b); }
+inline VF MulV(VF a, VF b) { return _mm512_mul_ps(a, b); }
+inline float Sum(VF v) { return _mm512_reduce_add_ps(v); }
+// 16 values of the block (part h of 32 / kV) as floats (unscaled q, or q as stored).
+template <int kType>
+inline VF Q(const uint8_t* qs, size_t h) {
+  if constexpr (kType == VLAK_Q8_0) {
+    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs + 16 * h))));
+  } else {
+    const __m512i v = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
+    __m512i u = h == 0 ? _mm512_and_si512(v, _mm512_set1_epi32(15)) : _mm512_srli_epi32(v, 4);
+    if constexpr (kType == VLAK_Q4_0) u = _mm512_sub_epi32(u, _mm512_set1_epi32(8));
+    return _mm512_cvtepi32_ps(u);
+  }
+}
+#else
+using VF = __m256;
+constexpr size_t kV = 8;
+constexpr size_t kAcc = 4;
+constexpr size_t kRowsW = 2;
+constexpr size_t kRowsA = 1;
+inline VF Set1(float v) { return _mm256_set1_ps(v); }
+inline VF Zero() { return _mm256_setzero_ps(); }
+inline VF Load(const float* p) { return _mm256_loadu_ps(p); }
+inline void Store(float* p, VF v) { _mm256_storeu_ps(p, v); }
+inline VF Fma(VF a, VF b, VF c) { return _mm256_fmadd_ps(a, b, c); }
+inline VF AddV(VF a, VF b) { return _mm256_add_ps(a, b); }
+inline VF MulV(VF a, VF b) { return _mm256_mul_ps(a, b); }
+inline float Sum(VF v) {
+  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+}
+template <int kType>
+inline VF Q(const uint8_t* qs, size_t h) {
+  if constexpr (kType == VLAK_Q8_0) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(qs + 8 * h))));
+  } else {
+    const __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(qs + 8 * (h & 1))));
+    __m256i u = h < 2 ? _mm256_and_si256(v, _mm256_set1_epi32(15)) : _mm256_srli_epi32(v, 4);
+    if constexpr (kType == VLAK_Q4_0) u = _mm256_sub_epi32(u, _mm256_set1_epi32(8));
+    return _mm256_cvtepi32_ps(u);
+  }
+}
+#endif
+
+template <int kType>
+void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
+  constexpr size_t bb = QBlockBytes(kType);
+  constexpr size_t qoff = kType == VLAK_Q4_1 ? 4 : 2;
+  const size_t nb = g.k / kQBlock;
+  for (size_t j = j0; j < j1; j += kRowsW) {
+    const size_t rw = j1 - j < kRowsW ? j1 - j : kRowsW;
+    const uint8_t* wr[kRowsW];
+    for (size_t r = 0; r < kRowsW; ++r) wr[r] = g.w + (j + (r < rw ? r : 0)) * g.w_stride;
+    const uint8_t* nx = j + 2 * kRowsW <= j1 ? g.w + (j + kRowsW) * g.w_stride : nullptr;  // Prefetch()
+    for (size_t i0 = 0; i0 < g.m; i0 += kRowsA) {
+      const size_t ra = g.m - i0 < kRowsA ? g.m - i0 : kRowsA;
+      const float* ar[kRowsA];
+      for (size_t i = 0; i < kRowsA; ++i) ar[i] = g.a + (i0 + (i < ra ? i : 0)) * g.lda;
+      VF acc[kRowsA][kRowsW][kAcc];
+      for (auto& x : acc)
+        for (auto& y : x)
+          for (auto& z : y) z = Zero();
+      for (size_t b = 0; b < nb; ++b) {
+        if (i0 == 0) Prefetch(nx, g.w_stride, kRowsW, b * bb);
+        VF w[kRowsW][kAcc];
+        for (size_t r = 0; r < kRowsW; ++r) {
+          const uint8_t* blk = wr[r] + b * bb;
+          const float d = Half(blk);
+          const VF vd = Set1(d);
+          VF off;
+          if constexpr (kType == VLAK_Q4_1) off = Set1(Half(blk + 2));
+          for (size_t h = 0; h < kAcc; ++h) {
+            const VF q = Q<kType>(blk + qoff, h);
+            if constexpr (kType == VLAK_Q4_1) {
+              w[r][h] = Fma(q, vd, off);
+            } else {
+              w[r][h] = MulV(q, vd);
+            }
+          }
+        }
+        for (size_t i = 0; i < kRowsA; ++i) {
+          for (size_t h = 0; h < kAcc; ++h) {
+            const VF a = Load(ar[i] + b * kQBlock + h * kV);
+            for (size_t r = 0; r < kRowsW; ++r) acc[i][r][h] = Fma(a, w[r][h], acc[i][r][h]);
+          }
+        }
+      }
+      for (size_t i = 0; i < ra; ++i) {
+        for (size_t r = 0; r < rw; ++r) {
+          VF s = acc[i][r][0];
+          for (size_t h = 1; h < kAcc; ++h) s = AddV(s, acc[i][r][h]);
+          g.c[(i0 + i) * g.ldc + j + r] = Sum(s);
+        }
+      }
+    }
+  }
+}
+
+// Rows of blocks dequantized with the exact kernel's w (the scalar kernel's floats, see ExactCols),
+// stored kV at a time.
+template <int kType>
+void DequantRows(size_t rows, size_t k, const uint8_t* q, size_t q_stride, float* y, size_t y_stride) {
+  constexpr size_t bb = QBlockBytes(kType);
+  constexpr size_t qoff = kType == VLAK_Q4_1 ? 4 : 2;
+  for (size_t i = 0; i < rows; ++i) {
+    for (size_t b = 0; b < k / kQBlock; ++b) {
+      const uint8_t* blk = q + i * q_stride + b * bb;
+      float* out = y + i * y_stride + b * kQBlock;
+      const float d = Half(blk);
+      const VF vd = Set1(d);
+      VF off = Zero();
+      if constexpr (kType == VLAK_Q4_1) off = Set1(Half(blk + 2));
+      for (size_t h = 0; h < kAcc; ++h) {
+        const VF qv = Q<kType>(blk + qoff, h);
+        VF w;
+        if constexpr (kType == VLAK_Q4_1) {
+          w = Fma(qv, vd, off);
+        } else {
+          w = MulV(qv, vd);
+        }
+        Store(out + h * kV, w);
+      }
+    }
+  }
+}
+
+inline void DequantRowsX86(int t, size_t rows, size_t k, const uint8_t* q, size_t q_stride, float* y, size_t y_stride) {
+  if (t == VLAK_Q8_0) return DequantRows<VLAK_Q8_0>(rows, k, q, q_stride, y, y_stride);
+  if (t == VLAK_Q4_0) return DequantRows<VLAK_Q4_0>(rows, k, q, q_stride, y, y_stride);
+  DequantRows<VLAK_Q4_1>(rows, k, q, q_stride, y, y_stride);
+}
+
+inline void ExactColsX86(const QMatmulArgs& g, size_t j0, size_t j1) {
+  if (g.wtype == VLAK_Q8_0) return ExactCols<VLAK_Q8_0>(g, j0, j1);
+  if (g.wtype == VLAK_Q4_0) return ExactCols<VLAK_Q4_0>(g, j0, j1);
+  ExactCols<VLAK_Q4_1>(g, j0, j1);
+}
+
+
+#if defined(VLAK_SIMD_AVX2)
+template <int kType>
+void ActColsAvx2(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
+  constexpr size_t bb = QBlockBytes(kType);
+  constexpr size_t qoff = kType == VLAK_Q4_1 ? 4 : 2;
+  constexpr size_t kRw = 4;
+  const size_t nb = g.k / kQBlock;
+  uint8_t* const actm = const_cast<uint8_t*>(act);
+  const __m256i ones16 = _mm256_set1_epi16(1);
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  const __m256i eights = _mm256_set1_epi8(8);
+  for (size_t j = j0; j < j1; j += kRw) {
+    const size_t rw = j1 - j < kRw ? j1 - j : kRw;
+    const uint8_t* wr[kRw];
+    for (size_t r = 0; r < kRw; ++r) wr[r] = g.w + (j + (r < rw ? r : 0)) * g.w_stride;
+    const uint8_t* nx = j + 2 * kRw <= j1 ? g.w + (j + kRw) * g.w_stride : nullptr;  // Prefetch()
+    for (size_t i = 0; i < g.m; ++i) {
+      const QActRow ar = QActRowAt(actm, g.k, i);
+      __m256 acc[kRw];
+      for (auto& x : acc) x = _mm256_setzero_ps();
+      for (size_t b = 0; b < nb; ++b) {
+        if (i == 0) Prefetch(nx, g.w_stride, kRw, b * bb);
+        const __m256i qa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar.qs + b * kQBlock));
+        const float da = ar.d[b];
+        __m256i base = _mm256_setzero_si256();
+        if constexpr (kType == VLAK_Q4_0) base = _mm256_madd_epi16(_mm256_maddubs_epi16(eights, qa), ones16);
+        __m256 sa;
+        if constexpr (kType == VLAK_Q4_1) {
+          sa = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), qa), ones16));
+        }
+        for (size_t r = 0; r < kRw; ++r) {
+          const uint8_t* blk = wr[r] + b * bb;
+          __m256i p16;
+          if constexpr (kType == VLAK_Q8_0) {
+            const __m256i qw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + qoff));
+            p16 = _mm256_maddubs_epi16(_mm256_sign_epi8(qw, qw), _mm256_sign_epi8(qa, qw));
+          } else {
+            const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + qoff));
+            const __m256i u = _mm256_and_si256(
+                _mm256_inserti128_si256(_mm256_castsi128_si256(q), _mm_srli_epi16(q, 4), 1), low4);
+            p16 = _mm256_maddubs_epi16(u, qa);
+          }
+          __m256i lanes = _mm256_madd_epi16(p16, ones16);
+          if constexpr (kType == VLAK_Q4_0) lanes = _mm256_sub_epi32(lanes, base);
+          acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(lanes), _mm256_set1_ps(Half(blk) * da), acc[r]);
+          if constexpr (kType == VLAK_Q4_1) acc[r] = _mm256_fmadd_ps(sa, _mm256_set1_ps(Half(blk + 2) * da), acc[r]);
+        }
+      }
+      for (size_t r = 0; r < rw; ++r) g.c[i * g.ldc + j + r] = Sum(acc[r]);
+    }
+  }
+}
+
+inline void ActColsX86(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
+  if (g.wtype == VLAK_Q8_0) return ActColsAvx2<VLAK_Q8_0>(g, act, j0, j1);
+  if (g.wtype == VLAK_Q4_0) return ActColsAvx2<VLAK_Q4_0>(g, act, j0, j1);
+  ActColsAvx2<VLAK_Q4_1>(g, act, j0, j1);
+}
+#endif
+
+}  // namespace vlak::VLAK_NS::x86
