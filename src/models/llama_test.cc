@@ -1,0 +1,235 @@
+// The Llama forward pass (llama.h) with SmolLM2-135M-Instruct against llama.cpp's greedy tokens and
+// top-5 logits (tests/models/smollm2/generate.json, made by scripts/smollm2-reference): the prompt
+// ids of vlak's tokenizer, then 64 greedy tokens per prompt. Tokens must be equal, except that the
+// sequences may part at a step where llama.cpp's two best logits are closer than kNearTie (the
+// step is reported, and the comparison of that prompt stops there). On the steps where the tokens
+// agree, llama.cpp's top-5 logits must be within kLogitBound of vlak's. Under qemu: the first,
+// short prompt and 8 tokens. Also: the same tokens on every target, and the load errors.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "models/gguf_test_writer.h"
+#include "models/llama.h"
+#include "models/model_dir.h"
+#include "vlak/vlak.h"
+
+namespace {
+
+using vlak::models::Llama;
+
+// How far vlak's logits may be from llama.cpp's. vlak runs the weights exactly (float products of
+// the dequantized weights, an f32 KV cache); llama.cpp quantizes each activation row to int8 per
+// block of 32 (q8_1 / q8_0) and keeps its KV cache, and the queries in attention, in fp16. Those
+// roundings are not small next to float order: SmolLM2's activations have outliers, so a block's
+// int8 step is coarse, and a 1e-6 change of an input can move an int8 value by one step. vlak's own
+// quantized-activation mode shows it: its prefill (one batch) and its token-by-token pass differ by
+// up to 1.1 in a logit where the float sums differ by 1e-6. Measured over the top-5 logits of the
+// 247 steps compared (logits of size 10 to 35): at most 0.96 (the same on scalar, AVX2, AVX-512).
+// The bound leaves 30 % over that; a wrong operator (a missing norm, the other RoPE pairing) parts
+// the tokens at once, at steps that are no near-ties.
+constexpr double kLogitBound = 1.25;
+// A step where llama.cpp's best two logits differ by less than this is a near-tie: the sequences
+// may part there. The gap between those two tokens as vlak computes it differs from llama.cpp's
+// by at most 0.60 on the test set (the two logits' errors are correlated, so less than twice the
+// logit bound); 0.75 leaves 25 % over that. The partings seen are at gaps of 0.03 to 0.23.
+constexpr double kNearTie = 0.75;
+
+std::string ModelPath() { return vlak::models::DefaultModelDir("SmolLM2-135M-Instruct.Q4_1.gguf"); }
+
+struct Case {
+  std::string prompt;
+  std::vector<int32_t> prompt_ids, tokens;
+  std::vector<std::vector<std::pair<int32_t, double>>> top5;
+};
+
+struct Shared {
+  Llama model;
+  std::vector<Case> cases;
+  std::string error;
+  bool ok = false;
+  Shared() {
+    struct stat st;
+    if (stat(ModelPath().c_str(), &st) != 0) {
+      error = "no model at " + ModelPath() + ": run scripts/models install smollm2";
+      return;
+    }
+    std::ifstream f(std::string(VLAK_SOURCE_DIR) + "/tests/models/smollm2/generate.json");
+    if (!f) {
+      error = "no tests/models/smollm2/generate.json";
+      return;
+    }
+    const nlohmann::json j = nlohmann::json::parse(f);
+    for (const auto& c : j.at("cases")) {
+      Case x;
+      x.prompt = c.at("prompt").get<std::string>();
+      x.prompt_ids = c.at("prompt_ids").get<std::vector<int32_t>>();
+      x.tokens = c.at("tokens").get<std::vector<int32_t>>();
+      for (const auto& s : c.at("top5")) {
+        std::vector<std::pair<int32_t, double>> t;
+        for (const auto& e : s) t.emplace_back(e.at(0).get<int32_t>(), e.at(1).get<double>());
+        x.top5.push_back(t);
+      }
+      cases.push_back(x);
+    }
+    ok = model.Load(ModelPath(), &error);
+  }
+};
+
+Shared& Get() {
+  static Shared s;
+  return s;
+}
+
+struct Outcome {
+  size_t compared = 0;      // steps whose tokens were compared
+  int parted_at = -1;       // the near-tie step where the sequences parted, or -1
+  double max_logit_diff = 0;
+  double max_gap_diff = 0;  // |vlak's gap - llama.cpp's| between llama.cpp's best two tokens
+};
+
+// Runs one case for n tokens and checks it; the generated tokens go to *out.
+Outcome RunCase(const Case& c, size_t n, std::vector<int32_t>* out) {
+  Shared& s = Get();
+  Outcome r;
+  EXPECT_EQ(s.model.tokenizer().Encode(c.prompt), c.prompt_ids) << c.prompt;
+  std::string err;
+  std::vector<std::vector<float>> top;  // vlak's logits at llama.cpp's top-5 ids, per step
+  const bool ok = s.model.Generate(c.prompt_ids, n, out, &err, nullptr, false,
+                                   [&](size_t step, std::span<const float> logits) {
+                                     std::vector<float> v;
+                                     for (const auto& [id, l] : c.top5[step]) v.push_back(logits[static_cast<size_t>(id)]);
+                                     top.push_back(v);
+                                   });
+  EXPECT_TRUE(ok) << err;
+  if (!ok) return r;
+  for (size_t step = 0; step < n; ++step) {
+    const auto& ref = c.top5[step];
+    for (size_t j = 0; j < ref.size(); ++j) {
+      r.max_logit_diff = std::max(r.max_logit_diff, std::fabs(top[step][j] - ref[j].second));
+    }
+    r.max_gap_diff = std::max(r.max_gap_diff, std::fabs((top[step][0] - top[step][1]) - (ref[0].second - ref[1].second)));
+    ++r.compared;
+    if ((*out)[step] != c.tokens[step]) {
+      const double gap = ref[0].second - ref[1].second;
+      EXPECT_LT(gap, kNearTie) << "step " << step << ": vlak " << (*out)[step] << ", llama.cpp " << c.tokens[step]
+                               << " with a gap of " << gap << " between its best two logits; prompt " << c.prompt;
+      r.parted_at = static_cast<int>(step);
+      break;
+    }
+  }
+  return r;
+}
+
+#if defined(__riscv)
+constexpr size_t kTokens = 8, kCases = 1;
+#else
+constexpr size_t kTokens = 64, kCases = 1000;
+#endif
+
+// llama.cpp's greedy tokens on every prompt (under qemu: the first, 8 tokens), on the library's
+// default target, with its logits within kLogitBound.
+TEST(Llama, SmolLM2MatchesLlamaCpp) {
+  Shared& s = Get();
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_GE(s.cases.size(), 5u);
+  double worst = 0, worst_gap = 0;
+  size_t steps = 0, parted = 0;
+  for (size_t i = 0; i < std::min(kCases, s.cases.size()); ++i) {
+    std::vector<int32_t> out;
+    const Outcome r = RunCase(s.cases[i], kTokens, &out);
+    worst = std::max(worst, r.max_logit_diff);
+    worst_gap = std::max(worst_gap, r.max_gap_diff);
+    steps += r.compared;
+    if (r.parted_at >= 0) {
+      ++parted;
+      std::printf("[ smollm2  ] prompt %zu parted from llama.cpp at the near-tie step %d (gap %.4f)\n", i, r.parted_at,
+                  s.cases[i].top5[static_cast<size_t>(r.parted_at)][0].second -
+                      s.cases[i].top5[static_cast<size_t>(r.parted_at)][1].second);
+    }
+  }
+  EXPECT_LE(worst, kLogitBound);
+  std::printf("[ smollm2  ] %s: %zu steps compared, %zu prompts parted at near-ties, max |logit - llama.cpp's| %.4f, "
+              "max |gap - llama.cpp's| %.4f\n",
+              vlak_target_name(vlak_active_target()), steps, parted, worst, worst_gap);
+}
+
+// Every target this CPU runs gives the same tokens on the first prompt (8 tokens; the bits of the
+// logits may differ where vlak.h says so, within kLogitBound of llama.cpp's).
+TEST(Llama, EveryTargetGivesTheSameTokens) {
+  Shared& s = Get();
+  ASSERT_TRUE(s.ok) << s.error;
+  const vlak_target saved = vlak_active_target();
+  std::vector<int32_t> first;
+  for (int t = VLAK_TARGET_SCALAR; t <= VLAK_TARGET_RVV; ++t) {
+    const auto target = static_cast<vlak_target>(t);
+    if (!vlak_target_supported(target)) continue;
+    ASSERT_EQ(vlak_set_target(target), VLAK_OK);
+    std::vector<int32_t> out;
+    const Outcome r = RunCase(s.cases[0], 8, &out);
+    EXPECT_LE(r.max_logit_diff, kLogitBound) << vlak_target_name(target);
+    if (first.empty()) first = out;
+    EXPECT_EQ(out, first) << vlak_target_name(target);
+    std::printf("[ smollm2  ] %s: max |logit - llama.cpp's| %.4f\n", vlak_target_name(target), r.max_logit_diff);
+  }
+  vlak_set_target(saved);
+}
+
+// Prefill in one batch and token by token give the same next token, and logits within the
+// bound (the matmuls sum in another order for m >= 16, attention over other blocks).
+TEST(Llama, BatchAndStepwiseAgree) {
+  Shared& s = Get();
+  ASSERT_TRUE(s.ok) << s.error;
+  const Case& c = s.cases[1];
+  std::vector<float> batch, step;
+  std::string err;
+  s.model.Reset();
+  ASSERT_TRUE(s.model.Forward(c.prompt_ids, &batch, &err)) << err;
+  s.model.Reset();
+  for (int32_t id : c.prompt_ids) ASSERT_TRUE(s.model.Forward(std::span<const int32_t>(&id, 1), &step, &err)) << err;
+  EXPECT_EQ(s.model.position(), c.prompt_ids.size());
+  double d = 0;
+  for (size_t i = 0; i < batch.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(batch[i] - step[i])));
+  EXPECT_LE(d, kLogitBound);
+  EXPECT_EQ(Llama::Argmax(batch), Llama::Argmax(step));
+}
+
+TEST(Llama, RefusesWhatItCannotRun) {
+  Llama m;
+  std::string err;
+  EXPECT_FALSE(m.Load("/nonexistent/model.gguf", &err));
+  EXPECT_NE(err.find("/nonexistent/model.gguf"), std::string::npos) << err;
+
+  const std::string path = testing::TempDir() + "/vlak_llama_not_llama.gguf";
+  auto write = [&](const vlak::models::GgufWriter& w) {
+    const std::vector<uint8_t> bytes = w.Bytes();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                 static_cast<std::streamsize>(bytes.size()));
+  };
+  vlak::models::GgufWriter gpt2;
+  gpt2.Str("general.architecture", "gpt2");
+  write(gpt2);
+  EXPECT_FALSE(m.Load(path, &err));
+  EXPECT_NE(err.find("not \"llama\""), std::string::npos) << err;
+
+  vlak::models::GgufWriter partial;
+  partial.Str("general.architecture", "llama");
+  partial.U32("llama.block_count", 2);
+  write(partial);
+  EXPECT_FALSE(m.Load(path, &err));
+  EXPECT_NE(err.find("llama.embedding_length"), std::string::npos) << err;
+  std::vector<float> logits;
+  const int32_t id = 0;
+  EXPECT_FALSE(m.Forward(std::span<const int32_t>(&id, 1), &logits, &err));  // holds nothing
+  std::remove(path.c_str());
+}
+
+}  // namespace
