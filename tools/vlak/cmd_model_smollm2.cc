@@ -23,7 +23,7 @@ constexpr const char* kFile = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 int SmolUsage(FILE* out) {
   std::fprintf(out,
-               "usage: vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] [--quantized] [--ids]\n"
+               "usage: vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] [--quantized] [--ids] [--prefill N]\n"
                "  smollm2        SmolLM2-135M-Instruct, greedy decoding\n"
                "  --model FILE   the GGUF file (default: %s,\n"
                "                 installed by scripts/models install smollm2)\n"
@@ -32,6 +32,7 @@ int SmolUsage(FILE* out) {
                "  --threads N    threads (default: all cores)\n"
                "  --chat         wrap the prompt in the model's chat template as a user message\n"
                "  --quantized    int8 activations in the matmuls (ggml's arithmetic) instead of exact weights\n"
+               "  --prefill N    make the prompt exactly N tokens (its ids repeated or cut): a prefill of N\n"
                "  --ids          also print the prompt's and the generated token ids to stderr\n",
                vlak::models::DefaultModelDir(kFile).c_str());
   return out == stdout ? 0 : 2;
@@ -42,7 +43,7 @@ int SmolUsage(FILE* out) {
 int SmolLM2Command(int argc, char** argv) {
   std::string path = vlak::models::DefaultModelDir(kFile), prompt;
   bool have_prompt = false, chat = false, quantized = false, ids = false;
-  long n = 64;
+  long n = 64, prefill = 0;
   int threads = 0;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -67,6 +68,13 @@ int SmolLM2Command(int argc, char** argv) {
       char* end = nullptr;
       if (!v || (n = std::strtol(v, &end, 10), *end != '\0' || n < 0 || n > 1000000)) {
         std::fprintf(stderr, "vlak model smollm2: -n wants a count from 0\n");
+        return 2;
+      }
+    } else if (a == "--prefill") {
+      const char* v = value("--prefill");
+      char* end = nullptr;
+      if (!v || (prefill = std::strtol(v, &end, 10), *end != '\0' || prefill < 1 || prefill > 1000000)) {
+        std::fprintf(stderr, "vlak model smollm2: --prefill wants a count from 1\n");
         return 2;
       }
     } else if (a == "--threads") {
@@ -103,10 +111,15 @@ int SmolLM2Command(int argc, char** argv) {
   }
   model.set_quantize_activations(quantized);
   const std::string text = chat ? model.ChatPrompt(prompt) : prompt;
-  const std::vector<int32_t> in = model.tokenizer().Encode(text);
+  std::vector<int32_t> in = model.tokenizer().Encode(text);
   if (in.empty()) {
     std::fprintf(stderr, "vlak model smollm2: the prompt gives no tokens\n");
     return 1;
+  }
+  if (prefill > 0) {
+    std::vector<int32_t> p(static_cast<size_t>(prefill));
+    for (size_t i = 0; i < p.size(); ++i) p[i] = in[i % in.size()];
+    in = p;
   }
   std::vector<int32_t> out;
   vlak::models::LlamaStats st;
