@@ -4,7 +4,8 @@
 // sequences may part at a step where llama.cpp's two best logits are closer than kNearTie (the
 // step is reported, and the comparison of that prompt stops there). On the steps where the tokens
 // agree, llama.cpp's top-5 logits must be within kLogitBound of vlak's. Under qemu: the first,
-// short prompt and 8 tokens. Also: the same tokens on every target, and the load errors.
+// short prompt and 8 tokens. Also: the quantized-activation mode on three prompts, the same tokens
+// on every target, prefill in one batch against token by token, and the load errors.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -160,6 +161,24 @@ TEST(Llama, SmolLM2MatchesLlamaCpp) {
   std::printf("[ smollm2  ] %s: %zu steps compared, %zu prompts parted at near-ties, max |logit - llama.cpp's| %.4f, "
               "max |gap - llama.cpp's| %.4f\n",
               vlak_target_name(vlak_active_target()), steps, parted, worst, worst_gap);
+}
+
+// The quantized-activation mode (ggml's int8 arithmetic) under the same rule, on the first three
+// prompts (under qemu: the first, 8 tokens).
+TEST(Llama, QuantizedActivationsFollowLlamaCpp) {
+  Shared& s = Get();
+  ASSERT_TRUE(s.ok) << s.error;
+  s.model.set_quantize_activations(true);
+  double worst = 0;
+  for (size_t i = 0; i < std::min<size_t>(kCases, 3); ++i) {
+    std::vector<int32_t> out;
+    const Outcome r = RunCase(s.cases[i], kTokens, &out);
+    worst = std::max(worst, r.max_logit_diff);
+    if (r.parted_at >= 0) std::printf("[ smollm2  ] quantized: prompt %zu parted at the near-tie step %d\n", i, r.parted_at);
+  }
+  s.model.set_quantize_activations(false);
+  EXPECT_LE(worst, kLogitBound);
+  std::printf("[ smollm2  ] quantized activations: max |logit - llama.cpp's| %.4f\n", worst);
 }
 
 // Every target this CPU runs gives the same tokens on the first prompt (8 tokens; the bits of the
