@@ -1,6 +1,6 @@
 // The Llama forward pass (llama.h) with SmolLM2-135M-Instruct against llama.cpp's greedy tokens and
-// top-5 logits (tests/models/smollm2/generate.json, made by scripts/smollm2-reference): the prompt
-// ids of vlak's tokenizer, then 64 greedy tokens per prompt. Tokens must be equal, except that the
+// top-5 logits (tests/models/smollm2/generate.json, made by scripts/smollm2-generate-reference):
+// the prompt ids of vlak's tokenizer, then 64 greedy tokens per prompt. Tokens must be equal, except that the
 // sequences may part at a step where llama.cpp's two best logits are closer than kNearTie (the
 // step is reported, and the comparison of that prompt stops there). On the steps where the tokens
 // agree, llama.cpp's top-5 logits must be within kLogitBound of vlak's. Under qemu: the first,

@@ -1,8 +1,9 @@
 // Greedy decoding with llama.cpp, printing the prompt's ids, then per generated step the chosen
 // token and the five largest logits, as JSON lines: the reference of the SmolLM2 test
-// (scripts/smollm2-reference builds this against a llama.cpp build and runs it).
-//   smollm2_reference MODEL.gguf N_TOKENS THREADS < prompts (one JSON string per line, already
-//   formatted: the chat template applied by the caller)
+// (scripts/smollm2-generate-reference builds this against a llama.cpp build and runs it).
+//   smollm2_generate_reference MODEL.gguf N_TOKENS THREADS < prompts
+// prompts: one a line, with newline, tab and backslash escaped as \n, \t and \\ (the chat template
+// already applied by the caller); one JSON object a line out.
 // Each prompt is evaluated as one batch (prefill), then one token at a time, as vlak does.
 #include <algorithm>
 #include <cstdio>
