@@ -1,8 +1,8 @@
 // `vlak model smollm2`: greedy text generation with SmolLM2-135M-Instruct (src/models/llama.h).
 //   vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] [--quantized] [--ids]
 // Prints the generated text to stdout; the prompt's and generated token counts, prefill and decode
-// tokens/s and the thread count to stderr. The generation (prefill and decode) is the region the
-// qemu-icount plugin counts under scripts/rvv-run.
+// tokens/s and the thread count to stderr. The last of --repeat generations (prefill and decode) is
+// the one reported, and the region the qemu-icount plugin counts under scripts/rvv-run.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,7 +23,7 @@ constexpr const char* kFile = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 int SmolUsage(FILE* out) {
   std::fprintf(out,
-               "usage: vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] [--quantized] [--ids] [--prefill N]\n"
+               "usage: vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] [--quantized] [--ids] [--prefill N] [--repeat N]\n"
                "  smollm2        SmolLM2-135M-Instruct, greedy decoding\n"
                "  --model FILE   the GGUF file (default: %s,\n"
                "                 installed by scripts/models install smollm2)\n"
@@ -33,6 +33,7 @@ int SmolUsage(FILE* out) {
                "  --chat         wrap the prompt in the model's chat template as a user message\n"
                "  --quantized    int8 activations in the matmuls (ggml's arithmetic) instead of exact weights\n"
                "  --prefill N    make the prompt exactly N tokens (its ids repeated or cut): a prefill of N\n"
+               "  --repeat N     generate N times, report the last (default 1; the first pays the file's page faults)\n"
                "  --ids          also print the prompt's and the generated token ids to stderr\n",
                vlak::models::DefaultModelDir(kFile).c_str());
   return out == stdout ? 0 : 2;
@@ -43,7 +44,7 @@ int SmolUsage(FILE* out) {
 int SmolLM2Command(int argc, char** argv) {
   std::string path = vlak::models::DefaultModelDir(kFile), prompt;
   bool have_prompt = false, chat = false, quantized = false, ids = false;
-  long n = 64, prefill = 0;
+  long n = 64, prefill = 0, repeat = 1;
   int threads = 0;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -75,6 +76,13 @@ int SmolLM2Command(int argc, char** argv) {
       char* end = nullptr;
       if (!v || (prefill = std::strtol(v, &end, 10), *end != '\0' || prefill < 1 || prefill > 1000000)) {
         std::fprintf(stderr, "vlak model smollm2: --prefill wants a count from 1\n");
+        return 2;
+      }
+    } else if (a == "--repeat") {
+      const char* v = value("--repeat");
+      char* end = nullptr;
+      if (!v || (repeat = std::strtol(v, &end, 10), *end != '\0' || repeat < 1 || repeat > 1000)) {
+        std::fprintf(stderr, "vlak model smollm2: --repeat wants a count from 1 to 1000\n");
         return 2;
       }
     } else if (a == "--threads") {
@@ -123,9 +131,12 @@ int SmolLM2Command(int argc, char** argv) {
   }
   std::vector<int32_t> out;
   vlak::models::LlamaStats st;
-  vlak_icount_begin();
-  const bool ok = model.Generate(in, static_cast<size_t>(n), &out, &err, &st, chat);
-  vlak_icount_end();
+  bool ok = true;
+  for (long r = 0; r < repeat && ok; ++r) {
+    if (r + 1 == repeat) vlak_icount_begin();
+    ok = model.Generate(in, static_cast<size_t>(n), &out, &err, &st, chat);
+    if (r + 1 == repeat) vlak_icount_end();
+  }
   if (!ok) {
     std::fprintf(stderr, "vlak model smollm2: %s\n", err.c_str());
     return 1;
