@@ -625,19 +625,19 @@ vlak_status vlak_dequantize_f32(vlak_qtype t, size_t rows, size_t k, const void*
 /* Flag of vlak_matmul_q_f32. */
 #define VLAK_MATMUL_Q_QUANTIZE_A 0x1u /* quantized activations: ggml's integer arithmetic (below) */
 
-struct vlak_matmul_epilogue; /* vlak_matmul_ex_f32's epilogue */
-
 /* C = A * W^T: A is m x k floats (row stride lda), W is n rows of k values of type wtype (row stride
  * w_stride_bytes: a GGUF tensor of shape [k, n] as stored), C is m x n (row stride ldc). k is a
  * multiple of 32. Let w be W dequantized (vlak_dequantize_f32's floats).
  * Default, exact weights: C = A * w^T in float arithmetic, each element one sum in an order fixed by
  * m, n, k and the target, |C - C64| <= 2k * 2^-24 * sum_p |a_p| |w_p| against the float64 product of
- * the same w. Decode shapes (m < 16) dequantize each block in registers and never store w; from
- * m = 16 on, panels of w are dequantized into a buffer and multiplied by vlak_matmul_f32's kernel.
+ * the same w. Decode shapes (m < 16) dequantize each block in registers (x86, RVV; the scalar
+ * target through a small L1 buffer) and never store w; from m = 16 on, panels of w are dequantized
+ * into a buffer and multiplied by vlak_matmul_f32's kernel.
  * It is the default because its result is the product of the weights the file holds, to float
  * rounding, whatever the activations: the quantized mode adds an error of up to half an int8 step
- * of each block's largest activation, times |w|, which no later layer can undo; and at decode both
- * read W once, so memory bound they cost about the same.
+ * of each block's largest activation, times |w|, which no later layer can undo. Both read W once;
+ * the quantized mode's integer kernels are faster (about 2x at decode on x86: docs/ops/quant.md),
+ * so a caller who accepts ggml's arithmetic asks for it.
  * VLAK_MATMUL_Q_QUANTIZE_A, ggml's arithmetic (its vec_dot_q*_q8_0 / q4_1_q8_1): each row of A is
  * quantized per block of 32 as vlak_quantize_f32 does for q8_0 (d_a = fp16(max|a| / 127), ã = q_a *
  * d_a; a block holding a NaN or inf gives d_a = NaN), then per block b the integer sum
@@ -649,20 +649,26 @@ struct vlak_matmul_epilogue; /* vlak_matmul_ex_f32's epilogue */
  * (|d - fp16(d)| <= 2^-11 d for d in fp16's normal range, <= 2^-25 below it).
  * Special values: NaN and inf in A or W (a scale of inf or NaN) propagate: exact weights as IEEE
  * arithmetic of the products; with QUANTIZE_A a row of A with a NaN or inf gives NaN in that row
- * of C, and a W row with a non-finite scale gives +-inf or NaN in its column. Quantized activations
- * above 127 * 65504 (8.3e6) in a block make d_a inf, as in ggml: the row is then +-inf or NaN.
+ * of C, and a W row with a non-finite scale gives +-inf or NaN in its column. An activation block
+ * whose largest magnitude exceeds 127 * 65504 (8.3e6) gets d_a = inf, as in ggml: its row of C is
+ * then +-inf or NaN.
  * Adversarial fp16 scales (subnormal, 65504, 0) are within the bounds above.
- * Threads over the rows of W (columns of C) for m < 16, over tiles of C above; every C element is
- * computed by one task, whole: the same bits for every thread count (not across targets).
- * m == 0 or n == 0: nothing to do; k == 0: C = 0 (a and w not read: they may be NULL). epilogue must be NULL (the
- * matmul epilogue is not applied yet: VLAK_ERROR_INVALID_ARGUMENT otherwise).
+ * Threads over the rows of W (columns of C); exact weights from m = 16 on over vlak_matmul_f32's
+ * tiles. Every C element is computed by one task, whole, in an order that depends on m, n, k and
+ * the target only: the same bits for every thread count (not across targets).
+ * epilogue (NULL: none): vlak_matmul_ex_f32's, C[i][j] = act(P[i][j] + bias[j]) with P the value
+ * above, bit for bit: the bias added in float (one rounding), then vlak_activation_f32's function
+ * of the tier asked, on the same target; its bounds as vlak_matmul_ex_f32 states them with E the
+ * bound above. A Linear layer of GGUF weights, y = act(x W^T + b), is one call.
+ * m == 0 or n == 0: nothing to do; k == 0: C = act(0 + bias) (a and w not read: they may be NULL).
  * Errors (nothing written): NULL a, w or c (VLAK_ERROR_NULL_POINTER); unknown wtype or flags, k not
- * a multiple of 32, lda < k, ldc < n, w_stride_bytes < the row's bytes, a non-NULL epilogue
- * (VLAK_ERROR_INVALID_ARGUMENT); extents beyond SIZE_MAX bytes, or no memory for the buffers
- * (VLAK_ERROR_OVERFLOW). C must not overlap A or W. */
+ * a multiple of 32, lda < k, ldc < n, w_stride_bytes < the row's bytes, unknown epilogue flags or
+ * an activation vlak_activation_f32 rejects (VLAK_ERROR_INVALID_ARGUMENT); extents beyond SIZE_MAX
+ * bytes, or no memory for the buffers (VLAK_ERROR_OVERFLOW). C must not overlap A or W; bias must
+ * not overlap C. */
 vlak_status vlak_matmul_q_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, vlak_qtype wtype,
                               const void* w, size_t w_stride_bytes, float* c, size_t ldc, unsigned flags,
-                              const struct vlak_matmul_epilogue* epilogue);
+                              const vlak_matmul_epilogue* epilogue);
 
 #ifdef __cplusplus
 } /* extern "C" */

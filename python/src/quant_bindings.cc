@@ -3,7 +3,10 @@
 // float inputs must be float32 (never converted), and go through a C-contiguous copy when they are
 // not contiguous.
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include <pybind11/stl.h>
 
 #include "bindings.h"
 
@@ -74,19 +77,41 @@ py::object Dequantize(py::handle q_obj, const std::string& qtype, size_t k) {
   return y;
 }
 
-py::object MatmulQ(py::handle a_obj, py::handle w_obj, const std::string& qtype, bool quantize_a) {
+// The epilogue's activation by name (vlak.activation's names), or None.
+int ActivationByName(const char* fn, const std::optional<std::string>& name) {
+  if (!name) return -1;
+  static const char* const kNames[] = {"sigmoid", "tanh", "gelu", "gelu_tanh", "silu", "softplus"};
+  for (int k = 0; k < 6; ++k) {
+    if (*name == kNames[k]) return k;
+  }
+  Raise(fn, VLAK_ERROR_INVALID_ARGUMENT,
+        "activation must be one of sigmoid, tanh, gelu, gelu_tanh, silu, softplus; not '" + *name + "'");
+}
+
+py::object MatmulQ(py::handle a_obj, py::handle w_obj, const std::string& qtype, bool quantize_a, py::handle bias_obj,
+                   const std::optional<std::string>& activation) {
   const char* fn = "matmul_q";
   const vlak_qtype t = QType(fn, qtype);
   auto a = F32Matrix(fn, "a", a_obj);
   const size_t m = a.shape(0), k = a.shape(1), rb = RowBytes(fn, t, k);
   auto w = BlockRows(fn, w_obj, rb);
   const size_t n = w.shape(0);
+  const int act = ActivationByName(fn, activation);
+  py::array_t<float, py::array::c_style> bias;
+  if (!bias_obj.is_none()) {
+    bias = py::array_t<float, py::array::c_style>::ensure(F32Array(fn, "bias", bias_obj));
+    if (bias.ndim() != 1 || static_cast<size_t>(bias.shape(0)) != n) {
+      Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "bias must have shape (" + std::to_string(n) + ",)");
+    }
+  }
+  const vlak_matmul_epilogue e{bias_obj.is_none() ? nullptr : bias.data(), act >= 0 ? VLAK_EPILOGUE_ACTIVATION : 0u,
+                               static_cast<vlak_activation>(act >= 0 ? act : 0)};
   py::array_t<float> c = NewArray({static_cast<ptrdiff_t>(m), static_cast<ptrdiff_t>(n)});
   vlak_status s;
   {
     py::gil_scoped_release release;
     s = vlak_matmul_q_f32(m, n, k, a.data(), k, t, w.data(), rb, c.mutable_data(), n,
-                          quantize_a ? VLAK_MATMUL_Q_QUANTIZE_A : 0u, nullptr);
+                          quantize_a ? VLAK_MATMUL_Q_QUANTIZE_A : 0u, &e);
   }
   Check(fn, s);
   return c;
@@ -107,10 +132,13 @@ void BindQuant(py::module_& m) {
         "dequantize(q: ndarray[uint8], qtype: str, k: int) -> ndarray[float32]\n\nBlocks (rows, row_bytes) as float32 "
         "(rows, k): the floats of ggml's dequantize_row_*.");
   m.def("matmul_q", &MatmulQ, py::arg("a"), py::arg("w"), py::arg("qtype"), py::arg("quantize_a") = false,
-        "matmul_q(a: ndarray[float32], w: ndarray[uint8], qtype: str, quantize_a: bool = False) -> ndarray[float32]\n\n"
-        "a @ W.T for a (m, k) and W (n, row_bytes) blocks of qtype. Default: exact weights, |C - C64| <= 2k 2^-24 "
-        "sum|a||w| against float64 of the dequantized W. quantize_a=True: ggml's arithmetic (a quantized per block "
-        "of 32 to int8), the bound adds sum |w| |a - a_q| (include/vlak/vlak.h).");
+        py::arg("bias") = py::none(), py::arg("activation") = py::none(),
+        "matmul_q(a: ndarray[float32], w: ndarray[uint8], qtype: str, quantize_a: bool = False, bias: "
+        "ndarray[float32] | None = None, activation: str | None = None) -> ndarray[float32]\n\n"
+        "activation(a @ W.T + bias) for a (m, k) and W (n, row_bytes) blocks of qtype. Default: exact weights, "
+        "|C - C64| <= 2k 2^-24 sum|a||w| against float64 of the dequantized W. quantize_a=True: ggml's arithmetic "
+        "(a quantized per block of 32 to int8), the bound adds sum |w| |a - a_q| (include/vlak/vlak.h). bias (n,) "
+        "and activation (vlak.activation's names) as vlak_matmul_ex_f32's epilogue.");
 }
 
 }  // namespace vlak::python

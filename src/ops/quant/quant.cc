@@ -5,6 +5,7 @@
 
 #include "dispatch/dispatch.h"
 #include "dispatch/specialisation.h"
+#include "ops/activation/activation_kernels.h"
 #include "ops/buffer_pool.h"
 #include "ops/matmul/matmul.h"
 #include "ops/parallel_rows.h"
@@ -14,6 +15,7 @@
 
 namespace vlak {
 VLAK_PER_TARGET_TABLES(VLAK_QUANT_KERNELS)
+VLAK_PER_TARGET_TABLES(VLAK_ACTIVATION_KERNELS)  // the epilogue
 
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 // quant_avx512vnni.cc: the quantized-activations columns with vpdpbusd (CPU with AVX512_VNNI).
@@ -66,7 +68,13 @@ ActCols ActColsKernel(Target target) {
 // 0.05-0.12 ns per weight); the byte-based rule of the row operators assumes memcpy speed, several
 // times these kernels'.
 template <class F>
-void ForEachColumnChunk(const QMatmulArgs& g, int threads, double ns_per_mac, F&& fn) {
+void ForEachColumnChunk(const QMatmulArgs& g, int threads, double ns_per_mac, F&& fn_cols) {
+  // Each chunk's columns get the epilogue right after they are computed (still in cache).
+  auto* const epilogue = g.HasEpilogue() ? Dispatch(kBiasActivationRowsF32) : nullptr;
+  auto fn = [&](size_t j0, size_t j1) {
+    fn_cols(j0, j1);
+    if (epilogue != nullptr) epilogue(g.act, g.m, j1 - j0, g.bias != nullptr ? g.bias + j0 : nullptr, g.c + j0, g.ldc);
+  };
   constexpr size_t kGrain = 16;
   const size_t units = (g.n + kGrain - 1) / kGrain;
   int t = threads;
@@ -100,7 +108,9 @@ vlak_status PanelMatmul(const QMatmulArgs& g, Target target, int threads) {
       deq(g.wtype, e - b, g.k, g.w + (j0 + b) * g.w_stride, g.w_stride, panel + b * g.k, g.k);
     });
     (void)bb;
-    const MatmulArgs ma{g.m, nr, g.k, g.a, g.lda, panel, g.k, g.c + j0, g.ldc, true, false};
+    MatmulArgs ma{g.m, nr, g.k, g.a, g.lda, panel, g.k, g.c + j0, g.ldc, true, false};
+    ma.bias = g.bias != nullptr ? g.bias + j0 : nullptr;  // vlak_matmul_ex_f32's epilogue, applied by its kernels
+    ma.act = g.act;
     const vlak_status s = MatmulF32(ma, VLAK_MATMUL_TRANS_B, threads, nullptr);
     if (s != VLAK_OK) return s;
   }
@@ -124,6 +134,7 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
   if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
   if (g.k == 0) {
     for (size_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc, 0, g.n * sizeof(float));
+    if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32)(g.act, g.m, g.n, g.bias, g.c, g.ldc);
     return VLAK_OK;
   }
   const Target target = ActiveTarget();
@@ -212,7 +223,14 @@ extern "C" vlak_status vlak_dequantize_f32(vlak_qtype t, size_t rows, size_t k, 
 extern "C" vlak_status vlak_matmul_q_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, vlak_qtype wtype,
                                          const void* w, size_t w_stride_bytes, float* c, size_t ldc, unsigned flags,
                                          const struct vlak_matmul_epilogue* epilogue) {
-  if (epilogue != nullptr) return VLAK_ERROR_INVALID_ARGUMENT;
-  const vlak::QMatmulArgs g{m, n, k, a, lda, static_cast<int>(wtype), static_cast<const uint8_t*>(w), w_stride_bytes, c, ldc};
+  vlak::QMatmulArgs g{m, n, k, a, lda, static_cast<int>(wtype), static_cast<const uint8_t*>(w), w_stride_bytes, c, ldc};
+  if (epilogue != nullptr) {
+    if ((epilogue->flags & ~VLAK_EPILOGUE_ACTIVATION) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+    if ((epilogue->flags & VLAK_EPILOGUE_ACTIVATION) != 0) {
+      g.act = vlak::ActivationKernelOp(epilogue->activation);
+      if (g.act < 0) return VLAK_ERROR_INVALID_ARGUMENT;
+    }
+    g.bias = epilogue->bias;
+  }
   return vlak::MatmulQF32(g, flags, 0);
 }

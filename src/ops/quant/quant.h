@@ -88,6 +88,11 @@ struct QMatmulArgs {
   size_t w_stride;  // bytes
   float* c;
   size_t ldc;
+  // The epilogue (vlak_matmul_ex_f32's): c = act(c + bias[j]) once c is complete. bias NULL: none;
+  // act: an activation kernel op code (ops/activation/activation_kernels.h) or kActNone (-1).
+  const float* bias = nullptr;
+  int act = -1;
+  bool HasEpilogue() const { return bias != nullptr || act != -1; }
 };
 
 // Calls with m below this take the decode kernels (blocks dequantized in registers); from it on,

@@ -6,9 +6,9 @@
 // unsigned: q4 nibbles as stored (q4_0: q - 8, offset 8; q4_1: offset 0), q8_0's int8 + 128 (xor
 // 0x80, offset 128). Per row of A and block the lanes start at -offset * (4-byte sums of q_a) (one
 // vpdpbusd of the offset bytes against q_a, shared by every row of W), so each int32 lane holds
-// sum (q_w - offset) q_a over its 4 values exactly; then c_lanes += float(lanes) * fl(d_w d_a) (q4_1
-// also + float(A's 4-byte sums) * fl(m_w d_a)), and one horizontal sum per C element at the end,
-// not one per block. kRowsW rows of W x kRowsA rows of A per pass: W's bytes are unpacked once per
+// sum (q_w - offset) q_a over its 4 values exactly; then c_lanes += float(lanes) * fl(d_w d_a), and
+// one horizontal sum per C element at the end, not one per block. q4_1's m_w d_a sum q_a goes into
+// a 4-lane vector per row of A (the 4 rows of W), fma(m_w, fl(d_a sum q_a)) per block, added after. kRowsW rows of W x kRowsA rows of A per pass: W's bytes are unpacked once per
 // block for kRowsA rows of A.
 // Bound: lanes exact; per block 2 (q4_1: 4) roundings and one add per lane; then the 8-lane sum:
 // within vlak.h's 2k * 2^-24 * S. Special values: the scales' NaN/inf propagate through the
@@ -40,6 +40,13 @@ inline float Half(const uint8_t* p) {
   return _cvtsh_ss(h);
 }
 
+// An fp16 scale converted into all 8 lanes: vpbroadcastw from memory, vcvtph2ps.
+inline __m256 HalfBroadcast(const uint8_t* p) {
+  int16_t h;
+  std::memcpy(&h, p, 2);
+  return _mm256_cvtph_ps(_mm_set1_epi16(h));
+}
+
 // One block of a row of W as 32 unsigned bytes in A's element order.
 template <int kType>
 inline __m256i LoadW(const uint8_t* blk) {
@@ -60,7 +67,7 @@ void Cols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
   const size_t nb = g.k / kQBlock;
   uint8_t* const actm = const_cast<uint8_t*>(act);
   const __m256i offset = _mm256_set1_epi8(static_cast<char>(kOffset));
-  const __m256i ones = _mm256_set1_epi8(1);
+  static_assert(kRowsW == 4, "q4_1's extra vector holds 4 rows of W");
   for (size_t j = j0; j < j1; j += kRowsW) {
     const size_t rw = j1 - j < kRowsW ? j1 - j : kRowsW;
     const uint8_t* wr[kRowsW];
@@ -75,30 +82,36 @@ void Cols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
       __m256 acc[kRowsA][kRowsW];
       for (auto& x : acc)
         for (auto& y : x) y = _mm256_setzero_ps();
+      // q4_1's m_w d_a sum q_a, the kRowsW rows of W in the lanes of one xmm per row of A.
+      __m128 extra[kRowsA];
+      for (auto& x : extra) x = _mm_setzero_ps();
       for (size_t b = 0; b < nb; ++b) {
         __m256i u[kRowsW];
-        float dw[kRowsW], mw[kRowsW];
+        __m256 dw[kRowsW];
+        float mw[kRowsW];
         if (nx != nullptr && i0 == 0) {
           for (size_t r = 0; r < kRowsW; ++r) _mm_prefetch(reinterpret_cast<const char*>(nx + r * g.w_stride + b * bb), _MM_HINT_T0);
         }
         for (size_t r = 0; r < kRowsW; ++r) {
           const uint8_t* blk = wr[r] + b * bb;
           u[r] = LoadW<kType>(blk);
-          dw[r] = Half(blk);
+          dw[r] = HalfBroadcast(blk);
           if constexpr (kType == VLAK_Q4_1) mw[r] = Half(blk + 2);
         }
         for (size_t i = 0; i < kRowsA; ++i) {
           if (i >= ra) break;
           const __m256i qa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar[i].qs + b * kQBlock));
           const float da = ar[i].d[b];
+          const __m256 dav = _mm256_set1_ps(da);
           __m256i base = _mm256_setzero_si256();
           if constexpr (kOffset != 0) base = _mm256_sub_epi32(base, _mm256_dpbusd_epi32(_mm256_setzero_si256(), offset, qa));
-          __m256 sa;
-          if constexpr (kType == VLAK_Q4_1) sa = _mm256_cvtepi32_ps(_mm256_dpbusd_epi32(_mm256_setzero_si256(), ones, qa));
+          if constexpr (kType == VLAK_Q4_1) {
+            const __m128 mv = _mm_setr_ps(mw[0], mw[1], mw[2], mw[3]);
+            extra[i] = _mm_fmadd_ps(mv, _mm_set1_ps(da * static_cast<float>(ar[i].sum[b])), extra[i]);
+          }
           for (size_t r = 0; r < kRowsW; ++r) {
             const __m256 lanes = _mm256_cvtepi32_ps(_mm256_dpbusd_epi32(base, u[r], qa));
-            acc[i][r] = _mm256_fmadd_ps(lanes, _mm256_set1_ps(dw[r] * da), acc[i][r]);
-            if constexpr (kType == VLAK_Q4_1) acc[i][r] = _mm256_fmadd_ps(sa, _mm256_set1_ps(mw[r] * da), acc[i][r]);
+            acc[i][r] = _mm256_fmadd_ps(lanes, _mm256_mul_ps(dw[r], dav), acc[i][r]);
           }
         }
       }
@@ -107,7 +120,13 @@ void Cols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
           const __m256 v = acc[i][r];
           const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
           const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
-          g.c[(i0 + i) * g.ldc + j + r] = _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+          float c = _mm_cvtss_f32(_mm_add_ss(t, _mm_movehdup_ps(t)));
+          if constexpr (kType == VLAK_Q4_1) {
+            alignas(16) float e[4];
+            _mm_store_ps(e, extra[i]);
+            c += e[r];
+          }
+          g.c[(i0 + i) * g.ldc + j + r] = c;
         }
       }
     }

@@ -5,11 +5,11 @@
 // (exact: |sum| <= 2 * 128 * 127), vfwcvt to f32, vfmacc.vf with fl(d_w d_a) into the row's f32
 // lanes (rows in pairs: two rows' int8 parts, then their conversions and fmas: 3 SEW changes per
 // pair); q4_1's m_w d_a sum q_a is a scalar per block. One ordered reduction (vfredosum) per C
-// element at the end, not one per block. 4 rows of W share each load of A.
+// element at the end, not one per block. 2 rows of W share each load of A (4 spilled).
 // Bound: lanes exact per block, then 2 roundings per block and lane and the 16-term ordered sum:
 // within vlak.h's 2k * 2^-24 * S. Cost per block and row of W: 1 load, 2 (q4_1) to 4 (q4_0)
 // unpack ops, vwmul, vwmacc, vfwcvt, vfmacc, 1.5 vsetvli, the scale's table load and multiply;
-// A's 2 loads per 4 rows. Measurements: docs/ops/quant.md.
+// A's 2 loads per 2 rows. Measurements: docs/ops/quant.md.
 #pragma once
 
 #include <riscv_vector.h>
@@ -35,7 +35,7 @@ inline const float* HalfTable() {
 template <int kType>
 void ActCols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
   constexpr size_t bb = QBlockBytes(kType);
-  constexpr size_t kRw = 4;
+  constexpr size_t kRw = 2;  // 4 rows' accumulators beside the temporaries spilled (rvv.spill_check)
   constexpr size_t vl = 16;
   const size_t nb = g.k / kQBlock;
   const float* const half = HalfTable();
@@ -46,8 +46,8 @@ void ActCols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
     for (size_t r = 0; r < kRw; ++r) wr[r] = g.w + (j + (r < rw ? r : 0)) * g.w_stride;
     for (size_t i = 0; i < g.m; ++i) {
       const QActRow ar = QActRowAt(actm, g.k, i);
-      vfloat32m4_t acc0 = __riscv_vfmv_v_f_f32m4(0.0f, vl), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-      float extra[kRw] = {0.0f, 0.0f, 0.0f, 0.0f};
+      vfloat32m4_t acc0 = __riscv_vfmv_v_f_f32m4(0.0f, vl), acc1 = acc0;
+      float extra[kRw] = {0.0f, 0.0f};
       for (size_t b = 0; b < nb; ++b) {
         const vint8m1_t qlo = __riscv_vle8_v_i8m1(ar.qs + b * kQBlock, vl);
         const vint8m1_t qhi = __riscv_vle8_v_i8m1(ar.qs + b * kQBlock + 16, vl);
@@ -75,14 +75,11 @@ void ActCols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
           if constexpr (kType == VLAK_Q4_1) extra[r] += static_cast<float>(ar.sum[b]) * (half[LoadHalf(blk + 2)] * da);
           return __riscv_vfmacc_vf_f32m4(acc, s, __riscv_vfwcvt_f_x_v_f32m4(p, vl), vl);
         };
-        // Rows in pairs: the int8 parts of two rows, then their conversions (SEW 16) and fmas
-        // (SEW 32), so SEW changes 3 times per pair; all 4 rows at once spilled an accumulator.
+        // The int8 parts of both rows, then their conversions (SEW 16) and fmas (SEW 32): SEW
+        // changes 3 times per block.
         const vint16m2_t p0 = dot(0), p1 = dot(1);
         acc0 = fold(0, p0, acc0);
         acc1 = fold(1, p1, acc1);
-        const vint16m2_t p2 = dot(2), p3 = dot(3);
-        acc2 = fold(2, p2, acc2);
-        acc3 = fold(3, p3, acc3);
       }
       const vfloat32m1_t zero = __riscv_vfmv_s_f_f32m1(0.0f, 1);
       auto store = [&](size_t r, vfloat32m4_t acc) {
@@ -92,8 +89,6 @@ void ActCols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
       };
       store(0, acc0);
       store(1, acc1);
-      store(2, acc2);
-      store(3, acc3);
     }
   }
 }
@@ -106,10 +101,10 @@ inline void ActColsRvv(const QMatmulArgs& g, const uint8_t* act, size_t j0, size
 
 
 // Exact weights (m < 16): per block and row of W the 32 values are widened (vsext/vzext.vf4),
-// converted and scaled in f32 registers (q4_0, q8_0: (q - off) * d, exact; q4_1: fma(q, d, m), the
-// one rounding of vlak_dequantize_f32's q * d + m), then c += a * w (vfmacc) into two accumulators
-// per C element (values 0..15 and 16..31 of each block), summed and reduced in order (vfredosum)
-// at the end. 2 rows of W per pass (the accumulators of 4 would not fit beside the temporaries).
+// converted and scaled in f32 registers (q4_0, q8_0: (q - off) * d, exact; q4_1: q * d + m, the
+// one rounding of vlak_dequantize_f32's), then c += a * w (vfmacc) into one accumulator
+// per C element (value p in lane p % 16, values 0..15 of a block before 16..31), reduced in order
+// (vfredosum) at the end. 2 rows of W per pass: more spill (rvv.spill_check).
 template <int kType>
 void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
   constexpr size_t bb = QBlockBytes(kType);
@@ -122,48 +117,39 @@ void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
     const uint8_t* const w1 = two ? w0 + g.w_stride : w0;
     for (size_t i = 0; i < g.m; ++i) {
       const float* const ar = g.a + i * g.lda;
-      vfloat32m4_t c0l = __riscv_vfmv_v_f_f32m4(0.0f, vl), c0h = c0l, c1l = c0l, c1h = c0l;
+      vfloat32m4_t c0 = __riscv_vfmv_v_f_f32m4(0.0f, vl), c1 = c0;
       for (size_t b = 0; b < nb; ++b) {
-        const vfloat32m4_t alo = __riscv_vle32_v_f32m4(ar + b * kQBlock, vl);
-        const vfloat32m4_t ahi = __riscv_vle32_v_f32m4(ar + b * kQBlock + 16, vl);
-        auto row = [&](const uint8_t* wr, vfloat32m4_t& cl, vfloat32m4_t& ch) {
-          const uint8_t* blk = wr + b * bb;
-          const float d = half[LoadHalf(blk)];
-          vfloat32m4_t wl, wh;
-          if constexpr (kType == VLAK_Q8_0) {
-            const vint8m1_t ql = __riscv_vle8_v_i8m1(reinterpret_cast<const int8_t*>(blk + 2), vl);
-            const vint8m1_t qh = __riscv_vle8_v_i8m1(reinterpret_cast<const int8_t*>(blk + 18), vl);
-            wl = __riscv_vfmul_vf_f32m4(__riscv_vfcvt_f_x_v_f32m4(__riscv_vsext_vf4_i32m4(ql, vl), vl), d, vl);
-            wh = __riscv_vfmul_vf_f32m4(__riscv_vfcvt_f_x_v_f32m4(__riscv_vsext_vf4_i32m4(qh, vl), vl), d, vl);
-          } else {
-            const vuint8m1_t q = __riscv_vle8_v_u8m1(blk + (kType == VLAK_Q4_1 ? 4 : 2), vl);
-            const vuint32m4_t ul = __riscv_vzext_vf4_u32m4(__riscv_vand_vx_u8m1(q, 0x0F, vl), vl);
-            const vuint32m4_t uh = __riscv_vzext_vf4_u32m4(__riscv_vsrl_vx_u8m1(q, 4, vl), vl);
-            if constexpr (kType == VLAK_Q4_0) {
-              const vint32m4_t sl = __riscv_vsub_vx_i32m4(__riscv_vreinterpret_v_u32m4_i32m4(ul), 8, vl);
-              const vint32m4_t sh = __riscv_vsub_vx_i32m4(__riscv_vreinterpret_v_u32m4_i32m4(uh), 8, vl);
-              wl = __riscv_vfmul_vf_f32m4(__riscv_vfcvt_f_x_v_f32m4(sl, vl), d, vl);
-              wh = __riscv_vfmul_vf_f32m4(__riscv_vfcvt_f_x_v_f32m4(sh, vl), d, vl);
+        // Half by half (values 0..15, then 16..31), both rows per half: A's half, one row's
+        // widened half and two accumulators live at a time (more spilled: rvv.spill_check).
+        for (size_t h = 0; h < 2; ++h) {
+          const vfloat32m4_t av = __riscv_vle32_v_f32m4(ar + b * kQBlock + 16 * h, vl);
+          auto wv = [&](const uint8_t* wr) {
+            const uint8_t* blk = wr + b * bb;
+            const float d = half[LoadHalf(blk)];
+            if constexpr (kType == VLAK_Q8_0) {
+              const vint8m1_t q = __riscv_vle8_v_i8m1(reinterpret_cast<const int8_t*>(blk + 2 + 16 * h), vl);
+              return __riscv_vfmul_vf_f32m4(__riscv_vfcvt_f_x_v_f32m4(__riscv_vsext_vf4_i32m4(q, vl), vl), d, vl);
             } else {
-              const float m = half[LoadHalf(blk + 2)];
-              const vfloat32m4_t vm = __riscv_vfmv_v_f_f32m4(m, vl);
-              wl = __riscv_vfmacc_vf_f32m4(vm, d, __riscv_vfcvt_f_xu_v_f32m4(ul, vl), vl);
-              wh = __riscv_vfmacc_vf_f32m4(vm, d, __riscv_vfcvt_f_xu_v_f32m4(uh, vl), vl);
+              const vuint8m1_t q = __riscv_vle8_v_u8m1(blk + (kType == VLAK_Q4_1 ? 4 : 2), vl);
+              const vuint8m1_t nib = h == 0 ? __riscv_vand_vx_u8m1(q, 0x0F, vl) : __riscv_vsrl_vx_u8m1(q, 4, vl);
+              const vuint32m4_t u = __riscv_vzext_vf4_u32m4(nib, vl);
+              if constexpr (kType == VLAK_Q4_0) {
+                const vint32m4_t sq = __riscv_vsub_vx_i32m4(__riscv_vreinterpret_v_u32m4_i32m4(u), 8, vl);
+                return __riscv_vfmul_vf_f32m4(__riscv_vfcvt_f_x_v_f32m4(sq, vl), d, vl);
+              } else {
+                // q * d is exact, so fl(q * d) + m rounds once, as vlak_dequantize_f32.
+                const float m = half[LoadHalf(blk + 2)];
+                return __riscv_vfadd_vf_f32m4(__riscv_vfmul_vf_f32m4(__riscv_vfcvt_f_xu_v_f32m4(u, vl), d, vl), m, vl);
+              }
             }
-          }
-          cl = __riscv_vfmacc_vv_f32m4(cl, alo, wl, vl);
-          ch = __riscv_vfmacc_vv_f32m4(ch, ahi, wh, vl);
-        };
-        row(w0, c0l, c0h);
-        row(w1, c1l, c1h);
+          };
+          c0 = __riscv_vfmacc_vv_f32m4(c0, av, wv(w0), vl);
+          c1 = __riscv_vfmacc_vv_f32m4(c1, av, wv(w1), vl);
+        }
       }
       const vfloat32m1_t zero = __riscv_vfmv_s_f_f32m1(0.0f, 1);
-      g.c[i * g.ldc + j] = __riscv_vfmv_f_s_f32m1_f32(
-          __riscv_vfredosum_vs_f32m4_f32m1(__riscv_vfadd_vv_f32m4(c0l, c0h, vl), zero, vl));
-      if (two) {
-        g.c[i * g.ldc + j + 1] = __riscv_vfmv_f_s_f32m1_f32(
-            __riscv_vfredosum_vs_f32m4_f32m1(__riscv_vfadd_vv_f32m4(c1l, c1h, vl), zero, vl));
-      }
+      g.c[i * g.ldc + j] = __riscv_vfmv_f_s_f32m1_f32(__riscv_vfredosum_vs_f32m4_f32m1(c0, zero, vl));
+      if (two) g.c[i * g.ldc + j + 1] = __riscv_vfmv_f_s_f32m1_f32(__riscv_vfredosum_vs_f32m4_f32m1(c1, zero, vl));
     }
   }
 }

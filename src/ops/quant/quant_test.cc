@@ -291,6 +291,39 @@ TEST(Quant, SameBitsForEveryThreadCount) {
   });
 }
 
+// The epilogue: the bits of the product, then + bias in float, then vlak_activation_f32 (vlak.h), in
+// both modes, at decode and through the panels; k == 0 gives act(bias).
+TEST(Quant, EpilogueIsBiasThenActivation) {
+  ForEachTarget([] {
+    const size_t n = 37, k = 96;
+    const auto bias = Normal(n, 0.0f, 1.0f, 8);
+    for (vlak_qtype t : kTypes) {
+      const auto w = Quantized(t, n, k, Values(n * k, 9));
+      const size_t rb = vlak_qtype_row_bytes(t, k);
+      for (unsigned flags : {0u, VLAK_MATMUL_Q_QUANTIZE_A}) {
+        for (size_t m : {1, 3, 20}) {
+          const auto a = Normal(m * k, 0.0f, 1.0f, static_cast<uint32_t>(m));
+          for (int with_act : {0, 1}) {
+            const vlak_matmul_epilogue e{bias.data(), with_act ? VLAK_EPILOGUE_ACTIVATION : 0u, VLAK_ACT_SILU};
+            std::vector<float> c(m * n), want(m * n);
+            ASSERT_EQ(vlak_matmul_q_f32(m, n, k, a.data(), k, t, w.data(), rb, want.data(), n, flags, nullptr), VLAK_OK);
+            for (size_t i = 0; i < m; ++i)
+              for (size_t j = 0; j < n; ++j) want[i * n + j] += bias[j];
+            if (with_act) ASSERT_EQ(vlak_activation_f32(m * n, want.data(), want.data(), VLAK_ACT_SILU), VLAK_OK);
+            ASSERT_EQ(vlak_matmul_q_f32(m, n, k, a.data(), k, t, w.data(), rb, c.data(), n, flags, &e), VLAK_OK);
+            ASSERT_TRUE(SameBits(c.data(), want.data(), c.size())) << t << " flags " << flags << " m " << m;
+          }
+        }
+      }
+    }
+    const vlak_matmul_epilogue e{bias.data(), VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_TANH};
+    std::vector<float> c(2 * n, 5.0f), want(bias);
+    ASSERT_EQ(vlak_activation_f32(n, want.data(), want.data(), VLAK_ACT_TANH), VLAK_OK);
+    ASSERT_EQ(vlak_matmul_q_f32(2, n, 0, nullptr, 0, VLAK_Q4_0, nullptr, 0, c.data(), n, 0, &e), VLAK_OK);
+    EXPECT_TRUE(SameBits(c.data(), want.data(), n) && SameBits(c.data() + n, want.data(), n));
+  });
+}
+
 TEST(Quant, BadArgumentsWriteNothing) {
   ForEachTarget([] {
     const size_t k = 64;
@@ -339,10 +372,10 @@ TEST(Quant, BadArgumentsWriteNothing) {
     EXPECT_EQ(call(2, 3, k, a.data(), k, VLAK_Q8_0, nullptr, 68, y.data(), 3, 0, nullptr), VLAK_ERROR_NULL_POINTER);
     EXPECT_EQ(call(2, 3, k, a.data(), k, VLAK_Q8_0, w.data(), 68, nullptr, 3, 0, nullptr), VLAK_ERROR_NULL_POINTER);
     EXPECT_EQ(call(SIZE_MAX / 8, 3, k, a.data(), k, VLAK_Q8_0, w.data(), 68, y.data(), 3, 0, nullptr), VLAK_ERROR_OVERFLOW);
-    const int fake = 0;
-    EXPECT_EQ(call(2, 3, k, a.data(), k, VLAK_Q8_0, w.data(), 68, y.data(), 3, 0,
-                   reinterpret_cast<const vlak_matmul_epilogue*>(&fake)),
-              VLAK_ERROR_INVALID_ARGUMENT);
+    const vlak_matmul_epilogue bad_flags{nullptr, 0x2u, VLAK_ACT_SILU};
+    const vlak_matmul_epilogue bad_act{nullptr, VLAK_EPILOGUE_ACTIVATION, static_cast<vlak_activation>(17)};
+    EXPECT_EQ(call(2, 3, k, a.data(), k, VLAK_Q8_0, w.data(), 68, y.data(), 3, 0, &bad_flags), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(call(2, 3, k, a.data(), k, VLAK_Q8_0, w.data(), 68, y.data(), 3, 0, &bad_act), VLAK_ERROR_INVALID_ARGUMENT);
     EXPECT_TRUE(untouched());
     EXPECT_EQ(call(0, 3, k, nullptr, k, VLAK_Q8_0, nullptr, 68, nullptr, 3, 0, nullptr), VLAK_OK);
     // k == 0: C = 0.

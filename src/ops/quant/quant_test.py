@@ -105,6 +105,21 @@ def test_matmul_q_same_for_every_thread_count(restore_globals, rng):
             assert np.array_equal(vlak.matmul_q(a, w, "q4_1", quantize_a=quantize_a).view(np.uint32), want.view(np.uint32))
 
 
+def test_matmul_q_epilogue(target, rng):
+    a = rng.normal(size=(3, 64)).astype(np.float32)
+    w = vlak.quantize(rng.normal(size=(9, 64)).astype(np.float32), "q4_1")
+    bias = rng.normal(size=9).astype(np.float32)
+    for quantize_a in (False, True):
+        p = vlak.matmul_q(a, w, "q4_1", quantize_a=quantize_a)
+        want = vlak.activation((p + bias).astype(np.float32), "silu")
+        got = vlak.matmul_q(a, w, "q4_1", quantize_a=quantize_a, bias=bias, activation="silu")
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    with pytest.raises(ValueError):
+        vlak.matmul_q(a, w, "q4_1", bias=bias[:5])
+    with pytest.raises(ValueError):
+        vlak.matmul_q(a, w, "q4_1", activation="relu")
+
+
 def test_errors():
     x = np.ones((2, 64), np.float32)
     with pytest.raises(ValueError):

@@ -11,8 +11,8 @@
 // Quantized activations on AVX2 (ActColsAvx2): per block vpmaddubsw of unsigned W bytes against
 // signed A bytes (q4: nibbles 0..15; q8_0: |q_w| against sign(q_a, q_w), ggml's trick: no int16
 // saturation, |pair| <= 2 * 128 * 127), vpmaddwd with ones to int32 lanes, minus offset * (the
-// lanes' A sums) for q4_0; then c += float(lanes) * (d_w d_a) per block (q4_1 also + float(A's lane
-// sums) * (m_w d_a)), one horizontal sum per C element at the end.
+// lanes' A sums) for q4_0; then c += float(lanes) * (d_w d_a) per block, one horizontal sum per C
+// element at the end; q4_1's m_w d_a sum q_a in a 4-lane vector (the 4 rows of W), added after.
 // Bounds: as the generic kernels' (quant_kernel.cc). Measurements: docs/ops/quant.md.
 #pragma once
 
@@ -212,15 +212,17 @@ void ActColsAvx2(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1)
       const QActRow ar = QActRowAt(actm, g.k, i);
       __m256 acc[kRw];
       for (auto& x : acc) x = _mm256_setzero_ps();
+      __m128 extra = _mm_setzero_ps();  // q4_1's m_w d_a sum q_a, the 4 rows of W in its lanes
       for (size_t b = 0; b < nb; ++b) {
         if (i == 0) Prefetch(nx, g.w_stride, kRw, b * bb);
         const __m256i qa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar.qs + b * kQBlock));
         const float da = ar.d[b];
         __m256i base = _mm256_setzero_si256();
         if constexpr (kType == VLAK_Q4_0) base = _mm256_madd_epi16(_mm256_maddubs_epi16(eights, qa), ones16);
-        __m256 sa;
         if constexpr (kType == VLAK_Q4_1) {
-          sa = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), qa), ones16));
+          const __m128 mv = _mm_setr_ps(Half(wr[0] + b * bb + 2), Half(wr[1] + b * bb + 2), Half(wr[2] + b * bb + 2),
+                                        Half(wr[3] + b * bb + 2));
+          extra = _mm_fmadd_ps(mv, _mm_set1_ps(da * static_cast<float>(ar.sum[b])), extra);
         }
         for (size_t r = 0; r < kRw; ++r) {
           const uint8_t* blk = wr[r] + b * bb;
@@ -237,10 +239,11 @@ void ActColsAvx2(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1)
           __m256i lanes = _mm256_madd_epi16(p16, ones16);
           if constexpr (kType == VLAK_Q4_0) lanes = _mm256_sub_epi32(lanes, base);
           acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(lanes), _mm256_set1_ps(Half(blk) * da), acc[r]);
-          if constexpr (kType == VLAK_Q4_1) acc[r] = _mm256_fmadd_ps(sa, _mm256_set1_ps(Half(blk + 2) * da), acc[r]);
         }
       }
-      for (size_t r = 0; r < rw; ++r) g.c[i * g.ldc + j + r] = Sum(acc[r]);
+      alignas(16) float e[4];
+      _mm_store_ps(e, extra);
+      for (size_t r = 0; r < rw; ++r) g.c[i * g.ldc + j + r] = kType == VLAK_Q4_1 ? Sum(acc[r]) + e[r] : Sum(acc[r]);
     }
   }
 }
