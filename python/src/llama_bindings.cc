@@ -22,12 +22,13 @@ struct LlamaObject {
   std::mutex mu;
 };
 
-constexpr const char* kDocLlama = R"doc(Llama(path: str | None = None, quantize_activations: bool = False)
+constexpr const char* kDocLlama = R"doc(Llama(path: str | None = None, mode: str = "exact")
 
 A Llama-architecture decoder from a GGUF file (q8_0 / q4_0 / q4_1 matrices, f32 norms), run on
 vlak's operators with greedy decoding. path None: SmolLM2-135M-Instruct.Q4_1.gguf where
-scripts/models install smollm2 puts it (build/models, or $VLAK_MODELS_DIR). quantize_activations:
-ggml's int8 activations in the matmuls instead of the exact weights (docs/models.md).
+scripts/models install smollm2 puts it (build/models, or $VLAK_MODELS_DIR). mode: the matmuls'
+arithmetic, "exact" (the dequantized weights), "quantized" (ggml's int8 activations) or "auto"
+(int8 activations below 16 rows, exact above: the faster of the two per call; docs/models.md).
 Raises FileNotFoundError when the file is missing, ValueError for a file it cannot run.)doc";
 
 constexpr const char* kDocGenerate = R"doc(generate(prompt: str, n: int = 64, chat: bool = False) -> str
@@ -54,7 +55,11 @@ std::vector<int32_t> Run(LlamaObject& self, const std::vector<int32_t>& ids, siz
 
 void BindLlama(py::module_& models) {
   py::class_<LlamaObject>(models, "Llama", kDocLlama)
-      .def(py::init([](std::optional<std::string> path, bool quantize_activations) {
+      .def(py::init([](std::optional<std::string> path, const std::string& mode) {
+             using Mode = vlak::models::Llama::MatmulMode;
+             if (mode != "auto" && mode != "exact" && mode != "quantized") {
+               throw py::value_error("vlak.models.Llama: mode must be \"auto\", \"exact\" or \"quantized\", not \"" + mode + "\"");
+             }
              const std::string file = path ? *path : vlak::models::DefaultModelDir("SmolLM2-135M-Instruct.Q4_1.gguf");
              if (FILE* f = std::fopen(file.c_str(), "rb")) {
                std::fclose(f);
@@ -71,10 +76,10 @@ void BindLlama(py::module_& models) {
                ok = obj->model.Load(file, &err);
              }
              if (!ok) throw py::value_error("vlak.models.Llama: " + err);
-             obj->model.set_quantize_activations(quantize_activations);
+             obj->model.set_matmul_mode(mode == "auto" ? Mode::kAuto : mode == "quantized" ? Mode::kQuantized : Mode::kExact);
              return obj;
            }),
-           py::arg("path") = py::none(), py::arg("quantize_activations") = false)
+           py::arg("path") = py::none(), py::arg("mode") = "exact")
       .def(
           "generate",
           [](LlamaObject& self, const std::string& prompt, size_t n, bool chat) {

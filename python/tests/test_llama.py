@@ -30,6 +30,7 @@ def test_llama_follows_llama_cpp(model):
 
 
 def test_llama_chat(model):
+    assert "Paris" in vlak.models.Llama(mode="auto").generate("What is the capital of France?", 16, chat=True)
     assert "Paris" in model.generate("What is the capital of France?", 32, chat=True)
 
 
@@ -40,3 +41,5 @@ def test_llama_errors(tmp_path):
     bad.write_bytes(b"not a gguf file at all")
     with pytest.raises(ValueError, match="vlak.models.Llama"):
         vlak.models.Llama(str(bad))
+    with pytest.raises(ValueError, match="mode"):
+        vlak.models.Llama(mode="fast")

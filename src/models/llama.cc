@@ -20,6 +20,12 @@ bool IsQType(uint32_t t) {
          t == static_cast<uint32_t>(GgmlType::kQ8_0);
 }
 
+// kAuto: int8 activations below 16 rows, where vlak_matmul_q_f32 reads W once per call with
+// integer dot products; exact weights from 16 rows, where it multiplies dequantized panels.
+bool QuantizeA(Llama::MatmulMode mode, size_t m) {
+  return mode == Llama::MatmulMode::kQuantized || (mode == Llama::MatmulMode::kAuto && m < 16);
+}
+
 double Seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -171,7 +177,7 @@ bool Llama::EnsureCapacity(size_t positions, std::string* error) {
 bool Llama::Matmul(const Matrix& w, size_t m, const float* a, size_t lda, float* c, size_t ldc,
                    std::string* error) const {
   return Status(vlak_matmul_q_f32(m, w.rows, w.cols, a, lda, static_cast<vlak_qtype>(w.type), w.data, w.row_bytes, c,
-                                  ldc, quantize_a_ ? VLAK_MATMUL_Q_QUANTIZE_A : 0u, nullptr),
+                                  ldc, QuantizeA(mode_, m) ? VLAK_MATMUL_Q_QUANTIZE_A : 0u, nullptr),
                 "matmul", error);
 }
 
@@ -255,6 +261,11 @@ bool Llama::Forward(std::span<const int32_t> ids, std::vector<float>* logits, st
   if (!Matmul(out_, 1, h_.data(), d, logits->data(), cfg_.vocab, error)) return false;
   pos_ += m;
   return true;
+}
+
+const char* Llama::ModeName(MatmulMode mode) {
+  return mode == MatmulMode::kExact ? "exact weights" : mode == MatmulMode::kQuantized ? "quantized activations"
+                                                                                       : "auto (quantized below 16 rows)";
 }
 
 int32_t Llama::Argmax(std::span<const float> logits) {

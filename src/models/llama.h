@@ -15,12 +15,13 @@
 //     f = (SiLU(h Wg^T) * (h Wu^T)) Wd^T                        vlak_matmul_q_f32, vlak_glu_f32
 //   logits = RMSNorm(x + f, output_norm) Wout^T, last row only  vlak_add_rmsnorm_f32, vlak_matmul_q_f32
 //   next token = argmax (the smallest id among equal logits)
-// The matmuls run the exact weights by default (float products of the dequantized weights: stable,
-// prefill and decode agree to float rounding); ggml's int8 activations on request
-// (set_quantize_activations(true), VLAK_MATMUL_Q_QUANTIZE_A), whose rounding steps are coarse
-// where activations have outliers, so that float-order differences upstream can move a logit by
-// about 1 (docs/models.md). The KV cache is f32, grown as the sequence grows
-// up to the model's context length. Threads: vlak_set_num_threads. One object serves one call at
+// Matmul modes: exact weights by default (float products of the dequantized weights: the same
+// tokens on every target, batch and token-by-token passes agree to float rounding); ggml's int8
+// activations (VLAK_MATMUL_Q_QUANTIZE_A); or auto, each where it is faster: int8 activations below
+// 16 rows (decode: W read once, VNNI dot products), exact weights from 16 rows (prefill). The int8
+// steps are coarse where activations have outliers, so with them a float-order difference
+// upstream (another target, another batch size) can move a logit by about 1 (docs/models.md). The KV
+// cache is f32, grown as the sequence grows up to the model's context length. Threads: vlak_set_num_threads. One object serves one call at
 // a time (the cache and scratch); the file is mapped read-only.
 #ifndef VLAK_MODELS_LLAMA_H_
 #define VLAK_MODELS_LLAMA_H_
@@ -70,8 +71,10 @@ class Llama {
   // when default_system), ready for tokenizer().Encode.
   std::string ChatPrompt(const std::string& user, bool default_system = false) const;
 
-  void set_quantize_activations(bool on) { quantize_a_ = on; }
-  bool quantize_activations() const { return quantize_a_; }
+  enum class MatmulMode { kExact, kQuantized, kAuto };
+  void set_matmul_mode(MatmulMode mode) { mode_ = mode; }
+  MatmulMode matmul_mode() const { return mode_; }
+  static const char* ModeName(MatmulMode mode);  // "auto", "exact", "quantized"
   const LlamaConfig& config() const { return cfg_; }
   const Bpe& tokenizer() const { return bpe_; }
   size_t position() const { return pos_; }
@@ -100,7 +103,7 @@ class Llama {
   std::vector<Layer> layers_;
   std::vector<float> cos_, sin_;  // RoPE tables, [position][head_dim / 2]
   size_t capacity_ = 0, pos_ = 0;
-  bool quantize_a_ = false;
+  MatmulMode mode_ = MatmulMode::kExact;
   std::vector<float> x_, h_, q_, att_, delta_, gate_, up_;  // scratch, grown to the largest batch
 };
 

@@ -4,8 +4,9 @@
 // sequences may part at a step where llama.cpp's two best logits are closer than kNearTie (the
 // step is reported, and the comparison of that prompt stops there). On the steps where the tokens
 // agree, llama.cpp's top-5 logits must be within kLogitBound of vlak's. Under qemu: the first,
-// short prompt and 8 tokens. Also: the quantized-activation mode on three prompts, the same tokens
-// on every target, prefill in one batch against token by token, and the load errors.
+// short prompt and 8 tokens. The default matmul mode (exact weights); also quantized activations
+// and the auto mode on three prompts, the same tokens on every target, prefill in one batch
+// against token by token, and the load errors.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -163,23 +164,28 @@ TEST(Llama, SmolLM2MatchesLlamaCpp) {
               vlak_target_name(vlak_active_target()), steps, parted, worst, worst_gap);
 }
 
-// The quantized-activation mode (ggml's int8 arithmetic) under the same rule, on the first three
-// prompts (under qemu: the first, 8 tokens).
-TEST(Llama, QuantizedActivationsFollowLlamaCpp) {
+// The other matmul modes under the same rule, on the first three prompts (under qemu: the first,
+// 8 tokens).
+void RunMode(Llama::MatmulMode mode) {
   Shared& s = Get();
   ASSERT_TRUE(s.ok) << s.error;
-  s.model.set_quantize_activations(true);
+  s.model.set_matmul_mode(mode);
   double worst = 0;
   for (size_t i = 0; i < std::min<size_t>(kCases, 3); ++i) {
     std::vector<int32_t> out;
     const Outcome r = RunCase(s.cases[i], kTokens, &out);
     worst = std::max(worst, r.max_logit_diff);
-    if (r.parted_at >= 0) std::printf("[ smollm2  ] quantized: prompt %zu parted at the near-tie step %d\n", i, r.parted_at);
+    if (r.parted_at >= 0) {
+      std::printf("[ smollm2  ] %s: prompt %zu parted at the near-tie step %d\n", Llama::ModeName(mode), i, r.parted_at);
+    }
   }
-  s.model.set_quantize_activations(false);
+  s.model.set_matmul_mode(Llama::MatmulMode::kExact);
   EXPECT_LE(worst, kLogitBound);
-  std::printf("[ smollm2  ] quantized activations: max |logit - llama.cpp's| %.4f\n", worst);
+  std::printf("[ smollm2  ] %s: max |logit - llama.cpp's| %.4f\n", Llama::ModeName(mode), worst);
 }
+
+TEST(Llama, AutoModeFollowsLlamaCpp) { RunMode(Llama::MatmulMode::kAuto); }
+TEST(Llama, QuantizedActivationsFollowLlamaCpp) { RunMode(Llama::MatmulMode::kQuantized); }
 
 // Every target this CPU runs gives the same tokens on the first prompt (8 tokens; the bits of the
 // logits may differ where vlak.h says so, within kLogitBound of llama.cpp's).
@@ -202,11 +208,13 @@ TEST(Llama, EveryTargetGivesTheSameTokens) {
   vlak_set_target(saved);
 }
 
-// Prefill in one batch and token by token give the same next token, and logits within the
-// bound (the matmuls sum in another order for m >= 16, attention over other blocks).
+// With exact weights, prefill in one batch and token by token give the same next token, and
+// logits within 1e-3 (the matmuls sum in another order for m >= 16, attention over other blocks;
+// measured 1e-4). With int8 activations they may differ by about 1 (docs/models.md).
 TEST(Llama, BatchAndStepwiseAgree) {
   Shared& s = Get();
   ASSERT_TRUE(s.ok) << s.error;
+  s.model.set_matmul_mode(Llama::MatmulMode::kExact);
   const Case& c = s.cases[1];
   std::vector<float> batch, step;
   std::string err;
@@ -217,7 +225,8 @@ TEST(Llama, BatchAndStepwiseAgree) {
   EXPECT_EQ(s.model.position(), c.prompt_ids.size());
   double d = 0;
   for (size_t i = 0; i < batch.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(batch[i] - step[i])));
-  EXPECT_LE(d, kLogitBound);
+  s.model.set_matmul_mode(Llama::MatmulMode::kExact);
+  EXPECT_LE(d, 1e-3);
   EXPECT_EQ(Llama::Argmax(batch), Llama::Argmax(step));
 }
 

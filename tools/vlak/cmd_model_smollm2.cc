@@ -1,5 +1,5 @@
 // `vlak model smollm2`: greedy text generation with SmolLM2-135M-Instruct (src/models/llama.h).
-//   vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] [--quantized] [--ids]
+//   vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] [--quantized|--auto] [--ids]
 // Prints the generated text to stdout; the prompt's and generated token counts, prefill and decode
 // tokens/s and the thread count to stderr. The last of --repeat generations (prefill and decode) is
 // the one reported, and the region the qemu-icount plugin counts under scripts/rvv-run.
@@ -23,7 +23,7 @@ constexpr const char* kFile = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 int SmolUsage(FILE* out) {
   std::fprintf(out,
-               "usage: vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] [--quantized] [--ids] [--prefill N] [--repeat N]\n"
+               "usage: vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] [--quantized|--auto] [--ids] [--prefill N] [--repeat N]\n"
                "  smollm2        SmolLM2-135M-Instruct, greedy decoding\n"
                "  --model FILE   the GGUF file (default: %s,\n"
                "                 installed by scripts/models install smollm2)\n"
@@ -31,7 +31,8 @@ int SmolUsage(FILE* out) {
                "  -n N           tokens to generate (default 64); stops early at an end token with --chat\n"
                "  --threads N    threads (default: all cores)\n"
                "  --chat         wrap the prompt in the model's chat template as a user message\n"
-               "  --quantized    int8 activations in the matmuls (ggml's arithmetic) instead of exact weights\n"
+               "  --quantized    int8 activations (ggml's arithmetic) in every matmul, not the exact weights\n"
+               "  --auto         int8 activations below 16 rows (decode), exact weights above (prefill)\n"
                "  --prefill N    make the prompt exactly N tokens (its ids repeated or cut): a prefill of N\n"
                "  --repeat N     generate N times, report the last (default 1; the first pays the file's page faults)\n"
                "  --ids          also print the prompt's and the generated token ids to stderr\n",
@@ -43,9 +44,10 @@ int SmolUsage(FILE* out) {
 
 int SmolLM2Command(int argc, char** argv) {
   std::string path = vlak::models::DefaultModelDir(kFile), prompt;
-  bool have_prompt = false, chat = false, quantized = false, ids = false;
+  bool have_prompt = false, chat = false, ids = false;
   long n = 64, prefill = 0, repeat = 1;
   int threads = 0;
+  vlak::models::Llama::MatmulMode mode = vlak::models::Llama::MatmulMode::kExact;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* what) -> const char* {
@@ -97,7 +99,9 @@ int SmolLM2Command(int argc, char** argv) {
     } else if (a == "--chat") {
       chat = true;
     } else if (a == "--quantized") {
-      quantized = true;
+      mode = vlak::models::Llama::MatmulMode::kQuantized;
+    } else if (a == "--auto") {
+      mode = vlak::models::Llama::MatmulMode::kAuto;
     } else if (a == "--ids") {
       ids = true;
     } else {
@@ -117,7 +121,7 @@ int SmolLM2Command(int argc, char** argv) {
     std::fprintf(stderr, "  (install the model with scripts/models install smollm2, or pass --model FILE.gguf)\n");
     return 1;
   }
-  model.set_quantize_activations(quantized);
+  model.set_matmul_mode(mode);
   const std::string text = chat ? model.ChatPrompt(prompt) : prompt;
   std::vector<int32_t> in = model.tokenizer().Encode(text);
   if (in.empty()) {
@@ -156,7 +160,7 @@ int SmolLM2Command(int argc, char** argv) {
                st.prompt_tokens, st.prefill_s > 0 ? st.prompt_tokens / st.prefill_s : 0.0, st.prefill_s * 1e3,
                out.size(), st.decode_s > 0 ? steps / st.decode_s : 0.0, steps, st.decode_s * 1e3,
                vlak_get_num_threads(), vlak_target_name(vlak_active_target()),
-               quantized ? "quantized activations" : "exact weights");
+               vlak::models::Llama::ModeName(mode));
   return 0;
 }
 
