@@ -197,6 +197,9 @@ TEST(Llama, EveryTargetGivesTheSameTokens) {
   for (int t = VLAK_TARGET_SCALAR; t <= VLAK_TARGET_RVV; ++t) {
     const auto target = static_cast<vlak_target>(t);
     if (!vlak_target_supported(target)) continue;
+#if defined(__riscv)
+    if (target == VLAK_TARGET_SCALAR && vlak_target_supported(VLAK_TARGET_RVV)) continue;  // rv64gc covers it
+#endif
     ASSERT_EQ(vlak_set_target(target), VLAK_OK);
     std::vector<int32_t> out;
     const Outcome r = RunCase(s.cases[0], 8, &out);
@@ -215,7 +218,11 @@ TEST(Llama, BatchAndStepwiseAgree) {
   Shared& s = Get();
   ASSERT_TRUE(s.ok) << s.error;
   s.model.set_matmul_mode(Llama::MatmulMode::kExact);
-  const Case& c = s.cases[1];
+#if defined(__riscv)
+  const Case& c = s.cases[0];  // 4 tokens under qemu
+#else
+  const Case& c = s.cases[1];  // 16: the panel path
+#endif
   std::vector<float> batch, step;
   std::string err;
   s.model.Reset();
