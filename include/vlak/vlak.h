@@ -639,13 +639,13 @@ vlak_status vlak_dequantize_f32(vlak_qtype t, size_t rows, size_t k, const void*
  * the quantized mode's integer kernels are faster (about 2x at decode on x86: docs/ops/quant.md),
  * so a caller who accepts ggml's arithmetic asks for it.
  * VLAK_MATMUL_Q_QUANTIZE_A, ggml's arithmetic (its vec_dot_q*_q8_0 / q4_1_q8_1): each row of A is
- * quantized per block of 32 as vlak_quantize_f32 does for q8_0 (d_a = fp16(max|a| / 127), ã = q_a *
+ * quantized per block of 32 as vlak_quantize_f32 does for q8_0 (d_a = fp16(max|a| / 127), aq = q_a *
  * d_a; a block holding a NaN or inf gives d_a = NaN), then per block b the integer sum
  * s_b = sum q_w q_a is exact and C = sum_b d_w d_a s_b (+ m_w d_a sum q_a for q4_1, its sum of q_a
  * kept exact where ggml's q8_1 rounds d_a sum q_a to fp16), in float, in an order fixed by m, n, k
- * and the target. With S = sum_p (|q_p d_w| + |m_w|) |ã_p| (q4_0: q_p - 8 for q_p; q8_0, q4_0: m = 0):
+ * and the target. With S = sum_p (|q_p d_w| + |m_w|) |aq_p| (q4_0: q_p - 8 for q_p; q8_0, q4_0: m = 0):
  *   |C - C64| <= sum_p |w_p| * delta_p + 2k * 2^-24 * S,
- *   delta_p = |a_p - ã_p| <= d/2 + 127 |d - fp16(d)| + 2^-16 d,  d = max|a| / 127 of a_p's block
+ *   delta_p = |a_p - aq_p| <= d/2 + 127 |d - fp16(d)| + 2^-16 d,  d = max|a| / 127 of a_p's block
  * (|d - fp16(d)| <= 2^-11 d for d in fp16's normal range, <= 2^-25 below it).
  * Special values: NaN and inf in A or W (a scale of inf or NaN) propagate: exact weights as IEEE
  * arithmetic of the products; with QUANTIZE_A a row of A with a NaN or inf gives NaN in that row

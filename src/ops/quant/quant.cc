@@ -100,14 +100,12 @@ vlak_status PanelMatmul(const QMatmulArgs& g, Target target, int threads) {
   PooledBuffer buf(rows * g.k);
   if (buf.data() == nullptr) return VLAK_ERROR_OVERFLOW;
   auto* const deq = Dispatch(kDequantizeRows, target);
-  const size_t bb = g.k / kQBlock * QBlockBytes(g.wtype);
   for (size_t j0 = 0; j0 < g.n; j0 += rows) {
     const size_t nr = g.n - j0 < rows ? g.n - j0 : rows;
     float* const panel = buf.data();
     ForEachRowChunk(nr, g.k, [&](int, size_t b, size_t e) {
       deq(g.wtype, e - b, g.k, g.w + (j0 + b) * g.w_stride, g.w_stride, panel + b * g.k, g.k);
     });
-    (void)bb;
     MatmulArgs ma{g.m, nr, g.k, g.a, g.lda, panel, g.k, g.c + j0, g.ldc, true, false};
     ma.bias = g.bias != nullptr ? g.bias + j0 : nullptr;  // vlak_matmul_ex_f32's epilogue, applied by its kernels
     ma.act = g.act;
@@ -128,7 +126,8 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
   if (g.c == nullptr || (g.k != 0 && (g.a == nullptr || g.w == nullptr))) return VLAK_ERROR_NULL_POINTER;
   const size_t row_bytes = vlak_qtype_row_bytes(static_cast<vlak_qtype>(g.wtype), g.k);
   if (g.lda < g.k || g.ldc < g.n || g.w_stride < row_bytes) return VLAK_ERROR_INVALID_ARGUMENT;
-  if (!FloatExtentFits(g.m, g.k, g.lda) || !FloatExtentFits(g.m, g.n, g.ldc) || !ExtentFits(g.n, row_bytes, g.w_stride)) {
+  if (!FloatExtentFits(g.m, g.k, g.lda) || !FloatExtentFits(g.m, g.n, g.ldc) ||
+      !ExtentFits(g.n, row_bytes, g.w_stride)) {
     return VLAK_ERROR_OVERFLOW;
   }
   if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
@@ -145,7 +144,9 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
     if (buf.data() == nullptr) return VLAK_ERROR_OVERFLOW;
     uint8_t* const act = reinterpret_cast<uint8_t*>(buf.data());
     auto* const qa = Dispatch(kQuantizeActRows, target);
-    ForEachRowChunk(g.m, g.k, [&](int, size_t b, size_t e) { qa(e - b, g.k, g.a + b * g.lda, g.lda, act + b * per_row); });
+    ForEachRowChunk(g.m, g.k, [&](int, size_t b, size_t e) {
+      qa(e - b, g.k, g.a + b * g.lda, g.lda, act + b * per_row);
+    });
     const ActCols cols = ActColsKernel(target);
     ForEachColumnChunk(g, threads, 0.04, [&](size_t j0, size_t j1) { cols(g, act, j0, j1); });
     return VLAK_OK;
