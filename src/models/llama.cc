@@ -104,7 +104,12 @@ bool Llama::Load(const std::string& path, std::string* error) {
     m->rows = out;
     m->cols = in;
     m->row_bytes = vlak_qtype_row_bytes(static_cast<vlak_qtype>(t->type), in);
-    return m->row_bytes != 0 && m->row_bytes * out == t->bytes;
+    if (m->row_bytes == 0 || m->row_bytes * out != t->bytes) {
+      err = "tensor \"" + name + "\" holds " + std::to_string(t->bytes) + " bytes, not " + std::to_string(out) +
+            " rows of " + std::to_string(m->row_bytes);
+      return false;
+    }
+    return true;
   };
   auto norm = [&](const std::string& name, const float** p) {
     *p = file_.F32(name, {d}, &err);
