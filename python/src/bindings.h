@@ -62,6 +62,7 @@ void BindOps(py::module_& m);
 void BindIntOps(py::module_& m);
 void BindQuant(py::module_& m);  // quant_bindings.cc: quantize, dequantize, matmul_q
 void BindModels(py::module_& m);  // models_bindings.cc: vlak.models
+void BindLlama(py::module_& models);  // llama_bindings.cc: vlak.models.Llama
 void BindMatmulPacked(py::module_& m);  // matmul_packed_bindings.cc: vlak.pack_b, vlak.PackedB
 // An activation given by name ("silu") or by its vlak_activation value (an int); the accuracy
 // tier by name ("accurate", "fast") OR-ed into it (ops_bindings.cc).

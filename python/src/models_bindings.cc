@@ -107,6 +107,7 @@ void BindModels(py::module_& m) {
           py::arg("reset") = false,
           "profile(reset: bool = False) -> dict[str, float]: seconds per operator over the encode calls so far")
       .def_property_readonly("dim", [](MiniLMObject& self) { return self.model.dim(); });
+  BindLlama(models);  // llama_bindings.cc
 }
 
 }  // namespace vlak::python

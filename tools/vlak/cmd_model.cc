@@ -1,5 +1,6 @@
 // `vlak model`: run a model on vlak's kernels.
 //   vlak model minilm [--model DIR] [--threads N] [--repeat N] [--similarity] [--profile] SENTENCE...
+//   vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] (cmd_model_smollm2.cc)
 // minilm: all-MiniLM-L6-v2 sentence embeddings (src/models/minilm.h). Prints one line per sentence
 // with its 384 floats, or with --similarity the cosine of every pair; the time to stderr (of the
 // last of --repeat runs, which alone is marked as the region of the qemu-icount plugin: under
@@ -18,11 +19,13 @@
 #include "vlak/vlak.h"
 
 namespace vlak::cli {
+int SmolLM2Command(int argc, char** argv);  // cmd_model_smollm2.cc
 namespace {
 
 int Usage(FILE* out) {
   std::fprintf(out,
                "usage: vlak model minilm [--model DIR] [--threads N] [--repeat N] [--similarity] [--profile] SENTENCE...\n"
+               "       vlak model smollm2 [--model FILE.gguf] -p PROMPT [-n N] [--threads N] [--chat] (see --help)\n"
                "  minilm        all-MiniLM-L6-v2 sentence embeddings (384 floats, unit length)\n"
                "  --model DIR   the model folder (default: %s,\n"
                "                installed by scripts/models install minilm)\n"
@@ -145,7 +148,8 @@ int CmdModel(int argc, char** argv) {
     return Usage(argc < 2 ? stderr : stdout);
   }
   if (std::strcmp(argv[1], "minilm") == 0) return MiniLMCommand(argc - 2, argv + 2);
-  std::fprintf(stderr, "vlak model: unknown model '%s' (valid: minilm)\n", argv[1]);
+  if (std::strcmp(argv[1], "smollm2") == 0) return SmolLM2Command(argc - 2, argv + 2);
+  std::fprintf(stderr, "vlak model: unknown model '%s' (valid: minilm, smollm2)\n", argv[1]);
   return 2;
 }
 
