@@ -128,4 +128,18 @@ inline size_t MaxLength() { return 3 * vlak_target_lanes(vlak_active_target(), 3
 // Bitwise equality of float arrays (NaN == NaN of the same payload, +0 != -0).
 inline bool SameBits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
 
+// got and want the same bits, except that any NaN matches any NaN: NaN payloads and signs are not
+// part of the contracts (x86 propagates an input's payload, RVV returns the canonical NaN). The
+// first 5 differences fail the test, named by `what` and the element.
+inline void ExpectSameBitsNanAny(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  int failures = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+    if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0 && failures++ < 5) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", expected " << want[i];
+    }
+  }
+}
+
 }  // namespace vlak_test

@@ -27,13 +27,8 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kSentinel = -12345.5f;
 
+using vlak_test::ExpectSameBitsNanAny;
 using vlak_test::ForEachTarget;
-
-uint32_t Bits(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
 
 // The activations of the epilogue: every op of vlak_activation_f32, both tiers, and none (-1).
 constexpr int kNone = -1;
@@ -98,17 +93,6 @@ struct Problem {
   }
 };
 
-void ExpectSameBits(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size());
-  int failures = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(got[i]) && std::isnan(want[i])) continue;
-    if (Bits(got[i]) != Bits(want[i]) && failures++ < 5) {
-      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", expected " << want[i];
-    }
-  }
-}
-
 struct Dims {
   size_t m, n, k;
 };
@@ -138,7 +122,7 @@ TEST(MatmulEpilogue, SameBitsAsComposition) {
                                          pr.Flags(accumulate), &e),
                       VLAK_OK)
                 << what;
-            ExpectSameBits(c, pr.Composed(accumulate, with_bias, act), what);
+            ExpectSameBitsNanAny(c, pr.Composed(accumulate, with_bias, act), what);
           }
         }
       }
@@ -163,7 +147,7 @@ TEST(MatmulEpilogue, ThreadsSameBits) {
             g.bias = pr.bias.data();
             g.act = act == kNone ? vlak::kActNone : vlak::ActivationKernelOp(act);
             ASSERT_EQ(vlak::MatmulF32(g, pr.Flags(false), threads, nullptr), VLAK_OK);
-            ExpectSameBits(c, want, "threads " + std::to_string(threads) + " act " + std::to_string(act));
+            ExpectSameBitsNanAny(c, want, "threads " + std::to_string(threads) + " act " + std::to_string(act));
           }
         }
       }
@@ -221,12 +205,12 @@ TEST(MatmulEpilogue, NullEpilogueIsMatmul) {
             VLAK_OK);
   ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, want.data(), pr.ldc, 0),
             VLAK_OK);
-  ExpectSameBits(c, want, "NULL epilogue");
+  ExpectSameBitsNanAny(c, want, "NULL epilogue");
   const vlak_matmul_epilogue none{};
   c = pr.c0;
   ASSERT_EQ(vlak_matmul_ex_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc, 0, &none),
             VLAK_OK);
-  ExpectSameBits(c, want, "empty epilogue");
+  ExpectSameBitsNanAny(c, want, "empty epilogue");
 }
 
 // Errors write nothing; the epilogue is checked before the sizes (an empty call with a bad
@@ -237,7 +221,7 @@ TEST(MatmulEpilogue, BadArguments) {
     std::vector<float> c = pr.c0;
     const vlak_status s =
         vlak_matmul_ex_f32(m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc, flags, &e);
-    if (s != VLAK_OK) ExpectSameBits(c, pr.c0, "nothing written");
+    if (s != VLAK_OK) ExpectSameBitsNanAny(c, pr.c0, "nothing written");
     return s;
   };
   vlak_matmul_epilogue e = Epilogue(pr.bias.data(), VLAK_ACT_GELU);
@@ -293,7 +277,7 @@ TEST(MatmulEpilogue, CppOverload) {
   const vlak_matmul_epilogue e{bias.data(), VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_SILU};
   ASSERT_EQ(vlak::Matmul(a, w, y, m, n, k, VLAK_MATMUL_TRANS_B, e), VLAK_OK);
   ASSERT_EQ(vlak_matmul_ex_f32(m, n, k, a.data(), k, w.data(), k, want.data(), n, VLAK_MATMUL_TRANS_B, &e), VLAK_OK);
-  ExpectSameBits(y, want, "vlak::Matmul with an epilogue");
+  ExpectSameBitsNanAny(y, want, "vlak::Matmul with an epilogue");
   EXPECT_EQ(vlak::Matmul(a, w, std::span<float>(y).first(5), m, n, k, VLAK_MATMUL_TRANS_B, e),
             VLAK_ERROR_INVALID_ARGUMENT);
 }
@@ -364,7 +348,7 @@ TEST(MatmulPacked, SameBitsAsMatmul) {
             g.act = act == kNone ? vlak::kActNone : vlak::ActivationKernelOp(act);
             ASSERT_EQ(vlak::MatmulPackedF32(g, packed.data(), accumulate ? VLAK_MATMUL_ACCUMULATE : 0u, threads),
                       VLAK_OK);
-            ExpectSameBits(c, want,
+            ExpectSameBitsNanAny(c, want,
                            "packed m n k " + std::to_string(s.m) + " " + std::to_string(s.n) + " " +
                                std::to_string(s.k) + (trans ? " transB" : "") + (accumulate ? " acc" : "") +
                                " act " + std::to_string(act) + " threads " + std::to_string(threads));
@@ -373,7 +357,7 @@ TEST(MatmulPacked, SameBitsAsMatmul) {
           ASSERT_EQ(vlak_matmul_packed_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, packed.data(), c.data(), pr.ldc,
                                            accumulate ? VLAK_MATMUL_ACCUMULATE : 0u, &e),
                     VLAK_OK);
-          ExpectSameBits(c, want, "public packed call");
+          ExpectSameBitsNanAny(c, want, "public packed call");
         }
       }
     }
@@ -400,7 +384,7 @@ TEST(MatmulPacked, BadArguments) {
   auto call = [&](size_t m, size_t n, size_t k, const void* p, unsigned flags) {
     std::vector<float> c = pr.c0;
     const vlak_status s = vlak_matmul_packed_f32(m, n, k, pr.a.data(), pr.lda, p, c.data(), pr.ldc, flags, nullptr);
-    if (s != VLAK_OK) ExpectSameBits(c, pr.c0, "nothing written");
+    if (s != VLAK_OK) ExpectSameBitsNanAny(c, pr.c0, "nothing written");
     return s;
   };
   EXPECT_EQ(call(pr.m, pr.n, pr.k, packed.data(), 0), VLAK_OK);
@@ -450,7 +434,7 @@ TEST(MatmulPacked, CppOverloads) {
   ASSERT_EQ(vlak::PackB(w, k, n, VLAK_MATMUL_TRANS_B, packed), VLAK_OK);
   ASSERT_EQ(vlak::MatmulPacked(a, packed, y, m, n, k, 0, &e), VLAK_OK);
   ASSERT_EQ(vlak::Matmul(a, w, want, m, n, k, VLAK_MATMUL_TRANS_B, e), VLAK_OK);
-  ExpectSameBits(y, want, "vlak::MatmulPacked");
+  ExpectSameBitsNanAny(y, want, "vlak::MatmulPacked");
   EXPECT_EQ(vlak::PackB(std::span<const float>(w).first(3), k, n, 0, packed), VLAK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(vlak::MatmulPacked(a, packed, y, m, n, k + 1), VLAK_ERROR_INVALID_ARGUMENT);
 }
