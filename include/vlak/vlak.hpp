@@ -324,4 +324,24 @@ inline vlak_status MatmulQ(std::span<const float> a, vlak_qtype t, std::span<con
   return vlak_matmul_q_f32(m, n, k, a.data(), k, t, w.data(), rb, c.data(), n, flags, nullptr);
 }
 
+// W (n dense rows of blocks of type t) repacked once (vlak_matmul_q_pack) into `packed`, resized.
+inline vlak_status PackQ(vlak_qtype t, std::span<const uint8_t> w, size_t n, size_t k, std::vector<uint8_t>& packed) {
+  const size_t rb = vlak_qtype_row_bytes(t, k), bytes = vlak_matmul_q_packed_size(t, n, k);
+  if ((k != 0 && rb == 0) || bytes == 0 || (rb != 0 && n > SIZE_MAX / rb) || w.size() != n * rb) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  packed.assign(bytes, 0);
+  return vlak_matmul_q_pack(t, n, k, w.data(), rb, packed.data(), bytes);
+}
+// C (m x n) = act(A (m x k) * W^T + bias) with W packed by PackQ (vlak_matmul_q_packed_f32).
+inline vlak_status MatmulQPacked(std::span<const float> a, const std::vector<uint8_t>& packed, std::span<float> c,
+                                 size_t m, size_t n, size_t k, unsigned flags = 0,
+                                 const vlak_matmul_epilogue* epilogue = nullptr) {
+  if ((k != 0 && m > SIZE_MAX / k) || (n != 0 && m > SIZE_MAX / n) || a.size() != m * k || c.size() != m * n ||
+      packed.size() < 64) {
+    return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  return vlak_matmul_q_packed_f32(m, n, k, a.data(), k, packed.data(), c.data(), n, flags, epilogue);
+}
+
 }  // namespace vlak

@@ -1,10 +1,11 @@
-// Quantized weights (GGUF's q8_0, q4_0, q4_1 blocks): quantize, dequantize, matmul_q. Plain pybind11
+// Quantized weights (GGUF's q8_0, q4_0, q4_1 blocks): quantize, dequantize, matmul_q, pack_q. Plain pybind11
 // functions (their kernels are weight-sized). Blocks are uint8 arrays of shape (rows, row_bytes);
 // float inputs must be float32 (never converted), and go through a C-contiguous copy when they are
 // not contiguous.
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <pybind11/stl.h>
 
@@ -88,14 +89,23 @@ int ActivationByName(const char* fn, const std::optional<std::string>& name) {
         "activation must be one of sigmoid, tanh, gelu, gelu_tanh, silu, softplus; not '" + *name + "'");
 }
 
-py::object MatmulQ(py::handle a_obj, py::handle w_obj, const std::string& qtype, bool quantize_a, py::handle bias_obj,
-                   const std::optional<std::string>& activation) {
-  const char* fn = "matmul_q";
-  const vlak_qtype t = QType(fn, qtype);
+// W repacked by vlak.pack_q (vlak_matmul_q_pack): its bytes (header and all), n, k and type.
+struct PackedQ {
+  std::vector<uint8_t> data;
+  size_t n = 0, k = 0;
+  std::string qtype;
+};
+
+// activation(a @ W.T + bias) for a (m, k): the product `run(m, a, c, flags, epilogue)` (W's n rows
+// of k values) after the shared checks of a, bias and activation.
+template <class Run>
+py::object ProductQ(const char* fn, py::handle a_obj, size_t n, size_t k, bool quantize_a, py::handle bias_obj,
+                    const std::optional<std::string>& activation, Run&& run) {
   auto a = F32Matrix(fn, "a", a_obj);
-  const size_t m = a.shape(0), k = a.shape(1), rb = RowBytes(fn, t, k);
-  auto w = BlockRows(fn, w_obj, rb);
-  const size_t n = w.shape(0);
+  const size_t m = a.shape(0);
+  if (static_cast<size_t>(a.shape(1)) != k) {
+    Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "a must have " + std::to_string(k) + " columns, not " + std::to_string(a.shape(1)));
+  }
   const int act = ActivationByName(fn, activation);
   py::array_t<float, py::array::c_style> bias;
   if (!bias_obj.is_none()) {
@@ -110,11 +120,41 @@ py::object MatmulQ(py::handle a_obj, py::handle w_obj, const std::string& qtype,
   vlak_status s;
   {
     py::gil_scoped_release release;
-    s = vlak_matmul_q_f32(m, n, k, a.data(), k, t, w.data(), rb, c.mutable_data(), n,
-                          quantize_a ? VLAK_MATMUL_Q_QUANTIZE_A : 0u, &e);
+    s = run(m, a.data(), c.mutable_data(), quantize_a ? VLAK_MATMUL_Q_QUANTIZE_A : 0u, &e);
   }
   Check(fn, s);
   return c;
+}
+
+py::object MatmulQ(py::handle a_obj, py::handle w_obj, const std::string& qtype, bool quantize_a, py::handle bias_obj,
+                   const std::optional<std::string>& activation) {
+  const char* fn = "matmul_q";
+  const vlak_qtype t = QType(fn, qtype);
+  auto a = F32Matrix(fn, "a", a_obj);
+  const size_t k = a.shape(1), rb = RowBytes(fn, t, k);
+  auto w = BlockRows(fn, w_obj, rb);
+  const size_t n = w.shape(0);
+  return ProductQ(fn, a, n, k, quantize_a, bias_obj, activation,
+                  [&](size_t m, const float* ap, float* cp, unsigned flags, const vlak_matmul_epilogue* e) {
+                    return vlak_matmul_q_f32(m, n, k, ap, k, t, w.data(), rb, cp, n, flags, e);
+                  });
+}
+
+PackedQ PackQ(py::handle w_obj, const std::string& qtype, size_t k) {
+  const char* fn = "pack_q";
+  const vlak_qtype t = QType(fn, qtype);
+  const size_t rb = RowBytes(fn, t, k);
+  auto w = BlockRows(fn, w_obj, rb);
+  PackedQ p;
+  p.n = w.shape(0), p.k = k, p.qtype = qtype;
+  p.data.resize(vlak_matmul_q_packed_size(t, p.n, k));
+  vlak_status s;
+  {
+    py::gil_scoped_release release;
+    s = vlak_matmul_q_pack(t, p.n, k, w.data(), rb, p.data.data(), p.data.size());
+  }
+  Check(fn, s);
+  return p;
 }
 
 }  // namespace
@@ -131,6 +171,29 @@ void BindQuant(py::module_& m) {
   m.def("dequantize", &Dequantize, py::arg("q"), py::arg("qtype"), py::arg("k"),
         "dequantize(q: ndarray[uint8], qtype: str, k: int) -> ndarray[float32]\n\nBlocks (rows, row_bytes) as float32 "
         "(rows, k): the floats of ggml's dequantize_row_*.");
+  py::class_<PackedQ>(m, "PackedQ", "W packed by vlak.pack_q (opaque; n, k and qtype as attributes)")
+      .def_readonly("n", &PackedQ::n)
+      .def_readonly("k", &PackedQ::k)
+      .def_readonly("qtype", &PackedQ::qtype)
+      .def(
+          "matmul",
+          [](const PackedQ& self, py::handle a, bool quantize_a, py::handle bias,
+             const std::optional<std::string>& activation) {
+            return ProductQ("PackedQ.matmul", a, self.n, self.k, quantize_a, bias, activation,
+                            [&](size_t m, const float* ap, float* cp, unsigned flags, const vlak_matmul_epilogue* e) {
+                              return vlak_matmul_q_packed_f32(m, self.n, self.k, ap, self.k, self.data.data(), cp,
+                                                              self.n, flags, e);
+                            });
+          },
+          py::arg("a"), py::arg("quantize_a") = false, py::arg("bias") = py::none(), py::arg("activation") = py::none(),
+          "matmul(a: ndarray[float32], quantize_a: bool = False, bias: ndarray[float32] | None = None, activation: "
+          "str | None = None) -> ndarray[float32]\n\nvlak.matmul_q's product with this packed W "
+          "(vlak_matmul_q_packed_f32): its bits with exact weights; with quantize_a=True its bound, and on "
+          "AVX-512 VNNI a kernel of its own for the x16 layout.");
+  m.def("pack_q", &PackQ, py::arg("w"), py::arg("qtype"), py::arg("k"),
+        "pack_q(w: ndarray[uint8], qtype: str, k: int) -> PackedQ\n\nW (n, row_bytes) blocks of qtype repacked "
+        "once for the active target (vlak_matmul_q_pack; 16 rows interleaved on AVX-512 VNNI). A PackedQ made for "
+        "one target is refused by another (vlak.set_target): pack again.");
   m.def("matmul_q", &MatmulQ, py::arg("a"), py::arg("w"), py::arg("qtype"), py::arg("quantize_a") = false,
         py::arg("bias") = py::none(), py::arg("activation") = py::none(),
         "matmul_q(a: ndarray[float32], w: ndarray[uint8], qtype: str, quantize_a: bool = False, bias: "

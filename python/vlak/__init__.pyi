@@ -136,3 +136,17 @@ def matmul_q(
     bias: Optional[F32] = None,
     activation: Optional[Literal["sigmoid", "tanh", "gelu", "gelu_tanh", "silu", "softplus"]] = None,
 ) -> F32: ...
+
+class PackedQ:
+    n: int
+    k: int
+    qtype: str
+    def matmul(
+        self,
+        a: F32,
+        quantize_a: bool = False,
+        bias: Optional[F32] = None,
+        activation: Optional[Literal["sigmoid", "tanh", "gelu", "gelu_tanh", "silu", "softplus"]] = None,
+    ) -> F32: ...
+
+def pack_q(w: npt.NDArray[np.uint8], qtype: Literal["q8_0", "q4_0", "q4_1"], k: int) -> PackedQ: ...

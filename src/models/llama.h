@@ -85,6 +85,10 @@ class Llama {
     int type = 0;  // vlak_qtype
     const void* data = nullptr;
     size_t rows = 0, cols = 0, row_bytes = 0;
+    // For quantized-activation decode: the weights repacked by vlak_matmul_q_pack for the target
+    // `packed_target` (-1: not yet), made on first use.
+    mutable std::vector<uint8_t> packed;
+    mutable int packed_target = -1;
   };
   struct Layer {
     const float* attn_norm = nullptr;

@@ -67,6 +67,9 @@ const Row kRows[] = {
     {"matmul_q4_1_qa", "xnnpack", "16x256x256", 0},
     {"matmul_q8_0", "xnnpack", "16x256x256", 0},
     {"matmul_q8_0_qa", "xnnpack", "16x256x256", 0},
+    {"matmul_q4_0_qa", "ggml", "64x1536x1536", 0},
+    {"matmul_q4_1_qa", "ggml", "64x1536x1536", 0},
+    {"matmul_q8_0_qa", "ggml", "64x1536x1536", 0},
     {"matmul", "torch", "512x512x512", 0},
     {"resize", "opencv", "3x1024x1024", 0},
     {"resize", "xnnpack", "3x256x256", 0},  // Debian's XNNPACK resizes u8 about 16x slower than OpenCV

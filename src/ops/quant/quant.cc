@@ -20,6 +20,8 @@ VLAK_PER_TARGET_TABLES(VLAK_ACTIVATION_KERNELS)  // the epilogue
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 // quant_avx512vnni.cc: the quantized-activations columns with vpdpbusd (CPU with AVX512_VNNI).
 void MatmulQActColsAvx512Vnni(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1);
+// quant_packed_avx512vnni.cc: the same for an x16 W and m < kQPanelMinM (j0 a multiple of kQGroup).
+void MatmulQActPackedAvx512Vnni(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1);
 bool QuantCpuHasVnni();
 #endif
 
@@ -40,6 +42,8 @@ bool SetQuantVnni(bool enabled) { return g_vnni.Set(enabled); }
 namespace {
 
 bool KnownType(int t) { return QBlockBytes(t) != 0; }
+
+constexpr size_t kGrain = 16;  // rows of W per unit of the column split
 
 // rows x cols elements of `elem` bytes at `stride` elements fit in addressable bytes.
 bool ExtentFits(size_t rows, size_t cols_bytes, size_t stride_bytes) {
@@ -66,29 +70,68 @@ ActCols ActColsKernel(Target target) {
 // by one chunk, so the split never changes a bit. Threads from the call's time at the kernels'
 // rate: ns_per_mac, a round figure below what one core measured (docs/ops/quant.md: decode at
 // 0.05-0.12 ns per weight); the byte-based rule of the row operators assumes memcpy speed, several
-// times these kernels'.
+// times these kernels'. fn_cols(worker, j0, j1); `slice_bytes` > 0: each worker's scratch, passed
+// as fn_cols' first argument (nullptr when slice_bytes is 0). VLAK_ERROR_OVERFLOW when it cannot
+// be had, before anything is written.
 template <class F>
-void ForEachColumnChunk(const QMatmulArgs& g, int threads, double ns_per_mac, F&& fn_cols) {
+vlak_status ForEachColumnChunk(const QMatmulArgs& g, int threads, double ns_per_mac, size_t slice_bytes, F&& fn_cols) {
+  static_assert(kGrain % kQGroup == 0, "chunks start on an x16 group");
   // Each chunk's columns get the epilogue right after they are computed (still in cache).
   auto* const epilogue = g.HasEpilogue() ? Dispatch(kBiasActivationRowsF32) : nullptr;
-  auto fn = [&](size_t j0, size_t j1) {
-    fn_cols(j0, j1);
-    if (epilogue != nullptr) epilogue(g.act, g.m, j1 - j0, g.bias != nullptr ? g.bias + j0 : nullptr, g.c + j0, g.ldc);
-  };
-  constexpr size_t kGrain = 16;
   const size_t units = (g.n + kGrain - 1) / kGrain;
   int t = threads;
   if (t <= 0) {
     const double macs = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
     t = macs < static_cast<double>(kNeverSplitBytes) || NumThreads() <= 1 ? 1 : ThreadsForNs(macs * ns_per_mac, units);
   }
-  if (t <= 1 || units < 2) {
-    fn(size_t{0}, g.n);
+  if ((t <= 1 || units < 2) && slice_bytes == 0) {  // one thread, no scratch: the kernel directly
+    fn_cols(nullptr, size_t{0}, g.n);
+    if (epilogue != nullptr) epilogue(g.act, g.m, g.n, g.bias, g.c, g.ldc);
+    return VLAK_OK;
+  }
+  const ParallelPlan plan = t <= 1 || units < 2 ? OneThreadPlan(units) : PlanChunks(units, t, 1, 4);
+  const size_t slices = static_cast<size_t>(plan.threads);
+  if (slice_bytes > 0 && slices > SIZE_MAX / slice_bytes - 64) return VLAK_ERROR_OVERFLOW;
+  auto run = [&](uint8_t* scratch) {
+    ParallelFor(plan, [&](int worker, size_t begin, size_t end) {
+      const size_t j0 = begin * kGrain, j1 = end * kGrain < g.n ? end * kGrain : g.n;
+      fn_cols(scratch != nullptr ? scratch + worker * slice_bytes : nullptr, j0, j1);
+      if (epilogue != nullptr) epilogue(g.act, g.m, j1 - j0, g.bias != nullptr ? g.bias + j0 : nullptr, g.c + j0, g.ldc);
+    });
+  };
+  if (slice_bytes == 0) {
+    run(nullptr);
+    return VLAK_OK;
+  }
+  PooledBuffer scratch((slices * slice_bytes + 3) / 4);
+  if (scratch.data() == nullptr) return VLAK_ERROR_OVERFLOW;
+  run(reinterpret_cast<uint8_t*>(scratch.data()));
+  return VLAK_OK;
+}
+
+// The scratch ForRows needs per worker: kQGroup rows (0 when W is in rows already).
+size_t RowsScratchBytes(const QMatmulArgs& g) { return g.x16 ? kQGroup * g.w_stride : 0; }
+
+// fn(rows_args, j0', j1') over columns [j0, j1) of C with W in GGUF's row layout: g itself, or for
+// an x16 W each kQGroup rows unpacked into `scratch` and an args of those rows (n, w, c, bias
+// moved to them). The kernels compute each column whole, so the bits are those of the rows.
+template <class F>
+void ForRows(const QMatmulArgs& g, uint8_t* scratch, size_t j0, size_t j1, F&& fn) {
+  if (!g.x16) {
+    fn(g, j0, j1);
     return;
   }
-  ParallelFor(PlanChunks(units, t, 1, 4), [&](int, size_t begin, size_t end) {
-    fn(begin * kGrain, end * kGrain < g.n ? end * kGrain : g.n);
-  });
+  for (size_t j = j0; j < j1; j += kQGroup) {
+    const size_t rows = j1 - j < kQGroup ? j1 - j : kQGroup;
+    for (size_t r = 0; r < rows; ++r) UnpackRowX16(g.wtype, g.k, g.w, j + r, scratch + r * g.w_stride);
+    QMatmulArgs s = g;
+    s.n = rows;
+    s.w = scratch;
+    s.c = g.c + j;
+    s.bias = g.bias != nullptr ? g.bias + j : nullptr;
+    s.x16 = false;
+    fn(s, size_t{0}, rows);
+  }
 }
 
 // Exact weights, m >= kQPanelMinM: panels of W dequantized into a buffer, then vlak_matmul_f32's
@@ -97,14 +140,24 @@ vlak_status PanelMatmul(const QMatmulArgs& g, Target target, int threads) {
   size_t rows = (size_t{1} << 18) / g.k / 16 * 16;  // ~1 MiB of floats
   if (rows < 16) rows = 16;
   if (rows > g.n) rows = g.n;
-  PooledBuffer buf(rows * g.k);
+  // An x16 W: one row at a time unpacked into a row's bytes after the panel, then dequantized.
+  const size_t row_floats = g.x16 ? (g.w_stride + 3) / 4 * static_cast<size_t>(NumThreads() + 1) : 0;
+  PooledBuffer buf(rows * g.k + row_floats);
   if (buf.data() == nullptr) return VLAK_ERROR_OVERFLOW;
   auto* const deq = Dispatch(kDequantizeRows, target);
   for (size_t j0 = 0; j0 < g.n; j0 += rows) {
     const size_t nr = g.n - j0 < rows ? g.n - j0 : rows;
     float* const panel = buf.data();
-    ForEachRowChunk(nr, g.k, [&](int, size_t b, size_t e) {
-      deq(g.wtype, e - b, g.k, g.w + (j0 + b) * g.w_stride, g.w_stride, panel + b * g.k, g.k);
+    ForEachRowChunk(nr, g.k, [&](int worker, size_t b, size_t e) {
+      if (!g.x16) {
+        deq(g.wtype, e - b, g.k, g.w + (j0 + b) * g.w_stride, g.w_stride, panel + b * g.k, g.k);
+        return;
+      }
+      auto* const row = reinterpret_cast<uint8_t*>(buf.data() + rows * g.k + (g.w_stride + 3) / 4 * worker);
+      for (size_t r = b; r < e; ++r) {
+        UnpackRowX16(g.wtype, g.k, g.w, j0 + r, row);
+        deq(g.wtype, 1, g.k, row, g.w_stride, panel + r * g.k, g.k);
+      }
     });
     MatmulArgs ma{g.m, nr, g.k, g.a, g.lda, panel, g.k, g.c + j0, g.ldc, true, false};
     ma.bias = g.bias != nullptr ? g.bias + j0 : nullptr;  // vlak_matmul_ex_f32's epilogue, applied by its kernels
@@ -147,13 +200,33 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
     ForEachRowChunk(g.m, g.k, [&](int, size_t b, size_t e) {
       qa(e - b, g.k, g.a + b * g.lda, g.lda, act + b * per_row);
     });
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
+    if (g.x16) {  // only the VNNI target packs x16
+      return ForEachColumnChunk(g, threads, 0.02, 0, [&](uint8_t*, size_t j0, size_t j1) {
+        MatmulQActPackedAvx512Vnni(g, act, j0, j1);
+      });
+    }
+#endif
     const ActCols cols = ActColsKernel(target);
-    ForEachColumnChunk(g, threads, 0.04, [&](size_t j0, size_t j1) { cols(g, act, j0, j1); });
-    return VLAK_OK;
+    return ForEachColumnChunk(g, threads, 0.04, RowsScratchBytes(g), [&](uint8_t* scratch, size_t j0, size_t j1) {
+      ForRows(g, scratch, j0, j1, [&](const QMatmulArgs& r, size_t c0, size_t c1) { cols(r, act, c0, c1); });
+    });
   }
   if (g.m >= kQPanelMinM) return PanelMatmul(g, target, threads);
   auto* const exact = Dispatch(kMatmulQExactCols, target);
-  ForEachColumnChunk(g, threads, 0.08, [&](size_t j0, size_t j1) { exact(g, j0, j1); });
+  return ForEachColumnChunk(g, threads, 0.08, RowsScratchBytes(g), [&](uint8_t* scratch, size_t j0, size_t j1) {
+    ForRows(g, scratch, j0, j1, [&](const QMatmulArgs& r, size_t c0, size_t c1) { exact(r, c0, c1); });
+  });
+}
+
+vlak_status SetQEpilogue(const vlak_matmul_epilogue* epilogue, QMatmulArgs* g) {
+  if (epilogue == nullptr) return VLAK_OK;
+  if ((epilogue->flags & ~VLAK_EPILOGUE_ACTIVATION) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  if ((epilogue->flags & VLAK_EPILOGUE_ACTIVATION) != 0) {
+    g->act = ActivationKernelOp(epilogue->activation);
+    if (g->act < 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  g->bias = epilogue->bias;
   return VLAK_OK;
 }
 
@@ -225,13 +298,6 @@ extern "C" vlak_status vlak_matmul_q_f32(size_t m, size_t n, size_t k, const flo
                                          const void* w, size_t w_stride_bytes, float* c, size_t ldc, unsigned flags,
                                          const struct vlak_matmul_epilogue* epilogue) {
   vlak::QMatmulArgs g{m, n, k, a, lda, static_cast<int>(wtype), static_cast<const uint8_t*>(w), w_stride_bytes, c, ldc};
-  if (epilogue != nullptr) {
-    if ((epilogue->flags & ~VLAK_EPILOGUE_ACTIVATION) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
-    if ((epilogue->flags & VLAK_EPILOGUE_ACTIVATION) != 0) {
-      g.act = vlak::ActivationKernelOp(epilogue->activation);
-      if (g.act < 0) return VLAK_ERROR_INVALID_ARGUMENT;
-    }
-    g.bias = epilogue->bias;
-  }
+  if (const vlak_status s = vlak::SetQEpilogue(epilogue, &g); s != VLAK_OK) return s;
   return vlak::MatmulQF32(g, flags, 0);
 }

@@ -92,8 +92,20 @@ struct QMatmulArgs {
   // act: an activation kernel op code (ops/activation/activation_kernels.h) or kActNone (-1).
   const float* bias = nullptr;
   int act = -1;
+  // w is in vlak_matmul_q_pack's x16 layout (groups of kQGroup rows; w_stride is then the row's
+  // bytes), not rows.
+  bool x16 = false;
   bool HasEpilogue() const { return bias != nullptr || act != -1; }
 };
+
+// vlak_matmul_q_pack's x16 layout (vlak.h): groups of kQGroup rows of W; per group and block one
+// record of kQGroup * QBlockBytes(t) bytes: the rows' fp16 d, (q4_1) their fp16 m, then the
+// quantized bytes in 4-byte pieces, piece p of every row side by side.
+inline constexpr size_t kQGroup = 16;
+// Writes the x16 layout of n rows (row stride `stride` bytes); rows past n in the last group are 0.
+void PackX16(int t, size_t n, size_t k, const uint8_t* w, size_t stride, uint8_t* x16);
+// Row `row` of an x16 buffer back in GGUF's row layout (vlak_qtype_row_bytes(t, k) bytes at dst).
+void UnpackRowX16(int t, size_t k, const uint8_t* x16, size_t row, uint8_t* dst);
 
 // Calls with m below this take the decode kernels (blocks dequantized in registers); from it on,
 // exact weights go through panels of w and vlak_matmul_f32's kernel. Depends on nothing else, so
@@ -104,6 +116,9 @@ inline constexpr size_t kQPanelMinM = 16;
 // VLAK_AVX512_VNNI is not "0"); the setter returns the previous setting (tests, the lab).
 bool QuantVnniEnabled();
 bool SetQuantVnni(bool enabled);
+
+// The public epilogue into g (bias, activation kernel op), or VLAK_ERROR_INVALID_ARGUMENT.
+vlak_status SetQEpilogue(const vlak_matmul_epilogue* epilogue, QMatmulArgs* g);
 
 // vlak_matmul_q_f32 with the thread count forced (0: the library's choice): tests, benchmarks.
 vlak_status MatmulQF32(const QMatmulArgs& g, unsigned flags, int threads);

@@ -1,8 +1,9 @@
-// Differential fuzz target of vlak_quantize_f32, vlak_dequantize_f32 and vlak_matmul_q_f32 (see
+// Differential fuzz target of vlak_quantize_f32, vlak_dequantize_f32, vlak_matmul_q_f32 and its packed form (see
 // fuzz_util.h). The first byte picks the call. Quantize: ggml's bytes (the reference's) on every
 // target, or VLAK_ERROR_INVALID_ARGUMENT for a non-finite input with nothing written. Dequantize
 // of fuzzed blocks (any fp16 scale: subnormal, inf, NaN): the reference's floats on every target.
-// Matmul with fuzzed blocks: vlak.h's bound of its mode, non-finite where the reference is.
+// Matmul with fuzzed blocks: vlak.h's bound of its mode, non-finite where the reference is; W
+// repacked, the same bits (exact weights) or the same bound.
 // Everywhere: the status of vlak.h's rules, nothing written on error or in the gaps.
 #include <algorithm>
 #include <limits>
@@ -156,29 +157,49 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                              nulls == 2 ? nullptr : w.data(), ws, nulls == 3 ? nullptr : c.data(), ldc,
                                              flags, nullptr);
     Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", tg, 0, st, expect_error);
-    for (size_t i = 0; i < ce; ++i) {
-      const size_t r = i / std::max<size_t>(ldc, 1), j = i % std::max<size_t>(ldc, 1);
-      if (st != VLAK_OK || empty || j >= n) {
-        Check(Bits(c[i]) == Bits(kSentinel), "written on error or in a gap", tg, i, c[i]);
-        continue;
-      }
-      if (k == 0) {
-        Check(c[i] == 0.0f, "k == 0 must give 0", tg, i, c[i]);
-        continue;
-      }
-      const double ref = c64[r * n + j], scale = abs64[r * n + j];
-      if (!std::isfinite(ref) || !std::isfinite(scale)) {
-        // A non-finite weight or activation: the result is not finite either (vlak.h).
-        if (!std::isfinite(ref) && std::isnan(scale)) Check(!std::isfinite(c[i]), "finite despite a NaN", tg, i, c[i], ref);
-        continue;
-      }
-      if (qa) {
-        if (!(s64[r * n + j] < 1e30) || !std::isfinite(err64[r * n + j])) continue;  // d_a overflowed fp16
-        const double bound = err64[r * n + j] + 2.0 * k * 0x1p-24 * s64[r * n + j];
-        Check(Within(c[i], ref, bound, 4.0 * k), "C outside vlak.h's quantized-activations bound", tg, i, c[i], ref);
-      } else {
-        if (!(scale < std::numeric_limits<float>::max())) continue;
-        Check(Within(c[i], ref, 2.0 * k * 0x1p-24 * scale, 2.0 * k), "C outside vlak.h's bound", tg, i, c[i], ref);
+    // W repacked (vlak_matmul_q_pack) gives the same C where vlak.h says so, else the same bound.
+    Buffer cp(ce);
+    std::copy(c0.data(), c0.data() + ce, cp.data());
+    bool packed_run = false;
+    if (st == VLAK_OK && !empty && k > 0) {
+      const size_t bytes = vlak_matmul_q_packed_size(t, n, k);
+      std::vector<uint8_t> packed(bytes);
+      Check(vlak_matmul_q_pack(t, n, k, w.data(), ws, packed.data(), bytes) == VLAK_OK, "pack failed", tg, 0);
+      Check(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, packed.data(), cp.data(), ldc, flags, nullptr) == VLAK_OK,
+            "packed product failed", tg, 0);
+      packed_run = true;
+    }
+    for (const Buffer* out : {&c, &cp}) {
+      if (out == &cp && !packed_run) break;
+      for (size_t i = 0; i < ce; ++i) {
+        const float ci = (*out)[i];
+        const size_t r = i / std::max<size_t>(ldc, 1), j = i % std::max<size_t>(ldc, 1);
+        if (st != VLAK_OK || empty || j >= n) {
+          Check(Bits(ci) == Bits(kSentinel), "written on error or in a gap", tg, i, ci);
+          continue;
+        }
+        if (k == 0) {
+          Check(ci == 0.0f, "k == 0 must give 0", tg, i, ci);
+          continue;
+        }
+        if (out == &cp && !qa) {
+          Check(Bits(ci) == Bits(c[i]), "packed exact weights differ from the rows' bits", tg, i, ci, c[i]);
+          continue;
+        }
+        const double ref = c64[r * n + j], scale = abs64[r * n + j];
+        if (!std::isfinite(ref) || !std::isfinite(scale)) {
+          // A non-finite weight or activation: the result is not finite either (vlak.h).
+          if (!std::isfinite(ref) && std::isnan(scale)) Check(!std::isfinite(ci), "finite despite a NaN", tg, i, ci, ref);
+          continue;
+        }
+        if (qa) {
+          if (!(s64[r * n + j] < 1e30) || !std::isfinite(err64[r * n + j])) continue;  // d_a overflowed fp16
+          const double bound = err64[r * n + j] + 2.0 * k * 0x1p-24 * s64[r * n + j];
+          Check(Within(ci, ref, bound, 4.0 * k), "C outside vlak.h's quantized-activations bound", tg, i, ci, ref);
+        } else {
+          if (!(scale < std::numeric_limits<float>::max())) continue;
+          Check(Within(ci, ref, 2.0 * k * 0x1p-24 * scale, 2.0 * k), "C outside vlak.h's bound", tg, i, ci, ref);
+        }
       }
     }
   }

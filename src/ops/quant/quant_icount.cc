@@ -1,6 +1,6 @@
 // vlak_matmul_q_f32's RVV instruction budgets (tests/icount/icount_budget.h: how the count is taken):
 // decode, one row of A against SmolLM2's 576 x 576 projection, in both modes and the three block
-// types. Per weight: the count / (n k). Measurements and ggml's figures: docs/ops/quant.md.
+// types, and q4_1 through vlak_matmul_q_packed_f32. Per weight: the count / (n k). Measurements and ggml's figures: docs/ops/quant.md.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -20,27 +20,32 @@ using vlak_icount::Vlen;
 
 // Set at the counts measured (0.87 / 1.18 / 0.81 instructions per weight for q4_0 / q4_1 / q8_0
 // with quantized activations, 0.92 for q4_0 exact; the same at every VLEN: one block per step).
-// Both kernels hold 2 rows of W per pass: with 4, clang spilled (rvv.spill_check).
+// Both kernels hold 2 rows of W per pass: with 4, clang spilled (rvv.spill_check). The packed
+// product keeps W's rows on RVV (vlak_matmul_q_pack's rows layout): the same kernel, 238 more
+// instructions for the header's checks and the call.
 constexpr Budget kBudgets[] = {
     // case                                    VLEN 128     256     512
-    {"matmul_q4_0_qa/1x576x576",                  288551, 287471, 286931},
-    {"matmul_q4_1_qa/1x576x576",                  391664, 390584, 390044},
-    {"matmul_q8_0_qa/1x576x576",                  269255, 268175, 267635},
-    {"matmul_q4_0/1x576x576",                     306188, 306188, 306188},
+    {"matmul_q4_0_qa/1x576x576",                  288580, 287500, 286960},
+    {"matmul_q4_1_qa/1x576x576",                  391693, 390613, 390073},
+    {"matmul_q8_0_qa/1x576x576",                  269284, 268204, 267664},
+    {"matmul_q4_0/1x576x576",                     306215, 306215, 306215},
+    {"matmul_q4_1_qa_packed/1x576x576",           391931, 390851, 390311},
 };
 const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
 // Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), tests/icount/icount_budget.h.
 constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
     // case                                   spacemit-x60 cycles
-    {"matmul_q4_0_qa/1x576x576",                 466726},
-    {"matmul_q4_1_qa/1x576x576",                 503451},
-    {"matmul_q8_0_qa/1x576x576",                 420789},
-    {"matmul_q4_0/1x576x576",                   957259},
+    {"matmul_q4_0_qa/1x576x576",                 466742},
+    {"matmul_q4_1_qa/1x576x576",                 503467},
+    {"matmul_q8_0_qa/1x576x576",                 420805},
+    {"matmul_q4_0/1x576x576",                   957274},
+    {"matmul_q4_1_qa_packed/1x576x576",          503593},
 };
 const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
 
-void CountCase(const char* name, vlak_qtype t, unsigned flags) {
+// packed: W repacked by vlak_matmul_q_pack (on RVV the rows as given) and vlak_matmul_q_packed_f32.
+void CountCase(const char* name, vlak_qtype t, unsigned flags, bool packed = false) {
   const size_t m = 1, n = 576, k = 576, rb = vlak_qtype_row_bytes(t, k);
   std::mt19937 rng(5);
   std::vector<float> a(m * k), wf(n * k), c(m * n);
@@ -48,7 +53,12 @@ void CountCase(const char* name, vlak_qtype t, unsigned flags) {
   for (float& v : wf) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
   std::vector<uint8_t> w(n * rb);
   ASSERT_EQ(vlak_quantize_f32(t, n, k, wf.data(), k, w.data(), rb), VLAK_OK);
-  auto call = [&] { return vlak_matmul_q_f32(m, n, k, a.data(), k, t, w.data(), rb, c.data(), n, flags, nullptr); };
+  std::vector<uint8_t> p(vlak_matmul_q_packed_size(t, n, k));
+  if (packed) ASSERT_EQ(vlak_matmul_q_pack(t, n, k, w.data(), rb, p.data(), p.size()), VLAK_OK);
+  auto call = [&] {
+    return packed ? vlak_matmul_q_packed_f32(m, n, k, a.data(), k, p.data(), c.data(), n, flags, nullptr)
+                  : vlak_matmul_q_f32(m, n, k, a.data(), k, t, w.data(), rb, c.data(), n, flags, nullptr);
+  };
   ASSERT_EQ(call(), VLAK_OK);  // warm-up: buffers allocated here
   vlak_status st = VLAK_OK;
   const unsigned long long count = Count([&] { st = call(); });
@@ -62,5 +72,8 @@ TEST_F(IcountBudget, MatmulQ40QuantizedA) { CountCase("matmul_q4_0_qa/1x576x576"
 TEST_F(IcountBudget, MatmulQ41QuantizedA) { CountCase("matmul_q4_1_qa/1x576x576", VLAK_Q4_1, VLAK_MATMUL_Q_QUANTIZE_A); }
 TEST_F(IcountBudget, MatmulQ80QuantizedA) { CountCase("matmul_q8_0_qa/1x576x576", VLAK_Q8_0, VLAK_MATMUL_Q_QUANTIZE_A); }
 TEST_F(IcountBudget, MatmulQ40Exact) { CountCase("matmul_q4_0/1x576x576", VLAK_Q4_0, 0); }
+TEST_F(IcountBudget, MatmulQ41QuantizedAPacked) {
+  CountCase("matmul_q4_1_qa_packed/1x576x576", VLAK_Q4_1, VLAK_MATMUL_Q_QUANTIZE_A, true);
+}
 
 }  // namespace

@@ -8,13 +8,20 @@
 //           the dequantized w. The quantized-activations operators (matmul_q4_0_qa, ...) run
 //           VLAK_MATMUL_Q_QUANTIZE_A against float64 of the quantized activations times w (the
 //           activation's rounding is the mode's definition), bound 2k 2^-24 S (vlak.h's S).
-//   peers:  vlak_matmul_f32 on the dequantized weights (C = A W^T, TRANS_B); XNNPACK's
+//   rows:   vlak (vlak_matmul_q_f32 on the GGUF rows), vlak-packed (W packed once by
+//           vlak_matmul_q_pack, then vlak_matmul_q_packed_f32).
+//   peers:  ggml's CPU backend (the quantized-activations operators: ggml's arithmetic), its
+//           weights placed as llama.cpp's loader places them; vlak_matmul_f32 on the dequantized
+//           weights (C = A W^T, TRANS_B); XNNPACK's
 //           qd8-f32-qc4w/qc8w where Debian's XNNPACK has them (its 2022 package does not).
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "lab/baselines.h"
+#include "lab/ggml_baseline.h"
 #include "lab/ops.h"
 #include "ops/quant/quant.h"
 #include "vlak/vlak.h"
@@ -89,7 +96,7 @@ OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
   op.make_problem = [t, qa](Problem* p) { MakeProblem(t, qa, p); };
   op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = [qa](double) { return std::string(qa ? "abs<=2k2^-24 S (vs A quantized)" : "abs<=2k2^-24 sum|A||w|"); };
-  op.baselines = qa ? std::vector<std::string>{"xnnpack"} : std::vector<std::string>{"vlak-f32", "xnnpack"};
+  op.baselines = qa ? std::vector<std::string>{"ggml", "xnnpack"} : std::vector<std::string>{"vlak-f32", "xnnpack"};
   op.test_dims = {{3, 5, 64}};
   const double bound = std::ldexp(2.0, -24);
   auto run = [t](unsigned flags) {
@@ -113,6 +120,60 @@ OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
                                   return vlak_matmul_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(2).F32(), K(p),
                                                          out[0].F32(), N(p), VLAK_MATMUL_TRANS_B) == VLAK_OK;
                                 }));
+  }
+  // W packed once by vlak_matmul_q_pack, outside the timing (a model packs its weights when it
+  // loads); again when the problem or the target changes.
+  {
+    struct Key {
+      const uint8_t* w;
+      size_t n, k;
+      vlak_target target;
+    };
+    auto packed = std::make_shared<std::vector<uint8_t>>();
+    auto packed_for = std::make_shared<Key>(Key{nullptr, 0, 0, VLAK_TARGET_SCALAR});
+    const unsigned flags = qa ? VLAK_MATMUL_Q_QUANTIZE_A : 0u;
+    op.impls.push_back(PlainImpl(
+        "vlak-packed", "vlak", "vlak_matmul_q_packed_f32 on W packed once by vlak_matmul_q_pack (not timed)",
+        [] { return std::string(); },
+        [t, flags, packed, packed_for](const Problem& p, Outputs& out, int threads) {
+          const size_t m = M(p), n = N(p), k = K(p);
+          vlak_set_num_threads(threads);
+          const Key now{p.In(1).Data<uint8_t>(), n, k, vlak_active_target()};
+          if (packed_for->w != now.w || packed_for->n != n || packed_for->k != k || packed_for->target != now.target) {
+            const size_t bytes = vlak_matmul_q_packed_size(t, n, k);
+            packed->assign(bytes, 0);
+            if (vlak_matmul_q_pack(t, n, k, now.w, vlak_qtype_row_bytes(t, k), packed->data(), bytes) != VLAK_OK) {
+              return false;
+            }
+            *packed_for = now;
+          }
+          return vlak_matmul_q_packed_f32(m, n, k, p.In(0).F32(), k, packed->data(), out[0].F32(), n, flags,
+                                          nullptr) == VLAK_OK;
+        }));
+  }
+  if (qa) {
+    // ggml's own CPU kernels, prepared as llama.cpp's loader places a weight (repacked, or AMX
+    // where the CPU has it) with the graph and ggml's thread pool made once; a run copies A in,
+    // computes, and copies C out. ggml's arithmetic is this operator's (A quantized per block).
+    ImplDef ggml;
+    ggml.name = "ggml";
+    ggml.kind = "library";
+    ggml.description = "ggml_mul_mat on ggml's CPU backend, weights placed as llama.cpp does (" + GgmlVersion() + ")";
+    ggml.unavailable = [] { return GgmlMissing(); };
+    ggml.prepare = [t](const Problem& p, Outputs& out, int threads, std::string* err) {
+      Prepared pr;
+      std::shared_ptr<GgmlMatmul> g =
+          GgmlMatmul::Create(static_cast<int>(t), M(p), N(p), K(p), p.In(1).Data<uint8_t>(), threads, "auto", err);
+      if (!g) return pr;
+      pr.run = [&p, &out, g] {
+        std::memcpy(g->A(), p.In(0).F32(), M(p) * K(p) * sizeof(float));
+        if (!g->Run()) return false;
+        std::memcpy(out[0].F32(), g->C(), M(p) * N(p) * sizeof(float));
+        return true;
+      };
+      return pr;
+    };
+    op.impls.push_back(ggml);
   }
   ImplDef xnn;
   xnn.name = "xnnpack";

@@ -413,9 +413,10 @@ VLAK_CONCURRENCY_JOBS(quant, in) {
   std::vector<vlak_test::ConcurrencyJob> jobs;
   if (k == 0) return jobs;
   // One target-dependent call per job (the target may change between calls): quantize and
-  // dequantize give the same bits on every target; each product mode is its own job.
+  // dequantize give the same bits on every target; each product mode is its own job, and the packed
+  // product (pack and product in one job).
   for (vlak_qtype t : kTypes) {
-    for (int mode = 0; mode < 3; ++mode) {
+    for (int mode = 0; mode < 4; ++mode) {  // dequantize, exact, quantized A, packed W
       jobs.push_back({[=](std::vector<float>& out) {
                         const size_t rb = vlak_qtype_row_bytes(t, k);
                         std::vector<uint8_t> q(rows * rb);
@@ -426,6 +427,18 @@ VLAK_CONCURRENCY_JOBS(quant, in) {
                           return vlak_dequantize_f32(t, rows, k, q.data(), rb, out.data(), k);
                         }
                         out.resize(2 * rows);  // C = x[0:2] * W^T
+                        if (mode == 3) {
+                          // W packed, then the product: packed again when the target changed in
+                          // between (the product refuses another target's buffer).
+                          std::vector<uint8_t> p(vlak_matmul_q_packed_size(t, rows, k));
+                          for (int tries = 0;; ++tries) {
+                            s = vlak_matmul_q_pack(t, rows, k, q.data(), rb, p.data(), p.size());
+                            if (s != VLAK_OK) return s;
+                            s = vlak_matmul_q_packed_f32(2, rows, k, x->data(), in.c, p.data(), out.data(), rows,
+                                                         VLAK_MATMUL_Q_QUANTIZE_A, nullptr);
+                            if (s != VLAK_ERROR_INVALID_ARGUMENT || tries == 100) return s;
+                          }
+                        }
                         return vlak_matmul_q_f32(2, rows, k, x->data(), in.c, t, q.data(), rb, out.data(), rows,
                                                  mode == 2 ? VLAK_MATMUL_Q_QUANTIZE_A : 0u, nullptr);
                       },

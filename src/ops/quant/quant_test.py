@@ -138,3 +138,30 @@ def test_errors():
     with pytest.raises(TypeError):
         vlak.matmul_q(x, q.astype(np.int16), "q8_0")
     assert vlak.qtype_row_bytes("q4_1", 33) == 0
+
+
+@pytest.mark.parametrize("qtype", ["q8_0", "q4_0", "q4_1"])
+@pytest.mark.parametrize("m,n,k", [(1, 7, 64), (3, 33, 96), (20, 40, 128)])
+def test_pack_q(target, rng, qtype, m, n, k):
+    """pack_q's product: matmul_q's bits with exact weights; with quantized activations the same
+    bound as matmul_q (the x16 kernel sums in another order); the epilogue; refused elsewhere."""
+    a = rng.uniform(-1, 1, size=(m, k)).astype(np.float32)
+    w = vlak.quantize(rng.normal(0, 1, size=(n, k)).astype(np.float32), qtype)
+    p = vlak.pack_q(w, qtype, k)
+    assert (p.n, p.k, p.qtype) == (n, k, qtype)
+    assert np.array_equal(p.matmul(a).view(np.uint32), vlak.matmul_q(a, w, qtype).view(np.uint32))
+    w64 = dequant64(w, qtype, k)
+    c64 = a.astype(np.float64) @ w64.T
+    d, qa = quant_q8_0_ref(a.reshape(-1))
+    at = (qa.astype(np.float64) * d.astype(np.float64)[:, None]).reshape(m, k)
+    err = np.abs(a - at) @ np.abs(w64).T
+    cq = p.matmul(a, quantize_a=True)
+    assert (np.abs(cq - c64) <= err + 2 * k * 2.0**-24 * (np.abs(at) @ scale64(w, qtype, k).T)).all()
+    bias = rng.normal(size=n).astype(np.float32)
+    want = vlak.activation((cq + bias).astype(np.float32), "gelu")
+    got = p.matmul(a, quantize_a=True, bias=bias, activation="gelu")
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    with pytest.raises(ValueError):
+        p.matmul(a[:, :32])
+    with pytest.raises(ValueError):
+        vlak.pack_q(w, qtype, k + 32)

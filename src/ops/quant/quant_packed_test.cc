@@ -1,0 +1,272 @@
+// vlak_matmul_q_pack / vlak_matmul_q_packed_f32 on every target: the layout holds W's bytes (every
+// row unpacks to the bytes given), the product is within vlak_matmul_q_f32's bounds and has its bits
+// wherever vlak.h promises them (the rows layout; exact weights), the same bits for every
+// thread count, the epilogue, buffers refused by another target or shape, bad arguments with
+// nothing written, guard pages.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "ops/ops_test_util.h"
+#include "ops/quant/quant.h"
+#include "vlak/vlak.h"
+#include "vlak/vlak.hpp"
+
+namespace {
+
+using vlak_test::ForEachTarget;
+using vlak_test::GuardedBytes;
+using vlak_test::GuardedFloats;
+using vlak_test::kSentinel;
+using vlak_test::Normal;
+using vlak_test::SameBits;
+
+constexpr vlak_qtype kTypes[] = {VLAK_Q8_0, VLAK_Q4_0, VLAK_Q4_1};
+constexpr size_t kHeader = 64;  // vlak.h: the packed weights follow a 64-byte header
+
+// W: n rows of random blocks (block scales over 2^-6 .. 2^6), row stride rb + 5.
+std::vector<uint8_t> RandomW(vlak_qtype t, size_t n, size_t k, uint32_t seed, size_t* stride) {
+  const size_t rb = vlak_qtype_row_bytes(t, k);
+  *stride = rb + 5;
+  auto v = Normal(n * k, 0.0f, 1.0f, seed);
+  for (size_t b = 0; b < n * k / 32; ++b)
+    for (size_t j = 0; j < 32; ++j) v[32 * b + j] *= std::ldexp(1.0f, static_cast<int>(b * 7 % 13) - 6);
+  std::vector<uint8_t> w(n * *stride, 0xEE);
+  for (size_t j = 0; j < n; ++j) EXPECT_EQ(vlak_quantize_f32(t, 1, k, v.data() + j * k, k, w.data() + j * *stride, rb), VLAK_OK);
+  return w;
+}
+
+std::vector<uint8_t> Pack(vlak_qtype t, size_t n, size_t k, const std::vector<uint8_t>& w, size_t stride) {
+  const size_t bytes = vlak_matmul_q_packed_size(t, n, k);
+  EXPECT_GE(bytes, kHeader);
+  std::vector<uint8_t> p(bytes + 3, 0xCD);
+  EXPECT_EQ(vlak_matmul_q_pack(t, n, k, w.data(), stride, p.data(), bytes), VLAK_OK);
+  for (size_t i = bytes; i < p.size(); ++i) EXPECT_EQ(p[i], 0xCD);
+  return p;
+}
+
+// The header's layout field (after the 8-byte magic and the 4-byte target): 1 is x16.
+bool IsX16(const std::vector<uint8_t>& p) {
+  uint32_t layout;
+  std::memcpy(&layout, p.data() + 12, 4);
+  return layout == 1;
+}
+
+TEST(QuantPacked, SizeAndLayoutHoldTheRows) {
+  EXPECT_EQ(vlak_matmul_q_packed_size(VLAK_Q4_1, 17, 64), kHeader + 32 * 40);
+  EXPECT_EQ(vlak_matmul_q_packed_size(VLAK_Q8_0, 16, 32), kHeader + 16 * 34);
+  EXPECT_EQ(vlak_matmul_q_packed_size(VLAK_Q8_0, 0, 32), kHeader);
+  EXPECT_EQ(vlak_matmul_q_packed_size(VLAK_Q8_0, 3, 40), 0u);
+  EXPECT_EQ(vlak_matmul_q_packed_size(static_cast<vlak_qtype>(5), 3, 32), 0u);
+  EXPECT_EQ(vlak_matmul_q_packed_size(VLAK_Q8_0, SIZE_MAX / 2, 64), 0u);
+  ForEachTarget([] {
+    for (vlak_qtype t : kTypes) {
+      for (size_t n : {1, 15, 16, 35}) {
+        const size_t k = 96, rb = vlak_qtype_row_bytes(t, k);
+        size_t stride;
+        const auto w = RandomW(t, n, k, static_cast<uint32_t>(n), &stride);
+        const auto p = Pack(t, n, k, w, stride);
+        std::vector<uint8_t> row(rb);
+        const size_t padded = (n + 15) / 16 * 16;
+        for (size_t j = 0; j < padded; ++j) {
+          if (IsX16(p)) {
+            vlak::UnpackRowX16(t, k, p.data() + kHeader, j, row.data());
+          } else {
+            std::memcpy(row.data(), p.data() + kHeader + j * rb, rb);
+          }
+          if (j < n) {
+            ASSERT_EQ(std::memcmp(row.data(), w.data() + j * stride, rb), 0) << t << " n " << n << " row " << j;
+          } else {
+            for (uint8_t b : row) ASSERT_EQ(b, 0) << t << " padding row " << j;
+          }
+        }
+      }
+    }
+  });
+}
+
+// C from the packed W against vlak_matmul_q_f32 on the rows: the same bits except in the x16
+// kernel (QUANTIZE_A), which is checked against the float64 bound instead.
+TEST(QuantPacked, ProductIsTheRowsProduct) {
+  ForEachTarget([] {
+    for (vlak_qtype t : kTypes) {
+      for (unsigned flags : {0u, VLAK_MATMUL_Q_QUANTIZE_A}) {
+        for (size_t m : {1, 2, 4, 5, 15, 16, 17}) {
+          for (size_t n : {1, 7, 16, 21, 40}) {
+            for (size_t k : {32, 96, 288}) {
+              size_t stride;
+              const auto w = RandomW(t, n, k, static_cast<uint32_t>(m + n + k), &stride);
+              const auto p = Pack(t, n, k, w, stride);
+              const size_t lda = k + 3, ldc = n + 2;
+              const auto a = Normal(m * lda, 0.0f, 1.0f, static_cast<uint32_t>(m * k));
+              std::vector<float> c(m * ldc, kSentinel), want(m * ldc, kSentinel);
+              ASSERT_EQ(vlak_matmul_q_f32(m, n, k, a.data(), lda, t, w.data(), stride, want.data(), ldc, flags, nullptr),
+                        VLAK_OK);
+              ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), c.data(), ldc, flags, nullptr), VLAK_OK);
+              const bool own_kernel = IsX16(p) && flags != 0;
+              if (!own_kernel) {
+                ASSERT_TRUE(SameBits(c.data(), want.data(), c.size())) << t << " flags " << flags << " m " << m << " n "
+                                                                        << n << " k " << k;
+                continue;
+              }
+              const vlak::QMatmulArgs g{m, n, k, a.data(), lda, t, w.data(), stride, c.data(), ldc};
+              std::vector<double> c64(m * n), err64(m * n), s64(m * n);
+              vlak::MatmulQReferenceF64(g, true, c64.data(), nullptr, err64.data(), s64.data());
+              for (size_t i = 0; i < m; ++i) {
+                for (size_t j = 0; j < n; ++j) {
+                  const double bound = err64[i * n + j] + 2.0 * k * 0x1p-24 * s64[i * n + j] + 1e-30;
+                  ASSERT_LE(std::fabs(c[i * ldc + j] - c64[i * n + j]), bound)
+                      << t << " m " << m << " n " << n << " k " << k << " at " << i << "," << j;
+                }
+                for (size_t j = n; j < ldc; ++j) ASSERT_TRUE(SameBits(&c[i * ldc + j], &kSentinel, 1));
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+TEST(QuantPacked, SameBitsForEveryThreadCountAndEpilogue) {
+  ForEachTarget([] {
+    for (vlak_qtype t : kTypes) {
+      const size_t n = 100, k = 256;
+      size_t stride;
+      const auto w = RandomW(t, n, k, 7, &stride);
+      const auto p = Pack(t, n, k, w, stride);
+      const auto bias = Normal(n, 0.0f, 1.0f, 8);
+      for (unsigned flags : {0u, VLAK_MATMUL_Q_QUANTIZE_A}) {
+        for (size_t m : {1, 3, 20}) {
+          const auto a = Normal(m * k, 0.0f, 1.0f, 3);
+          std::vector<float> c1(m * n), c(m * n);
+          vlak::QMatmulArgs g{m, n, k, a.data(), k, t, p.data() + kHeader, vlak_qtype_row_bytes(t, k), c1.data(), n};
+          g.x16 = IsX16(p);
+          ASSERT_EQ(vlak::MatmulQF32(g, flags, 1), VLAK_OK);
+          for (int th : {2, 3, 7}) {
+            g.c = c.data();
+            ASSERT_EQ(vlak::MatmulQF32(g, flags, th), VLAK_OK);
+            ASSERT_TRUE(SameBits(c.data(), c1.data(), c.size())) << t << " flags " << flags << " m " << m << " threads " << th;
+          }
+          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), k, p.data(), c.data(), n, flags, nullptr), VLAK_OK);
+          ASSERT_TRUE(SameBits(c.data(), c1.data(), c.size()));
+          // The epilogue: those bits, + bias in float, then vlak_activation_f32.
+          const vlak_matmul_epilogue e{bias.data(), VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_GELU};
+          for (size_t i = 0; i < m; ++i)
+            for (size_t j = 0; j < n; ++j) c1[i * n + j] += bias[j];
+          ASSERT_EQ(vlak_activation_f32(m * n, c1.data(), c1.data(), VLAK_ACT_GELU), VLAK_OK);
+          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), k, p.data(), c.data(), n, flags, &e), VLAK_OK);
+          ASSERT_TRUE(SameBits(c.data(), c1.data(), c.size())) << t << " epilogue, flags " << flags << " m " << m;
+        }
+      }
+    }
+  });
+}
+
+TEST(QuantPacked, BadArgumentsWriteNothing) {
+  ForEachTarget([] {
+    const size_t n = 3, k = 64;
+    size_t stride;
+    const auto w = RandomW(VLAK_Q4_1, n, k, 1, &stride);
+    const size_t bytes = vlak_matmul_q_packed_size(VLAK_Q4_1, n, k);
+    std::vector<uint8_t> p(bytes, 0xAB);
+    auto untouched = [&] {
+      for (uint8_t b : p)
+        if (b != 0xAB) return false;
+      return true;
+    };
+    EXPECT_EQ(vlak_matmul_q_pack(static_cast<vlak_qtype>(7), n, k, w.data(), stride, p.data(), bytes), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vlak_matmul_q_pack(VLAK_Q4_1, n, 48, w.data(), stride, p.data(), bytes), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vlak_matmul_q_pack(VLAK_Q4_1, n, k, w.data(), 39, p.data(), bytes), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vlak_matmul_q_pack(VLAK_Q4_1, n, k, w.data(), stride, p.data(), bytes - 1), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vlak_matmul_q_pack(VLAK_Q4_1, n, k, nullptr, stride, p.data(), bytes), VLAK_ERROR_NULL_POINTER);
+    EXPECT_EQ(vlak_matmul_q_pack(VLAK_Q4_1, n, k, w.data(), stride, nullptr, bytes), VLAK_ERROR_NULL_POINTER);
+    EXPECT_EQ(vlak_matmul_q_pack(VLAK_Q4_1, SIZE_MAX / 2, k, w.data(), stride, p.data(), bytes), VLAK_ERROR_OVERFLOW);
+    EXPECT_EQ(vlak_matmul_q_pack(VLAK_Q4_1, 1000, k, w.data(), SIZE_MAX / 100, p.data(), SIZE_MAX), VLAK_ERROR_OVERFLOW);
+    EXPECT_TRUE(untouched());
+    ASSERT_EQ(vlak_matmul_q_pack(VLAK_Q4_1, n, k, w.data(), stride, p.data(), bytes), VLAK_OK);
+    const auto a = Normal(2 * k, 0.0f, 1.0f, 2);
+    std::vector<float> c(2 * n, kSentinel);
+    auto c_untouched = [&] {
+      for (float v : c)
+        if (!SameBits(&v, &kSentinel, 1)) return false;
+      return true;
+    };
+    const vlak_matmul_epilogue bad_act{nullptr, VLAK_EPILOGUE_ACTIVATION, static_cast<vlak_activation>(17)};
+    EXPECT_EQ(vlak_matmul_q_packed_f32(2, n, k, a.data(), k, p.data(), c.data(), n, 2u, nullptr), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vlak_matmul_q_packed_f32(2, n + 1, k, a.data(), k, p.data(), c.data(), n + 1, 0, nullptr), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vlak_matmul_q_packed_f32(2, n, 32, a.data(), k, p.data(), c.data(), n, 0, nullptr), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vlak_matmul_q_packed_f32(2, n, k, a.data(), k - 1, p.data(), c.data(), n, 0, nullptr), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vlak_matmul_q_packed_f32(2, n, k, a.data(), k, p.data(), c.data(), n - 1, 0, nullptr), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vlak_matmul_q_packed_f32(2, n, k, a.data(), k, p.data(), c.data(), n, 0, &bad_act), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vlak_matmul_q_packed_f32(2, n, k, nullptr, k, p.data(), c.data(), n, 0, nullptr), VLAK_ERROR_NULL_POINTER);
+    EXPECT_EQ(vlak_matmul_q_packed_f32(2, n, k, a.data(), k, nullptr, c.data(), n, 0, nullptr), VLAK_ERROR_NULL_POINTER);
+    EXPECT_EQ(vlak_matmul_q_packed_f32(2, n, k, a.data(), k, p.data(), nullptr, n, 0, nullptr), VLAK_ERROR_NULL_POINTER);
+    std::vector<uint8_t> junk(p);
+    junk[0] ^= 1;
+    EXPECT_EQ(vlak_matmul_q_packed_f32(2, n, k, a.data(), k, junk.data(), c.data(), n, 0, nullptr), VLAK_ERROR_INVALID_ARGUMENT);
+    EXPECT_TRUE(c_untouched());
+    EXPECT_EQ(vlak_matmul_q_packed_f32(0, n, k, nullptr, k, nullptr, nullptr, n, 0, nullptr), VLAK_OK);
+  });
+  // A buffer packed on one target is refused by every other.
+  const size_t n = 5, k = 32;
+  size_t stride;
+  const auto w = RandomW(VLAK_Q8_0, n, k, 3, &stride);
+  const vlak_target saved = vlak_active_target();
+  ASSERT_EQ(vlak_set_target(VLAK_TARGET_SCALAR), VLAK_OK);
+  const auto scalar_packed = Pack(VLAK_Q8_0, n, k, w, stride);
+  const auto a = Normal(k, 0.0f, 1.0f, 4);
+  std::vector<float> c(n, kSentinel);
+  ForEachTarget([&] {
+    const vlak_status s = vlak_matmul_q_packed_f32(1, n, k, a.data(), k, scalar_packed.data(), c.data(), n, 0, nullptr);
+    EXPECT_EQ(s, vlak_active_target() == VLAK_TARGET_SCALAR ? VLAK_OK : VLAK_ERROR_INVALID_ARGUMENT);
+  });
+  ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
+}
+
+// The packed weights and A ending at an inaccessible page, the last group partial.
+TEST(GuardPages, QuantPacked) {
+  ForEachTarget([] {
+    for (vlak_qtype t : kTypes) {
+      for (size_t n : {5, 16, 19}) {
+        for (size_t m : {1, 3, 16}) {
+          const size_t k = 96, rb = vlak_qtype_row_bytes(t, k), bytes = vlak_matmul_q_packed_size(t, n, k);
+          GuardedFloats a(m * k), c(m * n), y(n * k);
+          GuardedBytes w(n * rb), p(bytes);
+          for (size_t i = 0; i < m * k; ++i) a.data()[i] = std::sin(0.3f * static_cast<float>(i));
+          for (size_t i = 0; i < n * k; ++i) y.data()[i] = std::cos(0.7f * static_cast<float>(i));
+          ASSERT_EQ(vlak_quantize_f32(t, n, k, y.data(), k, w.u8(), rb), VLAK_OK);
+          ASSERT_EQ(vlak_matmul_q_pack(t, n, k, w.u8(), rb, p.u8(), bytes), VLAK_OK);
+          for (unsigned flags : {0u, VLAK_MATMUL_Q_QUANTIZE_A}) {
+            ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), k, p.u8(), c.data(), n, flags, nullptr), VLAK_OK);
+            ASSERT_TRUE(std::isfinite(c.data()[m * n - 1]));
+          }
+        }
+      }
+    }
+  });
+}
+
+// vlak::PackQ / MatmulQPacked (vlak.hpp): the C calls' bits and the shape checks.
+TEST(CppApi, QuantPackedMatchesTheCApi) {
+  const size_t m = 2, n = 19, k = 64;
+  size_t stride;
+  const auto w = RandomW(VLAK_Q4_0, n, k, 5, &stride);
+  std::vector<uint8_t> dense(n * 36);
+  for (size_t j = 0; j < n; ++j) std::memcpy(dense.data() + j * 36, w.data() + j * stride, 36);
+  const auto a = Normal(m * k, 0.0f, 1.0f, 6);
+  std::vector<uint8_t> packed;
+  ASSERT_EQ(vlak::PackQ(VLAK_Q4_0, dense, n, k, packed), VLAK_OK);
+  std::vector<float> c(m * n), want(m * n);
+  ASSERT_EQ(vlak::MatmulQPacked(a, packed, c, m, n, k, VLAK_MATMUL_Q_QUANTIZE_A), VLAK_OK);
+  ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), k, packed.data(), want.data(), n, VLAK_MATMUL_Q_QUANTIZE_A,
+                                     nullptr),
+            VLAK_OK);
+  EXPECT_TRUE(SameBits(c.data(), want.data(), c.size()));
+  EXPECT_EQ(vlak::PackQ(VLAK_Q4_0, dense, n + 1, k, packed), VLAK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(vlak::MatmulQPacked(a, packed, c, m, n + 1, k), VLAK_ERROR_INVALID_ARGUMENT);
+}
+
+}  // namespace
