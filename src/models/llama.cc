@@ -133,6 +133,18 @@ bool Llama::Load(const std::string& path, std::string* error) {
         !matrix(b + "ffn_down.weight", cfg_.ffn, d, &L.down)) {
       return fail(err);
     }
+    auto fuse = [](std::initializer_list<const Matrix*> parts, Matrix* into) {
+      const Matrix& first = **parts.begin();
+      for (const Matrix* p : parts) {
+        if (p->type != first.type || p->cols != first.cols) return;
+      }
+      into->type = first.type, into->cols = first.cols, into->row_bytes = first.row_bytes;
+      into->rows = 0;
+      for (const Matrix* p : parts) into->rows += p->rows;
+      into->parts.assign(parts.begin(), parts.end());
+    };
+    fuse({&L.q, &L.k, &L.v}, &L.qkv);
+    fuse({&L.gate, &L.up}, &L.gate_up);
   }
   // Every tensor of the file is one the forward pass reads: anything else is a variant it does not
   // compute (biases, extra norms).
@@ -188,9 +200,18 @@ bool Llama::Matmul(const Matrix& w, size_t m, const float* a, size_t lda, float*
     // interleaved, 3-4x faster at SmolLM2's shapes than the GGUF rows: docs/ops/quant.md).
     const int target = static_cast<int>(vlak_active_target());
     if (w.packed_target != target) {
+      const void* rows = w.data;
+      std::vector<uint8_t> joined;  // a fused matrix: its parts' rows one after the other
+      if (!w.parts.empty()) {
+        for (const Matrix* p : w.parts) {
+          const auto* b = static_cast<const uint8_t*>(p->data);
+          joined.insert(joined.end(), b, b + p->rows * p->row_bytes);
+        }
+        rows = joined.data();
+      }
       const size_t bytes = vlak_matmul_q_packed_size(type, w.rows, w.cols);
       w.packed.assign(bytes, 0);
-      if (!Status(vlak_matmul_q_pack(type, w.rows, w.cols, w.data, w.row_bytes, w.packed.data(), bytes), "pack", error)) {
+      if (!Status(vlak_matmul_q_pack(type, w.rows, w.cols, rows, w.row_bytes, w.packed.data(), bytes), "pack", error)) {
         return false;
       }
       w.packed_target = target;
@@ -200,6 +221,20 @@ bool Llama::Matmul(const Matrix& w, size_t m, const float* a, size_t lda, float*
   }
   return Status(vlak_matmul_q_f32(m, w.rows, w.cols, a, lda, type, w.data, w.row_bytes, c, ldc, flags, nullptr),
                 "matmul", error);
+}
+
+// gate_ = silu(h W_gate^T) * (h W_up^T): with int8 activations one product of gate|up (rows of
+// 2 ffn) and the GLU on its halves, else two products.
+bool Llama::GateUp(const Layer& L, size_t m, std::string* error) {
+  const size_t d = cfg_.dim, ff = cfg_.ffn;
+  if (QuantizeA(mode_, m) && L.gate_up.rows != 0) {
+    fused_.resize(std::max(fused_.size(), m * 2 * ff));
+    return Matmul(L.gate_up, m, h_.data(), d, fused_.data(), 2 * ff, error) &&
+           Status(vlak_glu_f32(m, ff, fused_.data(), 2 * ff, fused_.data() + ff, 2 * ff, gate_.data(), ff, VLAK_ACT_SILU),
+                  "swiglu", error);
+  }
+  return Matmul(L.gate, m, h_.data(), d, gate_.data(), ff, error) && Matmul(L.up, m, h_.data(), d, up_.data(), ff, error) &&
+         Status(vlak_glu_f32(m, ff, gate_.data(), ff, up_.data(), ff, gate_.data(), ff, VLAK_ACT_SILU), "swiglu", error);
 }
 
 bool Llama::Forward(std::span<const int32_t> ids, std::vector<float>* logits, std::string* error) {
@@ -240,8 +275,19 @@ bool Llama::Forward(std::span<const int32_t> ids, std::vector<float>* logits, st
     if (!Status(s, "attention norm", error)) return false;
     float* kc = L.kcache.data() + pos_ * kv;
     float* vc = L.vcache.data() + pos_ * kv;
-    if (!Matmul(L.q, m, h_.data(), d, q_.data(), d, error) || !Matmul(L.k, m, h_.data(), d, kc, kv, error) ||
-        !Matmul(L.v, m, h_.data(), d, vc, kv, error)) {
+    // With int8 activations q|k|v is one product (rows of d + 2 kv), then split; else three.
+    const bool fused = QuantizeA(mode_, m) && L.qkv.rows != 0;
+    if (fused) {
+      const size_t w = d + 2 * kv;
+      fused_.resize(m * w > m * 2 * ff ? m * w : m * 2 * ff);
+      if (!Matmul(L.qkv, m, h_.data(), d, fused_.data(), w, error)) return false;
+      for (size_t i = 0; i < m; ++i) {
+        std::memcpy(q_.data() + i * d, fused_.data() + i * w, d * sizeof(float));
+        std::memcpy(kc + i * kv, fused_.data() + i * w + d, kv * sizeof(float));
+        std::memcpy(vc + i * kv, fused_.data() + i * w + d + kv, kv * sizeof(float));
+      }
+    } else if (!Matmul(L.q, m, h_.data(), d, q_.data(), d, error) || !Matmul(L.k, m, h_.data(), d, kc, kv, error) ||
+               !Matmul(L.v, m, h_.data(), d, vc, kv, error)) {
       return false;
     }
     const float* cs = cos_.data() + pos_ * half;
@@ -264,10 +310,7 @@ bool Llama::Forward(std::span<const int32_t> ids, std::vector<float>* logits, st
         !Status(vlak_add_rmsnorm_f32(m, d, x_.data(), d, delta_.data(), d, L.ffn_norm, cfg_.eps, h_.data(), d,
                                      x_.data(), d),
                 "ffn norm", error) ||
-        !Matmul(L.gate, m, h_.data(), d, gate_.data(), ff, error) || !Matmul(L.up, m, h_.data(), d, up_.data(), ff, error) ||
-        !Status(vlak_glu_f32(m, ff, gate_.data(), ff, up_.data(), ff, gate_.data(), ff, VLAK_ACT_SILU), "swiglu",
-                error) ||
-        !Matmul(L.down, m, gate_.data(), ff, delta_.data(), d, error)) {
+        !GateUp(L, m, error) || !Matmul(L.down, m, gate_.data(), ff, delta_.data(), d, error)) {
       return false;
     }
   }

@@ -89,15 +89,22 @@ class Llama {
     // `packed_target` (-1: not yet), made on first use.
     mutable std::vector<uint8_t> packed;
     mutable int packed_target = -1;
+    // Non-empty: this matrix is these matrices' rows one after the other (data is null), for int8
+    // products only, where it is packed from them.
+    std::vector<const Matrix*> parts;
   };
   struct Layer {
     const float* attn_norm = nullptr;
     const float* ffn_norm = nullptr;
     Matrix q, k, v, o, gate, up, down;
+    // q|k|v and gate|up as one matrix each for the int8 products (one quantization of the
+    // activations, one call threaded over all the rows); rows == 0 where the parts' types differ.
+    Matrix qkv, gate_up;
     std::vector<float> kcache, vcache;  // [position][kv_heads * head_dim]
   };
   bool Matmul(const Matrix& w, size_t m, const float* a, size_t lda, float* c, size_t ldc, std::string* error) const;
   bool EnsureCapacity(size_t positions, std::string* error);
+  bool GateUp(const Layer& L, size_t m, std::string* error);
 
   Gguf file_;
   Bpe bpe_;
@@ -108,7 +115,7 @@ class Llama {
   std::vector<float> cos_, sin_;  // RoPE tables, [position][head_dim / 2]
   size_t capacity_ = 0, pos_ = 0;
   MatmulMode mode_ = MatmulMode::kExact;
-  std::vector<float> x_, h_, q_, att_, delta_, gate_, up_;  // scratch, grown to the largest batch
+  std::vector<float> x_, h_, q_, att_, delta_, gate_, up_, fused_;  // scratch, grown to the largest batch
 };
 
 }  // namespace vlak::models
