@@ -20,7 +20,7 @@ VLAK_PER_TARGET_TABLES(VLAK_ACTIVATION_KERNELS)  // the epilogue
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 // quant_avx512vnni.cc: the quantized-activations columns with vpdpbusd (CPU with AVX512_VNNI).
 void MatmulQActColsAvx512Vnni(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1);
-// quant_packed_avx512vnni.cc: the same for an x16 W and m < kQPanelMinM (j0 a multiple of kQGroup).
+// quant_packed_avx512vnni.cc: the same for an x16 W (j0 a multiple of kQGroup).
 void MatmulQActPackedAvx512Vnni(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1);
 bool QuantCpuHasVnni();
 #endif
@@ -66,7 +66,8 @@ ActCols ActColsKernel(Target target) {
   return Dispatch(kMatmulQActCols, target);
 }
 
-// Columns [0, n) over threads in chunks of whole kGrain rows of W; every column is computed whole
+// Columns [0, n) over threads in chunks of whole grains of rows of W (kGrain, or a grouped
+// layout's group when larger: chunks start on a group); every column is computed whole
 // by one chunk, so the split never changes a bit. Threads from the call's time at the kernels'
 // rate: ns_per_mac, a round figure below what one core measured (docs/ops/quant.md: decode at
 // 0.05-0.12 ns per weight); the byte-based rule of the row operators assumes memcpy speed, several
@@ -75,10 +76,10 @@ ActCols ActColsKernel(Target target) {
 // be had, before anything is written.
 template <class F>
 vlak_status ForEachColumnChunk(const QMatmulArgs& g, int threads, double ns_per_mac, size_t slice_bytes, F&& fn_cols) {
-  static_assert(kGrain % kQGroup == 0, "chunks start on an x16 group");
   // Each chunk's columns get the epilogue right after they are computed (still in cache).
   auto* const epilogue = g.HasEpilogue() ? Dispatch(kBiasActivationRowsF32) : nullptr;
-  const size_t units = (g.n + kGrain - 1) / kGrain;
+  const size_t grain = g.group > kGrain ? g.group : kGrain;  // groups are powers of 2: 16 divides them
+  const size_t units = (g.n + grain - 1) / grain;
   int t = threads;
   if (t <= 0) {
     const double macs = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
@@ -94,7 +95,7 @@ vlak_status ForEachColumnChunk(const QMatmulArgs& g, int threads, double ns_per_
   if (slice_bytes > 0 && slices > SIZE_MAX / slice_bytes - 64) return VLAK_ERROR_OVERFLOW;
   auto run = [&](uint8_t* scratch) {
     ParallelFor(plan, [&](int worker, size_t begin, size_t end) {
-      const size_t j0 = begin * kGrain, j1 = end * kGrain < g.n ? end * kGrain : g.n;
+      const size_t j0 = begin * grain, j1 = end * grain < g.n ? end * grain : g.n;
       fn_cols(scratch != nullptr ? scratch + worker * slice_bytes : nullptr, j0, j1);
       if (epilogue != nullptr) epilogue(g.act, g.m, j1 - j0, g.bias != nullptr ? g.bias + j0 : nullptr, g.c + j0, g.ldc);
     });
@@ -110,26 +111,26 @@ vlak_status ForEachColumnChunk(const QMatmulArgs& g, int threads, double ns_per_
 }
 
 // The scratch ForRows needs per worker: kQGroup rows (0 when W is in rows already).
-size_t RowsScratchBytes(const QMatmulArgs& g) { return g.x16 ? kQGroup * g.w_stride : 0; }
+size_t RowsScratchBytes(const QMatmulArgs& g) { return g.group > 0 ? kQGroup * g.w_stride : 0; }
 
 // fn(rows_args, j0', j1') over columns [j0, j1) of C with W in GGUF's row layout: g itself, or for
-// an x16 W each kQGroup rows unpacked into `scratch` and an args of those rows (n, w, c, bias
+// a grouped W each kQGroup rows unpacked into `scratch` and an args of those rows (n, w, c, bias
 // moved to them). The kernels compute each column whole, so the bits are those of the rows.
 template <class F>
 void ForRows(const QMatmulArgs& g, uint8_t* scratch, size_t j0, size_t j1, F&& fn) {
-  if (!g.x16) {
+  if (g.group == 0) {
     fn(g, j0, j1);
     return;
   }
   for (size_t j = j0; j < j1; j += kQGroup) {
     const size_t rows = j1 - j < kQGroup ? j1 - j : kQGroup;
-    for (size_t r = 0; r < rows; ++r) UnpackRowX16(g.wtype, g.k, g.w, j + r, scratch + r * g.w_stride);
+    for (size_t r = 0; r < rows; ++r) UnpackGroupRow(g.wtype, g.k, g.w, j + r, g.group, g.piece, scratch + r * g.w_stride);
     QMatmulArgs s = g;
     s.n = rows;
     s.w = scratch;
     s.c = g.c + j;
     s.bias = g.bias != nullptr ? g.bias + j : nullptr;
-    s.x16 = false;
+    s.group = s.piece = 0;
     fn(s, size_t{0}, rows);
   }
 }
@@ -140,8 +141,8 @@ vlak_status PanelMatmul(const QMatmulArgs& g, Target target, int threads) {
   size_t rows = (size_t{1} << 18) / g.k / 16 * 16;  // ~1 MiB of floats
   if (rows < 16) rows = 16;
   if (rows > g.n) rows = g.n;
-  // An x16 W: one row at a time unpacked into a row's bytes after the panel, then dequantized.
-  const size_t row_floats = g.x16 ? (g.w_stride + 3) / 4 * static_cast<size_t>(NumThreads() + 1) : 0;
+  // A grouped W: one row at a time unpacked into a row's bytes after the panel, then dequantized.
+  const size_t row_floats = g.group > 0 ? (g.w_stride + 3) / 4 * static_cast<size_t>(NumThreads() + 1) : 0;
   PooledBuffer buf(rows * g.k + row_floats);
   if (buf.data() == nullptr) return VLAK_ERROR_OVERFLOW;
   auto* const deq = Dispatch(kDequantizeRows, target);
@@ -149,13 +150,13 @@ vlak_status PanelMatmul(const QMatmulArgs& g, Target target, int threads) {
     const size_t nr = g.n - j0 < rows ? g.n - j0 : rows;
     float* const panel = buf.data();
     ForEachRowChunk(nr, g.k, [&](int worker, size_t b, size_t e) {
-      if (!g.x16) {
+      if (g.group == 0) {
         deq(g.wtype, e - b, g.k, g.w + (j0 + b) * g.w_stride, g.w_stride, panel + b * g.k, g.k);
         return;
       }
       auto* const row = reinterpret_cast<uint8_t*>(buf.data() + rows * g.k + (g.w_stride + 3) / 4 * worker);
       for (size_t r = b; r < e; ++r) {
-        UnpackRowX16(g.wtype, g.k, g.w, j0 + r, row);
+        UnpackGroupRow(g.wtype, g.k, g.w, j0 + r, g.group, g.piece, row);
         deq(g.wtype, 1, g.k, row, g.w_stride, panel + r * g.k, g.k);
       }
     });
@@ -200,13 +201,13 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
     ForEachRowChunk(g.m, g.k, [&](int, size_t b, size_t e) {
       qa(e - b, g.k, g.a + b * g.lda, g.lda, act + b * per_row);
     });
+    if (g.group > 0) {  // a grouped layout: its target's own kernel
+      ActCols packed = Dispatch(kMatmulQActGroupedCols, target);
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
-    if (g.x16) {  // only the VNNI target packs x16
-      return ForEachColumnChunk(g, threads, 0.02, 0, [&](uint8_t*, size_t j0, size_t j1) {
-        MatmulQActPackedAvx512Vnni(g, act, j0, j1);
-      });
-    }
+      if (target == Target::kAvx512) packed = MatmulQActPackedAvx512Vnni;  // only the VNNI target packs x16
 #endif
+      return ForEachColumnChunk(g, threads, 0.02, 0, [&](uint8_t*, size_t j0, size_t j1) { packed(g, act, j0, j1); });
+    }
     const ActCols cols = ActColsKernel(target);
     return ForEachColumnChunk(g, threads, 0.04, RowsScratchBytes(g), [&](uint8_t* scratch, size_t j0, size_t j1) {
       ForRows(g, scratch, j0, j1, [&](const QMatmulArgs& r, size_t c0, size_t c1) { cols(r, act, c0, c1); });
@@ -217,6 +218,17 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
   return ForEachColumnChunk(g, threads, 0.08, RowsScratchBytes(g), [&](uint8_t* scratch, size_t j0, size_t j1) {
     ForRows(g, scratch, j0, j1, [&](const QMatmulArgs& r, size_t c0, size_t c1) { exact(r, c0, c1); });
   });
+}
+
+vlak_status MatmulQGroupedPlainF32(const QMatmulArgs& g) {
+  if (g.group == 0 || g.k == 0 || g.m == 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  const size_t per_row = QActBytes(g.k);
+  PooledBuffer buf((g.m * per_row + 3) / 4);
+  if (buf.data() == nullptr) return VLAK_ERROR_OVERFLOW;
+  uint8_t* const act = reinterpret_cast<uint8_t*>(buf.data());
+  Dispatch(kQuantizeActRows, Target::kScalar)(g.m, g.k, g.a, g.lda, act);
+  Dispatch(kMatmulQActGroupedCols, Target::kScalar)(g, act, 0, g.n);
+  return VLAK_OK;
 }
 
 vlak_status SetQEpilogue(const vlak_matmul_epilogue* epilogue, QMatmulArgs* g) {

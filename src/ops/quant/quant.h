@@ -92,20 +92,21 @@ struct QMatmulArgs {
   // act: an activation kernel op code (ops/activation/activation_kernels.h) or kActNone (-1).
   const float* bias = nullptr;
   int act = -1;
-  // w is in vlak_matmul_q_pack's x16 layout (groups of kQGroup rows; w_stride is then the row's
-  // bytes), not rows.
-  bool x16 = false;
+  // group > 0: w is in one of vlak_matmul_q_pack's grouped layouts (quant_packed.cc): groups of
+  // `group` rows, `piece`-byte pieces side by side; w_stride is then the row's bytes.
+  size_t group = 0, piece = 0;
   bool HasEpilogue() const { return bias != nullptr || act != -1; }
 };
 
-// vlak_matmul_q_pack's x16 layout (vlak.h): groups of kQGroup rows of W; per group and block one
-// record of kQGroup * QBlockBytes(t) bytes: the rows' fp16 d, (q4_1) their fp16 m, then the
-// quantized bytes in 4-byte pieces, piece p of every row side by side.
-inline constexpr size_t kQGroup = 16;
-// Writes the x16 layout of n rows (row stride `stride` bytes); rows past n in the last group are 0.
-void PackX16(int t, size_t n, size_t k, const uint8_t* w, size_t stride, uint8_t* x16);
-// Row `row` of an x16 buffer back in GGUF's row layout (vlak_qtype_row_bytes(t, k) bytes at dst).
-void UnpackRowX16(int t, size_t k, const uint8_t* x16, size_t row, uint8_t* dst);
+// vlak_matmul_q_pack's grouped layouts (vlak.h): groups of `group` rows of W; per group and block
+// one record of group * QBlockBytes(t) bytes: the rows' fp16 d, (q4_1) their fp16 m, then the
+// quantized bytes in `piece`-byte pieces, piece p of every row side by side. x16 (AVX-512 VNNI):
+// group 16, piece 4; RVV: group = VLMAX of e8 at LMUL 1, piece 1.
+inline constexpr size_t kQGroup = 16;  // x16's group
+// Writes the grouped layout of n rows (row stride `stride` bytes); rows past n in the last group are 0.
+void PackGroups(int t, size_t n, size_t k, const uint8_t* w, size_t stride, size_t group, size_t piece, uint8_t* dst);
+// Row `row` of a grouped buffer back in GGUF's row layout (vlak_qtype_row_bytes(t, k) bytes at dst).
+void UnpackGroupRow(int t, size_t k, const uint8_t* src, size_t row, size_t group, size_t piece, uint8_t* dst);
 
 // Calls with m below this take the decode kernels (blocks dequantized in registers); from it on,
 // exact weights go through panels of w and vlak_matmul_f32's kernel. Depends on nothing else, so
@@ -116,6 +117,10 @@ inline constexpr size_t kQPanelMinM = 16;
 // VLAK_AVX512_VNNI is not "0"); the setter returns the previous setting (tests, the lab).
 bool QuantVnniEnabled();
 bool SetQuantVnni(bool enabled);
+
+// Tests: the product with quantized activations of a grouped W by the scalar target's plain form
+// of the grouped kernels' arithmetic (quant_kernel.cc), on one thread, no epilogue.
+vlak_status MatmulQGroupedPlainF32(const QMatmulArgs& g);
 
 // The public epilogue into g (bias, activation kernel op), or VLAK_ERROR_INVALID_ARGUMENT.
 vlak_status SetQEpilogue(const vlak_matmul_epilogue* epilogue, QMatmulArgs* g);

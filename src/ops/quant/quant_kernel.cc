@@ -267,6 +267,51 @@ void MatmulQActColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j0, size
   }
 }
 
+// Quantized activations times a grouped W (vlak_matmul_q_pack's x16 or RVV layout, quant.h):
+// per row of W and block the exact integer s = sum (q_w - offset) q_a, then c = fma(float(s),
+// fl(d_w d_a), c) and for q4_1 c = fma(m_w, fl(d_a sum q_a), c), block after block. This is the
+// arithmetic of the grouped kernels (quant_packed_avx512vnni.cc, quant_rvv.h's GroupedCols), bit
+// for bit: the RVV target runs its vector form; on the others it is the plain form of the same
+// sums (tests compare it with the vector kernels).
+void MatmulQActGroupedColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
+#if defined(VLAK_SIMD_RVV)
+  return rvv_quant::GroupedColsRvv(g, act, j0, j1);
+#endif
+  const size_t nb = g.k / kQBlock, bb = QBlockBytes(g.wtype);
+  const int offset = g.wtype == VLAK_Q4_0 ? 8 : 0;
+  uint8_t* const actm = const_cast<uint8_t*>(act);
+  uint8_t blk[34];
+  for (size_t j = j0; j < j1; ++j) {
+    for (size_t i = 0; i < g.m; ++i) {
+      const QActRow ar = QActRowAt(actm, g.k, i);
+      float c = 0.0f;
+      for (size_t b = 0; b < nb; ++b) {
+        // Row j's block b, gathered from its group's record (its d, m and pieces).
+        const uint8_t* rec = g.w + (j / g.group * nb + b) * g.group * bb;
+        const size_t l = j % g.group, head = g.wtype == VLAK_Q4_1 ? 4 : 2;
+        std::memcpy(blk, rec + 2 * l, 2);
+        if (g.wtype == VLAK_Q4_1) std::memcpy(blk + 2, rec + 2 * g.group + 2 * l, 2);
+        for (size_t p = 0; p < (bb - head) / g.piece; ++p) {
+          std::memcpy(blk + head + g.piece * p, rec + head * g.group + (p * g.group + l) * g.piece, g.piece);
+        }
+        const int8_t* qa = ar.qs + b * kQBlock;
+        int32_t s = -offset * ar.sum[b];
+        if (g.wtype == VLAK_Q8_0) {
+          for (size_t p = 0; p < kQBlock; ++p) s += static_cast<int32_t>(static_cast<int8_t>(blk[2 + p])) * qa[p];
+        } else {
+          for (size_t p = 0; p < 16; ++p) {
+            s += static_cast<int32_t>(blk[head + p] & 0x0F) * qa[p] + static_cast<int32_t>(blk[head + p] >> 4) * qa[p + 16];
+          }
+        }
+        const float da = ar.d[b];
+        c = std::fma(static_cast<float>(s), HalfToFloat(LoadHalf(blk)) * da, c);
+        if (g.wtype == VLAK_Q4_1) c = std::fma(HalfToFloat(LoadHalf(blk + 2)), da * static_cast<float>(ar.sum[b]), c);
+      }
+      g.c[i * g.ldc + j] = c;
+    }
+  }
+}
+
 VLAK_KERNELS_DEFINED(VLAK_QUANT_KERNELS)
 
 }  // namespace vlak::VLAK_NS

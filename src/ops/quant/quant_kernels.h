@@ -28,4 +28,6 @@ inline QActRow QActRowAt(uint8_t* act, size_t k, size_t i) {
     (int t, size_t rows, size_t k, const uint8_t* q, size_t q_stride, float* y, size_t y_stride))                    \
   X(kQuantizeActRows, void, QuantizeActRowsF32, (size_t rows, size_t k, const float* a, size_t lda, uint8_t* act))  \
   X(kMatmulQExactCols, void, MatmulQExactColsF32, (const QMatmulArgs& g, size_t j0, size_t j1))                     \
-  X(kMatmulQActCols, void, MatmulQActColsF32, (const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1))
+  X(kMatmulQActCols, void, MatmulQActColsF32, (const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1))      \
+  X(kMatmulQActGroupedCols, void, MatmulQActGroupedColsF32,                                                          \
+    (const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1))

@@ -47,16 +47,23 @@ std::vector<uint8_t> Pack(vlak_qtype t, size_t n, size_t k, const std::vector<ui
   return p;
 }
 
-// The header's layout field (after the 8-byte magic and the 4-byte target): 1 is x16.
-bool IsX16(const std::vector<uint8_t>& p) {
-  uint32_t layout;
-  std::memcpy(&layout, p.data() + 12, 4);
-  return layout == 1;
+// The header's fields (vlak.h: the layout is named there; after the 8-byte magic, the target,
+// layout and wtype as 4-byte words, then the group of rows): 0 is the rows layout, 1 x16 (group
+// 16, 4-byte pieces), 2 RVV's (1-byte pieces).
+uint32_t Word(const std::vector<uint8_t>& p, size_t at) {
+  uint32_t v;
+  std::memcpy(&v, p.data() + at, 4);
+  return v;
 }
+bool IsGrouped(const std::vector<uint8_t>& p) { return Word(p, 12) != 0; }
+size_t Group(const std::vector<uint8_t>& p) { return Word(p, 20); }
+size_t Piece(const std::vector<uint8_t>& p) { return Word(p, 12) == 1 ? 4 : 1; }
 
 TEST(QuantPacked, SizeAndLayoutHoldTheRows) {
-  EXPECT_EQ(vlak_matmul_q_packed_size(VLAK_Q4_1, 17, 64), kHeader + 32 * 40);
-  EXPECT_EQ(vlak_matmul_q_packed_size(VLAK_Q8_0, 16, 32), kHeader + 16 * 34);
+  // The rows rounded up to the target's group: at least n rows, whole rows.
+  const size_t s17 = vlak_matmul_q_packed_size(VLAK_Q4_1, 17, 64);
+  EXPECT_GE(s17, kHeader + 17 * 40);
+  EXPECT_EQ((s17 - kHeader) % 40, 0u);
   EXPECT_EQ(vlak_matmul_q_packed_size(VLAK_Q8_0, 0, 32), kHeader);
   EXPECT_EQ(vlak_matmul_q_packed_size(VLAK_Q8_0, 3, 40), 0u);
   EXPECT_EQ(vlak_matmul_q_packed_size(static_cast<vlak_qtype>(5), 3, 32), 0u);
@@ -69,10 +76,11 @@ TEST(QuantPacked, SizeAndLayoutHoldTheRows) {
         const auto w = RandomW(t, n, k, static_cast<uint32_t>(n), &stride);
         const auto p = Pack(t, n, k, w, stride);
         std::vector<uint8_t> row(rb);
-        const size_t padded = (n + 15) / 16 * 16;
+        const size_t padded = IsGrouped(p) ? (n + Group(p) - 1) / Group(p) * Group(p) : n;
+        EXPECT_EQ(p.size() - 3, kHeader + padded * rb);
         for (size_t j = 0; j < padded; ++j) {
-          if (IsX16(p)) {
-            vlak::UnpackRowX16(t, k, p.data() + kHeader, j, row.data());
+          if (IsGrouped(p)) {
+            vlak::UnpackGroupRow(t, k, p.data() + kHeader, j, Group(p), Piece(p), row.data());
           } else {
             std::memcpy(row.data(), p.data() + kHeader + j * rb, rb);
           }
@@ -87,8 +95,9 @@ TEST(QuantPacked, SizeAndLayoutHoldTheRows) {
   });
 }
 
-// C from the packed W against vlak_matmul_q_f32 on the rows: the same bits except in the x16
-// kernel (QUANTIZE_A), which is checked against the float64 bound instead.
+// C from the packed W against vlak_matmul_q_f32 on the rows: the same bits except in the grouped
+// kernels (QUANTIZE_A), which are checked against the float64 bound instead, and against the plain
+// form of their arithmetic, bit for bit.
 TEST(QuantPacked, ProductIsTheRowsProduct) {
   ForEachTarget([] {
     for (vlak_qtype t : kTypes) {
@@ -105,12 +114,17 @@ TEST(QuantPacked, ProductIsTheRowsProduct) {
               ASSERT_EQ(vlak_matmul_q_f32(m, n, k, a.data(), lda, t, w.data(), stride, want.data(), ldc, flags, nullptr),
                         VLAK_OK);
               ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), c.data(), ldc, flags, nullptr), VLAK_OK);
-              const bool own_kernel = IsX16(p) && flags != 0;
+              const bool own_kernel = IsGrouped(p) && flags != 0;
               if (!own_kernel) {
                 ASSERT_TRUE(SameBits(c.data(), want.data(), c.size())) << t << " flags " << flags << " m " << m << " n "
                                                                         << n << " k " << k;
                 continue;
               }
+              std::vector<float> plain(m * ldc, kSentinel);
+              vlak::QMatmulArgs gp{m, n, k, a.data(), lda, t, p.data() + kHeader, vlak_qtype_row_bytes(t, k), plain.data(), ldc};
+              gp.group = Group(p), gp.piece = Piece(p);
+              ASSERT_EQ(vlak::MatmulQGroupedPlainF32(gp), VLAK_OK);
+              ASSERT_TRUE(SameBits(c.data(), plain.data(), c.size())) << t << " m " << m << " n " << n << " k " << k;
               const vlak::QMatmulArgs g{m, n, k, a.data(), lda, t, w.data(), stride, c.data(), ldc};
               std::vector<double> c64(m * n), err64(m * n), s64(m * n);
               vlak::MatmulQReferenceF64(g, true, c64.data(), nullptr, err64.data(), s64.data());
@@ -143,7 +157,7 @@ TEST(QuantPacked, SameBitsForEveryThreadCountAndEpilogue) {
           const auto a = Normal(m * k, 0.0f, 1.0f, 3);
           std::vector<float> c1(m * n), c(m * n);
           vlak::QMatmulArgs g{m, n, k, a.data(), k, t, p.data() + kHeader, vlak_qtype_row_bytes(t, k), c1.data(), n};
-          g.x16 = IsX16(p);
+          if (IsGrouped(p)) g.group = Group(p), g.piece = Piece(p);
           ASSERT_EQ(vlak::MatmulQF32(g, flags, 1), VLAK_OK);
           for (int th : {2, 3, 7}) {
             g.c = c.data();

@@ -93,6 +93,84 @@ void ActCols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
   }
 }
 
+// Quantized activations times W in vlak_matmul_q_pack's RVV layout (quant.h): groups of R =
+// VLMAX(e8, m1) rows, per block the R fp16 d (and m), then the quantized bytes as columns of R
+// (column c: byte c of every row). Rows across the lanes: per block, each byte column is one load
+// and one vwmaccsu.vx (q4: its low nibbles against q_a[c], its high nibbles against q_a[16 + c],
+// two int16 accumulators, exact: 16 * 15 * 127 < 2^15; q8_0: vwmul.vx + vwmacc.vx of two
+// columns, then vwadd.wv into int32, exact), so one instruction serves R rows; then per block
+// the int32 sum (q4_0: - 8 sum q_a), vfcvt, and acc = fma(float(s), fl(d_w d_a), acc) (q4_1: then
+// fma(m_w, fl(d_a sum q_a), acc)) on R f32 lanes, the scales through the half table (vluxei32).
+// No reduction: lane r is C[i][j + r]. The bits of MatmulQActGroupedColsF32's plain form.
+// Bound: as ActCols'. Cost per block and R rows: q4 4 loads of 4 columns (m4), 8 unpack ops, 32
+// vwmaccsu and 32 scalar loads of q_a, ~10 for the sum, conversion and scales; q8_0 16 loads of 2
+// columns, 48 multiply-adds. Retired instructions per weight (q4_1 / q4_0 / q8_0, quant_icount.cc):
+// VLEN 128 0.27 / 0.26 / 0.37, 256 0.14 / 0.14 / 0.19, 512 0.08 / 0.08 / 0.10.
+template <int kType>
+void GroupedCols(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
+  constexpr size_t bb = QBlockBytes(kType), head = kType == VLAK_Q4_1 ? 4 : 2;
+  const size_t R = g.group;  // == __riscv_vsetvlmax_e8m1()
+  const size_t rec = R * bb, nb = g.k / kQBlock, R4 = 4 * R;
+  const float* const half = HalfTable();
+  uint8_t* const actm = const_cast<uint8_t*>(act);
+  for (size_t j = j0; j < j1; j += R) {
+    const uint8_t* const grp = g.w + j / R * nb * rec;
+    const size_t cols = j1 - j < R ? j1 - j : R;
+    for (size_t i = 0; i < g.m; ++i) {
+      const QActRow ar = QActRowAt(actm, g.k, i);
+      vfloat32m4_t acc = __riscv_vfmv_v_f_f32m4(0.0f, R);
+      for (size_t b = 0; b < nb; ++b) {
+        const uint8_t* const r = grp + b * rec;
+        const int8_t* const qa = ar.qs + b * kQBlock;
+        vint32m4_t s;
+        if constexpr (kType == VLAK_Q8_0) {
+          // 2 columns per load (m2): with 4 (m4) clang hoisted the loads and spilled.
+          s = __riscv_vmv_v_x_i32m4(0, R);
+          for (size_t q = 0; q < 16; ++q) {
+            const vint8m2_t v = __riscv_vle8_v_i8m2(reinterpret_cast<const int8_t*>(r + head * R + q * 2 * R), 2 * R);
+            vint16m2_t p = __riscv_vwmul_vx_i16m2(__riscv_vget_v_i8m2_i8m1(v, 0), qa[2 * q], R);
+            p = __riscv_vwmacc_vx_i16m2(p, qa[2 * q + 1], __riscv_vget_v_i8m2_i8m1(v, 1), R);
+            s = __riscv_vwadd_wv_i32m4(s, p, R);
+          }
+        } else {
+          vint16m2_t lo = __riscv_vmv_v_x_i16m2(0, R), hi = lo;
+          for (size_t q = 0; q < 4; ++q) {  // 4 columns per load
+            const vuint8m4_t v = __riscv_vle8_v_u8m4(r + head * R + q * R4, R4);
+            const vuint8m4_t vl4 = __riscv_vand_vx_u8m4(v, 0x0F, R4), vh4 = __riscv_vsrl_vx_u8m4(v, 4, R4);
+            const int8_t* const a = qa + 4 * q;
+            lo = __riscv_vwmaccsu_vx_i16m2(lo, a[0], __riscv_vget_v_u8m4_u8m1(vl4, 0), R);
+            hi = __riscv_vwmaccsu_vx_i16m2(hi, a[16], __riscv_vget_v_u8m4_u8m1(vh4, 0), R);
+            lo = __riscv_vwmaccsu_vx_i16m2(lo, a[1], __riscv_vget_v_u8m4_u8m1(vl4, 1), R);
+            hi = __riscv_vwmaccsu_vx_i16m2(hi, a[17], __riscv_vget_v_u8m4_u8m1(vh4, 1), R);
+            lo = __riscv_vwmaccsu_vx_i16m2(lo, a[2], __riscv_vget_v_u8m4_u8m1(vl4, 2), R);
+            hi = __riscv_vwmaccsu_vx_i16m2(hi, a[18], __riscv_vget_v_u8m4_u8m1(vh4, 2), R);
+            lo = __riscv_vwmaccsu_vx_i16m2(lo, a[3], __riscv_vget_v_u8m4_u8m1(vl4, 3), R);
+            hi = __riscv_vwmaccsu_vx_i16m2(hi, a[19], __riscv_vget_v_u8m4_u8m1(vh4, 3), R);
+          }
+          s = __riscv_vwadd_vv_i32m4(lo, hi, R);
+          if constexpr (kType == VLAK_Q4_0) s = __riscv_vadd_vx_i32m4(s, -8 * ar.sum[b], R);
+        }
+        const float da = ar.d[b];
+        auto scales = [&](const uint8_t* p) {  // R fp16 -> f32 through the table
+          const vuint16m2_t h = __riscv_vle16_v_u16m2(reinterpret_cast<const uint16_t*>(p), R);
+          return __riscv_vluxei32_v_f32m4(half, __riscv_vsll_vx_u32m4(__riscv_vzext_vf2_u32m4(h, R), 2, R), R);
+        };
+        acc = __riscv_vfmacc_vv_f32m4(acc, __riscv_vfcvt_f_x_v_f32m4(s, R), __riscv_vfmul_vf_f32m4(scales(r), da, R), R);
+        if constexpr (kType == VLAK_Q4_1) {
+          acc = __riscv_vfmacc_vf_f32m4(acc, da * static_cast<float>(ar.sum[b]), scales(r + 2 * R), R);
+        }
+      }
+      __riscv_vse32_v_f32m4(g.c + i * g.ldc + j, acc, cols);
+    }
+  }
+}
+
+inline void GroupedColsRvv(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
+  if (g.wtype == VLAK_Q8_0) return GroupedCols<VLAK_Q8_0>(g, act, j0, j1);
+  if (g.wtype == VLAK_Q4_0) return GroupedCols<VLAK_Q4_0>(g, act, j0, j1);
+  GroupedCols<VLAK_Q4_1>(g, act, j0, j1);
+}
+
 inline void ActColsRvv(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
   if (g.wtype == VLAK_Q8_0) return ActCols<VLAK_Q8_0>(g, act, j0, j1);
   if (g.wtype == VLAK_Q4_0) return ActCols<VLAK_Q4_0>(g, act, j0, j1);
