@@ -371,7 +371,6 @@ int CmdAccuracy(int argc, char** argv) {
   float range_lo = 0, range_hi = 0;
   std::string range_text;
   bool exhaustive = false;
-  int tier = VLAK_ACT_ACCURATE;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];

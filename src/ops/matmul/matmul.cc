@@ -305,18 +305,6 @@ constexpr uint64_t kPackedMagic = 0x3130425050414c56ull;  // "VLAPPB01"
 constexpr size_t kPackedHeaderBytes = 64;
 static_assert(sizeof(PackedHeader) <= kPackedHeaderBytes, "header fits");
 
-// The epilogue of a public call into args (bias, activation kernel op), or an error status.
-vlak_status SetEpilogue(const vlak_matmul_epilogue* epilogue, MatmulArgs* args) {
-  if (epilogue == nullptr) return VLAK_OK;
-  if ((epilogue->flags & ~VLAK_EPILOGUE_ACTIVATION) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
-  if ((epilogue->flags & VLAK_EPILOGUE_ACTIVATION) != 0) {
-    args->act = ActivationKernelOp(epilogue->activation);
-    if (args->act < 0) return VLAK_ERROR_INVALID_ARGUMENT;
-  }
-  args->bias = epilogue->bias;
-  return VLAK_OK;
-}
-
 }  // namespace
 
 size_t MatmulPackedBytes(size_t k, size_t n) {

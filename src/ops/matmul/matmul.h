@@ -72,4 +72,18 @@ MatmulShape MatmulActiveShape(size_t n);
 // sum_p |a[i][p] * b[p][j]| (+ |c[i][j]| with accumulate): the scale of the error bound.
 void MatmulReferenceF64(const MatmulArgs& args, double* c64, double* abs64);
 
+// The epilogue of a public call (vlak_matmul_ex_f32's, vlak_matmul_q_f32's) into args' bias and
+// act (an activation kernel op), or VLAK_ERROR_INVALID_ARGUMENT. NULL: none.
+template <class Args>
+vlak_status SetEpilogue(const vlak_matmul_epilogue* epilogue, Args* args) {
+  if (epilogue == nullptr) return VLAK_OK;
+  if ((epilogue->flags & ~VLAK_EPILOGUE_ACTIVATION) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  if ((epilogue->flags & VLAK_EPILOGUE_ACTIVATION) != 0) {
+    args->act = ActivationKernelOp(epilogue->activation);
+    if (args->act < 0) return VLAK_ERROR_INVALID_ARGUMENT;
+  }
+  args->bias = epilogue->bias;
+  return VLAK_OK;
+}
+
 }  // namespace vlak

@@ -351,7 +351,7 @@ constexpr size_t kTBlock = 8;
 }
 #else
 constexpr size_t kTBlock = 0;
-inline void TransposeBlock(const float*, size_t, float*, size_t) {}
+[[maybe_unused]] inline void TransposeBlock(const float*, size_t, float*, size_t) {}
 #endif
 
 void TransposeW(const float* w, size_t ldw, size_t cols, size_t kc, float* bt, size_t ldbt) {

@@ -231,17 +231,6 @@ vlak_status MatmulQGroupedPlainF32(const QMatmulArgs& g) {
   return VLAK_OK;
 }
 
-vlak_status SetQEpilogue(const vlak_matmul_epilogue* epilogue, QMatmulArgs* g) {
-  if (epilogue == nullptr) return VLAK_OK;
-  if ((epilogue->flags & ~VLAK_EPILOGUE_ACTIVATION) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
-  if ((epilogue->flags & VLAK_EPILOGUE_ACTIVATION) != 0) {
-    g->act = ActivationKernelOp(epilogue->activation);
-    if (g->act < 0) return VLAK_ERROR_INVALID_ARGUMENT;
-  }
-  g->bias = epilogue->bias;
-  return VLAK_OK;
-}
-
 }  // namespace vlak
 
 using vlak::kQBlock;
@@ -310,6 +299,6 @@ extern "C" vlak_status vlak_matmul_q_f32(size_t m, size_t n, size_t k, const flo
                                          const void* w, size_t w_stride_bytes, float* c, size_t ldc, unsigned flags,
                                          const struct vlak_matmul_epilogue* epilogue) {
   vlak::QMatmulArgs g{m, n, k, a, lda, static_cast<int>(wtype), static_cast<const uint8_t*>(w), w_stride_bytes, c, ldc};
-  if (const vlak_status s = vlak::SetQEpilogue(epilogue, &g); s != VLAK_OK) return s;
+  if (const vlak_status s = vlak::SetEpilogue(epilogue, &g); s != VLAK_OK) return s;
   return vlak::MatmulQF32(g, flags, 0);
 }

@@ -122,9 +122,6 @@ bool SetQuantVnni(bool enabled);
 // of the grouped kernels' arithmetic (quant_kernel.cc), on one thread, no epilogue.
 vlak_status MatmulQGroupedPlainF32(const QMatmulArgs& g);
 
-// The public epilogue into g (bias, activation kernel op), or VLAK_ERROR_INVALID_ARGUMENT.
-vlak_status SetQEpilogue(const vlak_matmul_epilogue* epilogue, QMatmulArgs* g);
-
 // vlak_matmul_q_f32 with the thread count forced (0: the library's choice): tests, benchmarks.
 vlak_status MatmulQF32(const QMatmulArgs& g, unsigned flags, int threads);
 

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "dispatch/dispatch.h"
+#include "ops/matmul/matmul.h"
 #include "ops/quant/quant.h"
 
 namespace vlak {
@@ -144,6 +145,6 @@ extern "C" vlak_status vlak_matmul_q_packed_f32(size_t m, size_t n, size_t k, co
   QMatmulArgs g{m, n, k, a, lda, static_cast<int>(wtype), static_cast<const uint8_t*>(packed) + kQPackedHeaderBytes,
                 vlak_qtype_row_bytes(wtype, k), c, ldc};
   g.group = lay.group, g.piece = lay.piece;
-  if (const vlak_status s = SetQEpilogue(epilogue, &g); s != VLAK_OK) return s;
+  if (const vlak_status s = SetEpilogue(epilogue, &g); s != VLAK_OK) return s;
   return MatmulQF32(g, flags, 0);
 }
