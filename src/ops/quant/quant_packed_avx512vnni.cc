@@ -29,7 +29,7 @@
 namespace vlak {
 namespace {
 
-constexpr size_t kRowsA = 4;  // rows of A per pass over a group's blocks
+constexpr size_t kRowsA = 8;  // rows of A per pass over a group's blocks (then 4, then 1-3)
 #ifndef VLAK_QPACK_AHEAD
 #define VLAK_QPACK_AHEAD 4096
 #endif
@@ -103,6 +103,10 @@ void Packed(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
     const __mmask16 store = static_cast<__mmask16>((1u << cols) - 1u);
     size_t i0 = 0;
     for (; i0 + kRowsA <= g.m; i0 += kRowsA) Pass<kType, kRowsA>(g, actm, grp, i0, j, store);
+    if (g.m - i0 >= 4) {
+      Pass<kType, 4>(g, actm, grp, i0, j, store);
+      i0 += 4;
+    }
     switch (g.m - i0) {
       case 1: Pass<kType, 1>(g, actm, grp, i0, j, store); break;
       case 2: Pass<kType, 2>(g, actm, grp, i0, j, store); break;
