@@ -674,19 +674,20 @@ vlak_status vlak_matmul_q_f32(size_t m, size_t n, size_t k, const float* a, size
  * vlak_matmul_q_f32 takes it) into `packed` in the active target's layout, and
  * vlak_matmul_q_packed_f32 computes what vlak_matmul_q_f32 computes with that W, under the same
  * bounds, special values and thread rules. The layout, named in the buffer's 64-byte header:
- *   rows: W's rows as given (scalar, avx2, avx512 without AVX512_VNNI);
+ *   rows: W's rows as given (scalar, avx512 without AVX512_VNNI);
  *   grouped: groups of G rows (the last padded with zero rows), per group and block of 32 the G
  *         rows' fp16 d, then (q4_1) their G fp16 m, then the quantized bytes in pieces of P bytes,
  *         piece p of rows 0..G-1 side by side: the same bytes as the rows, moved. x16 on the avx512
- *         target of a CPU with AVX512_VNNI: G = 16, P = 4 (one vpdpbusd per piece); rvv: G =
- *         VLEN / 8, P = 1 (one vwmaccsu.vx per byte column).
+ *         target of a CPU with AVX512_VNNI (one vpdpbusd per piece) and on avx2 (vpmaddubsw per
+ *         piece, 8 rows a register): G = 16, P = 4; rvv: G = VLEN / 8, P = 1 (one vwmaccsu.vx per
+ *         byte column).
  * With VLAK_MATMUL_Q_QUANTIZE_A a grouped layout has its own kernel: each lane sums one row's whole
  * block, then C += float(s) fl(d_w d_a) (q4_1: + m_w fl(d_a sum q_a)) by fmas, one per block and G
  * rows (ggml's repacked q4_0 gemv in spirit), where the rows layout needs a horizontal sum per row
- * and the float work per 8 or 16 values: 3-4x faster at decode on AVX-512 VNNI, 4-15x fewer
- * instructions on RVV (docs/ops/quant.md). Its bits may differ from vlak_matmul_q_f32's in the
- * last places, never its bound (per block 2 roundings, q4_1 4); both grouped layouts give the same
- * bits. Exact weights give vlak_matmul_q_f32's bits (the rows unpacked, 16 at a time).
+ * and the float work per 8 or 16 values: 3-4x faster at decode on AVX-512 VNNI and on AVX2,
+ * 4-15x fewer instructions on RVV (docs/ops/quant.md). Its bits may differ from
+ * vlak_matmul_q_f32's in the last places, never its bound (per block 2 roundings, q4_1 4); every
+ * grouped layout and target gives the same bits. Exact weights give vlak_matmul_q_f32's bits (the rows unpacked, 16 at a time).
  * packed_bytes must be at least vlak_matmul_q_packed_size(wtype, n, k): 64 + n rounded up to the
  * active target's G, times the row's bytes (0 when wtype is unknown, k is not a multiple of 32 or
  * the size overflows). A buffer packed on one target is refused by another

@@ -75,9 +75,10 @@ ActCols ActColsKernel(Target target) {
 // as fn_cols' first argument (nullptr when slice_bytes is 0). VLAK_ERROR_OVERFLOW when it cannot
 // be had, before anything is written.
 template <class F>
-vlak_status ForEachColumnChunk(const QMatmulArgs& g, int threads, double ns_per_mac, size_t slice_bytes, F&& fn_cols) {
+vlak_status ForEachColumnChunk(const QMatmulArgs& g, Target target, int threads, double ns_per_mac, size_t slice_bytes,
+                               F&& fn_cols) {
   // Each chunk's columns get the epilogue right after they are computed (still in cache).
-  auto* const epilogue = g.HasEpilogue() ? Dispatch(kBiasActivationRowsF32) : nullptr;
+  auto* const epilogue = g.HasEpilogue() ? Dispatch(kBiasActivationRowsF32, target) : nullptr;
   const size_t grain = g.group > kGrain ? g.group : kGrain;  // groups are powers of 2: 16 divides them
   const size_t units = (g.n + grain - 1) / grain;
   int t = threads;
@@ -171,7 +172,7 @@ vlak_status PanelMatmul(const QMatmulArgs& g, Target target, int threads) {
 
 }  // namespace
 
-vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
+vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads, int on_target) {
   const QMatmulArgs& g = args;
   if ((flags & ~VLAK_MATMUL_Q_QUANTIZE_A) != 0 || !KnownType(g.wtype) || g.k % kQBlock != 0) {
     return VLAK_ERROR_INVALID_ARGUMENT;
@@ -185,12 +186,12 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
     return VLAK_ERROR_OVERFLOW;
   }
   if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
+  const Target target = on_target >= 0 ? static_cast<Target>(on_target) : ActiveTarget();
   if (g.k == 0) {
     for (size_t i = 0; i < g.m; ++i) std::memset(g.c + i * g.ldc, 0, g.n * sizeof(float));
-    if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32)(g.act, g.m, g.n, g.bias, g.c, g.ldc);
+    if (g.HasEpilogue()) Dispatch(kBiasActivationRowsF32, target)(g.act, g.m, g.n, g.bias, g.c, g.ldc);
     return VLAK_OK;
   }
-  const Target target = ActiveTarget();
   if ((flags & VLAK_MATMUL_Q_QUANTIZE_A) != 0) {
     const size_t per_row = QActBytes(g.k);
     if (g.m > SIZE_MAX / per_row - 64) return VLAK_ERROR_OVERFLOW;
@@ -206,16 +207,16 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads) {
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
       if (target == Target::kAvx512) packed = MatmulQActPackedAvx512Vnni;  // only the VNNI target packs x16
 #endif
-      return ForEachColumnChunk(g, threads, 0.02, 0, [&](uint8_t*, size_t j0, size_t j1) { packed(g, act, j0, j1); });
+      return ForEachColumnChunk(g, target, threads, 0.02, 0, [&](uint8_t*, size_t j0, size_t j1) { packed(g, act, j0, j1); });
     }
     const ActCols cols = ActColsKernel(target);
-    return ForEachColumnChunk(g, threads, 0.04, RowsScratchBytes(g), [&](uint8_t* scratch, size_t j0, size_t j1) {
+    return ForEachColumnChunk(g, target, threads, 0.04, RowsScratchBytes(g), [&](uint8_t* scratch, size_t j0, size_t j1) {
       ForRows(g, scratch, j0, j1, [&](const QMatmulArgs& r, size_t c0, size_t c1) { cols(r, act, c0, c1); });
     });
   }
   if (g.m >= kQPanelMinM) return PanelMatmul(g, target, threads);
   auto* const exact = Dispatch(kMatmulQExactCols, target);
-  return ForEachColumnChunk(g, threads, 0.08, RowsScratchBytes(g), [&](uint8_t* scratch, size_t j0, size_t j1) {
+  return ForEachColumnChunk(g, target, threads, 0.08, RowsScratchBytes(g), [&](uint8_t* scratch, size_t j0, size_t j1) {
     ForRows(g, scratch, j0, j1, [&](const QMatmulArgs& r, size_t c0, size_t c1) { exact(r, c0, c1); });
   });
 }

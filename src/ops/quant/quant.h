@@ -123,7 +123,9 @@ bool SetQuantVnni(bool enabled);
 vlak_status MatmulQGroupedPlainF32(const QMatmulArgs& g);
 
 // vlak_matmul_q_f32 with the thread count forced (0: the library's choice): tests, benchmarks.
-vlak_status MatmulQF32(const QMatmulArgs& g, unsigned flags, int threads);
+// on_target >= 0: that target's kernels (vlak_matmul_q_packed_f32's, the one its buffer was
+// checked against, even if the active target changes meanwhile); else the active target.
+vlak_status MatmulQF32(const QMatmulArgs& g, unsigned flags, int threads, int on_target = -1);
 
 // The exact (integer/float64) references, written independently of the kernels.
 // Quantizes one row of k floats into blocks (the bytes of ggml's quantize_row_*_ref).

@@ -4,7 +4,8 @@
 // The grouped layouts put a group of rows' pieces side by side, so that one vector instruction
 // multiplies a piece of every row in the group by the same values of A, and each lane sums one
 // row's whole block: the block's scales then apply once per group, not per row. x16 (AVX-512 VNNI,
-// quant_packed_avx512vnni.cc): 16 rows' 4-byte pieces, one vpdpbusd per piece. RVV (quant_rvv.h):
+// quant_packed_avx512vnni.cc: 16 rows' 4-byte pieces, one vpdpbusd per piece; AVX2, quant_x86.h:
+// the same bytes as two ymm of 8 rows, vpmaddubsw per piece). RVV (quant_rvv.h):
 // VLMAX(e8, m1) rows' single bytes, one vwmaccsu.vx per byte. The other targets keep the rows as
 // they are, so their products are vlak_matmul_q_f32's.
 #include <cstdint>
@@ -34,7 +35,7 @@ struct Layout {
   size_t group, piece;
 };
 Layout LayoutFor(Target t) {
-  if (t == Target::kAvx512 && QuantVnniEnabled()) return {kLayoutX16, kQGroup, 4};
+  if ((t == Target::kAvx512 && QuantVnniEnabled()) || t == Target::kAvx2) return {kLayoutX16, kQGroup, 4};
   if (t == Target::kRvv) return {kLayoutRvv, vlak_target_lanes(VLAK_TARGET_RVV, 0, 1), 1};
   return {kLayoutRows, 0, 0};
 }
@@ -146,5 +147,5 @@ extern "C" vlak_status vlak_matmul_q_packed_f32(size_t m, size_t n, size_t k, co
                 vlak_qtype_row_bytes(wtype, k), c, ldc};
   g.group = lay.group, g.piece = lay.piece;
   if (const vlak_status s = SetEpilogue(epilogue, &g); s != VLAK_OK) return s;
-  return MatmulQF32(g, flags, 0);
+  return MatmulQF32(g, flags, 0, static_cast<int>(target));
 }

@@ -429,10 +429,13 @@ VLAK_CONCURRENCY_JOBS(quant, in) {
                         out.resize(2 * rows);  // C = x[0:2] * W^T
                         if (mode == 3) {
                           // W packed, then the product: packed again when the target changed in
-                          // between (the product refuses another target's buffer).
-                          std::vector<uint8_t> p(vlak_matmul_q_packed_size(t, rows, k));
+                          // between (the size depends on the target's group, and the product
+                          // refuses another target's buffer).
+                          std::vector<uint8_t> p;
                           for (int tries = 0;; ++tries) {
+                            p.resize(vlak_matmul_q_packed_size(t, rows, k));
                             s = vlak_matmul_q_pack(t, rows, k, q.data(), rb, p.data(), p.size());
+                            if (s == VLAK_ERROR_INVALID_ARGUMENT && tries < 100) continue;
                             if (s != VLAK_OK) return s;
                             s = vlak_matmul_q_packed_f32(2, rows, k, x->data(), in.c, p.data(), out.data(), rows,
                                                          VLAK_MATMUL_Q_QUANTIZE_A, nullptr);
