@@ -202,12 +202,16 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads, int
     ForEachRowChunk(g.m, g.k, [&](int, size_t b, size_t e) {
       qa(e - b, g.k, g.a + b * g.lda, g.lda, act + b * per_row);
     });
-    if (g.group > 0) {  // a grouped layout: its target's own kernel
+    // A grouped layout: its target's own kernel. Its rate for the thread split is the one of a
+    // decode that streams the weights (SmolLM2 at T1: about 0.03 ns per weight), not the cached
+    // lab rows' 0.015: with 0.02 the 576 x 576 projections stayed on one thread, and SmolLM2's
+    // decode at T2 was 1.12x slower (median of 12 interleaved pairs).
+    if (g.group > 0) {
       ActCols packed = Dispatch(kMatmulQActGroupedCols, target);
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
       if (target == Target::kAvx512) packed = MatmulQActPackedAvx512Vnni;  // only the VNNI target packs x16
 #endif
-      return ForEachColumnChunk(g, target, threads, 0.02, 0, [&](uint8_t*, size_t j0, size_t j1) { packed(g, act, j0, j1); });
+      return ForEachColumnChunk(g, target, threads, 0.05, 0, [&](uint8_t*, size_t j0, size_t j1) { packed(g, act, j0, j1); });
     }
     const ActCols cols = ActColsKernel(target);
     return ForEachColumnChunk(g, target, threads, 0.04, RowsScratchBytes(g), [&](uint8_t* scratch, size_t j0, size_t j1) {
