@@ -202,10 +202,7 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads, int
     ForEachRowChunk(g.m, g.k, [&](int, size_t b, size_t e) {
       qa(e - b, g.k, g.a + b * g.lda, g.lda, act + b * per_row);
     });
-    // A grouped layout: its target's own kernel. Its rate for the thread split is the one of a
-    // decode that streams the weights (SmolLM2 at T1: about 0.03 ns per weight), not the cached
-    // lab rows' 0.015: with 0.02 the 576 x 576 projections stayed on one thread, and SmolLM2's
-    // decode at T2 was 1.12x slower (median of 12 interleaved pairs).
+    // A grouped layout: its target's own kernel, split at a decode's streaming rate (docs/ops/quant.md).
     if (g.group > 0) {
       ActCols packed = Dispatch(kMatmulQActGroupedCols, target);
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
