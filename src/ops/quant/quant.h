@@ -107,6 +107,13 @@ inline constexpr size_t kQGroup = 16;  // x16's group
 void PackGroups(int t, size_t n, size_t k, const uint8_t* w, size_t stride, size_t group, size_t piece, uint8_t* dst);
 // Row `row` of a grouped buffer back in GGUF's row layout (vlak_qtype_row_bytes(t, k) bytes at dst).
 void UnpackGroupRow(int t, size_t k, const uint8_t* src, size_t row, size_t group, size_t piece, uint8_t* dst);
+// Row l's block (QBlockBytes(t) bytes at blk) from its group's record `rec` of one block.
+inline void UnpackGroupBlock(int t, const uint8_t* rec, size_t l, size_t group, size_t piece, uint8_t* blk) {
+  const size_t head = t == VLAK_Q4_1 ? 4 : 2, pieces = (QBlockBytes(t) - head) / piece;
+  std::memcpy(blk, rec + 2 * l, 2);
+  if (t == VLAK_Q4_1) std::memcpy(blk + 2, rec + 2 * group + 2 * l, 2);
+  for (size_t p = 0; p < pieces; ++p) std::memcpy(blk + head + piece * p, rec + head * group + (p * group + l) * piece, piece);
+}
 
 // Calls with m below this take the decode kernels (blocks dequantized in registers); from it on,
 // exact weights go through panels of w and vlak_matmul_f32's kernel. Depends on nothing else, so

@@ -289,13 +289,8 @@ void MatmulQActGroupedColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j
       float c = 0.0f;
       for (size_t b = 0; b < nb; ++b) {
         // Row j's block b, gathered from its group's record (its d, m and pieces).
-        const uint8_t* rec = g.w + (j / g.group * nb + b) * g.group * bb;
-        const size_t l = j % g.group, head = g.wtype == VLAK_Q4_1 ? 4 : 2;
-        std::memcpy(blk, rec + 2 * l, 2);
-        if (g.wtype == VLAK_Q4_1) std::memcpy(blk + 2, rec + 2 * g.group + 2 * l, 2);
-        for (size_t p = 0; p < (bb - head) / g.piece; ++p) {
-          std::memcpy(blk + head + g.piece * p, rec + head * g.group + (p * g.group + l) * g.piece, g.piece);
-        }
+        UnpackGroupBlock(g.wtype, g.w + (j / g.group * nb + b) * g.group * bb, j % g.group, g.group, g.piece, blk);
+        const size_t head = g.wtype == VLAK_Q4_1 ? 4 : 2;
         const int8_t* qa = ar.qs + b * kQBlock;
         int32_t s = -offset * ar.sum[b];
         if (g.wtype == VLAK_Q8_0) {

@@ -66,17 +66,8 @@ void PackGroups(int t, size_t n, size_t k, const uint8_t* w, size_t stride, size
 }
 
 void UnpackGroupRow(int t, size_t k, const uint8_t* src, size_t row, size_t group, size_t piece, uint8_t* dst) {
-  const size_t bb = QBlockBytes(t), nb = k / kQBlock, head = QHeadBytes(t), pieces = (bb - head) / piece;
-  const size_t g = row / group, l = row % group;
-  for (size_t b = 0; b < nb; ++b) {
-    const uint8_t* rec = src + (g * nb + b) * group * bb;
-    uint8_t* blk = dst + b * bb;
-    std::memcpy(blk, rec + 2 * l, 2);
-    if (t == VLAK_Q4_1) std::memcpy(blk + 2, rec + 2 * group + 2 * l, 2);
-    for (size_t p = 0; p < pieces; ++p) {
-      std::memcpy(blk + head + piece * p, rec + head * group + (p * group + l) * piece, piece);
-    }
-  }
+  const size_t bb = QBlockBytes(t), nb = k / kQBlock, g = row / group;
+  for (size_t b = 0; b < nb; ++b) UnpackGroupBlock(t, src + (g * nb + b) * group * bb, row % group, group, piece, dst + b * bb);
 }
 
 }  // namespace vlak
