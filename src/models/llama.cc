@@ -196,8 +196,9 @@ bool Llama::Matmul(const Matrix& w, size_t m, const float* a, size_t lda, float*
   const auto type = static_cast<vlak_qtype>(w.type);
   const unsigned flags = QuantizeA(mode_, m) ? VLAK_MATMUL_Q_QUANTIZE_A : 0u;
   if (flags != 0) {
-    // int8 activations: the weights repacked once for the active target (on AVX-512 VNNI 16 rows
-    // interleaved, 3-4x faster at SmolLM2's shapes than the GGUF rows: docs/ops/quant.md).
+    // int8 activations: the weights repacked once for the active target (its grouped layout on
+    // AVX-512 VNNI, AVX2 and RVV, 3-4x faster at SmolLM2's shapes than the GGUF rows:
+    // docs/ops/quant.md).
     const int target = static_cast<int>(vlak_active_target());
     if (w.packed_target != target) {
       const void* rows = w.data;
@@ -279,7 +280,7 @@ bool Llama::Forward(std::span<const int32_t> ids, std::vector<float>* logits, st
     const bool fused = QuantizeA(mode_, m) && L.qkv.rows != 0;
     if (fused) {
       const size_t w = d + 2 * kv;
-      fused_.resize(m * w > m * 2 * ff ? m * w : m * 2 * ff);
+      fused_.resize(std::max(fused_.size(), m * w));
       if (!Matmul(L.qkv, m, h_.data(), d, fused_.data(), w, error)) return false;
       for (size_t i = 0; i < m; ++i) {
         std::memcpy(q_.data() + i * d, fused_.data() + i * w, d * sizeof(float));
