@@ -231,6 +231,22 @@ void MatmulQExactColsF32(const QMatmulArgs& g, size_t j0, size_t j1) {
   }
 }
 
+// One block's exact integer sum (q_w - offset) q_a (q4_0's offset 8, else 0), from the block's
+// bytes in GGUF's layout; sum_qa is the block's sum of q_a.
+inline int32_t BlockDot(int t, const uint8_t* blk, const int8_t* qa, int32_t sum_qa) {
+  int32_t s = 0;
+  if (t == VLAK_Q8_0) {
+    const int8_t* qw = reinterpret_cast<const int8_t*>(blk + 2);
+    for (size_t p = 0; p < kQBlock; ++p) s += static_cast<int32_t>(qw[p]) * qa[p];
+    return s;
+  }
+  const uint8_t* qw = blk + (t == VLAK_Q4_1 ? 4 : 2);
+  for (size_t p = 0; p < 16; ++p) {
+    s += static_cast<int32_t>(qw[p] & 0x0F) * qa[p] + static_cast<int32_t>(qw[p] >> 4) * qa[p + 16];
+  }
+  return t == VLAK_Q4_0 ? s - 8 * sum_qa : s;
+}
+
 void MatmulQActColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
 #if defined(VLAK_SIMD_AVX2)
   return x86::ActColsX86(g, act, j0, j1);
@@ -248,17 +264,7 @@ void MatmulQActColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j0, size
         const uint8_t* blk = wr + b * bb;
         const int8_t* qa = ar.qs + b * kQBlock;
         const float dw = HalfToFloat(LoadHalf(blk));
-        int32_t s = 0;
-        if (g.wtype == VLAK_Q8_0) {
-          const int8_t* qw = reinterpret_cast<const int8_t*>(blk + 2);
-          for (size_t p = 0; p < kQBlock; ++p) s += static_cast<int32_t>(qw[p]) * qa[p];
-        } else {
-          const uint8_t* qw = blk + (g.wtype == VLAK_Q4_0 ? 2 : 4);
-          for (size_t p = 0; p < 16; ++p) {
-            s += static_cast<int32_t>(qw[p] & 0x0F) * qa[p] + static_cast<int32_t>(qw[p] >> 4) * qa[p + 16];
-          }
-          if (g.wtype == VLAK_Q4_0) s -= 8 * ar.sum[b];
-        }
+        const int32_t s = BlockDot(g.wtype, blk, qa, ar.sum[b]);
         c += static_cast<float>(s) * (dw * ar.d[b]);
         if (g.wtype == VLAK_Q4_1) c += static_cast<float>(ar.sum[b]) * (HalfToFloat(LoadHalf(blk + 2)) * ar.d[b]);
       }
@@ -280,7 +286,6 @@ void MatmulQActGroupedColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j
   return x86::GroupedColsX86(g, act, j0, j1);
 #endif
   const size_t nb = g.k / kQBlock, bb = QBlockBytes(g.wtype);
-  const int offset = g.wtype == VLAK_Q4_0 ? 8 : 0;
   uint8_t* const actm = const_cast<uint8_t*>(act);
   uint8_t blk[34];
   for (size_t j = j0; j < j1; ++j) {
@@ -290,16 +295,7 @@ void MatmulQActGroupedColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j
       for (size_t b = 0; b < nb; ++b) {
         // Row j's block b, gathered from its group's record (its d, m and pieces).
         UnpackGroupBlock(g.wtype, g.w + (j / g.group * nb + b) * g.group * bb, j % g.group, g.group, g.piece, blk);
-        const size_t head = g.wtype == VLAK_Q4_1 ? 4 : 2;
-        const int8_t* qa = ar.qs + b * kQBlock;
-        int32_t s = -offset * ar.sum[b];
-        if (g.wtype == VLAK_Q8_0) {
-          for (size_t p = 0; p < kQBlock; ++p) s += static_cast<int32_t>(static_cast<int8_t>(blk[2 + p])) * qa[p];
-        } else {
-          for (size_t p = 0; p < 16; ++p) {
-            s += static_cast<int32_t>(blk[head + p] & 0x0F) * qa[p] + static_cast<int32_t>(blk[head + p] >> 4) * qa[p + 16];
-          }
-        }
+        const int32_t s = BlockDot(g.wtype, blk, ar.qs + b * kQBlock, ar.sum[b]);
         const float da = ar.d[b];
         c = std::fma(static_cast<float>(s), HalfToFloat(LoadHalf(blk)) * da, c);
         if (g.wtype == VLAK_Q4_1) c = std::fma(HalfToFloat(LoadHalf(blk + 2)), da * static_cast<float>(ar.sum[b]), c);
