@@ -57,6 +57,18 @@ int SmolLM2Command(int argc, char** argv) {
       }
       return argv[++i];
     };
+    // The option's value as a whole number in [lo, hi] into *out, or false with a message.
+    auto count = [&](const char* what, long lo, long hi, const char* range, long* out) {
+      const char* v = value(what);
+      char* end = nullptr;
+      const long x = v ? std::strtol(v, &end, 10) : 0;
+      if (!v || *end != '\0' || x < lo || x > hi) {
+        std::fprintf(stderr, "vlak model smollm2: %s wants a count %s\n", what, range);
+        return false;
+      }
+      *out = x;
+      return true;
+    };
     if (a == "-h" || a == "--help") return SmolUsage(stdout);
     if (a == "--model") {
       const char* v = value("--model");
@@ -67,34 +79,14 @@ int SmolLM2Command(int argc, char** argv) {
       if (!v) return 2;
       prompt = v, have_prompt = true;
     } else if (a == "-n") {
-      const char* v = value("-n");
-      char* end = nullptr;
-      if (!v || (n = std::strtol(v, &end, 10), *end != '\0' || n < 0 || n > 1000000)) {
-        std::fprintf(stderr, "vlak model smollm2: -n wants a count from 0\n");
-        return 2;
-      }
+      if (!count("-n", 0, 1000000, "from 0", &n)) return 2;
     } else if (a == "--prefill") {
-      const char* v = value("--prefill");
-      char* end = nullptr;
-      if (!v || (prefill = std::strtol(v, &end, 10), *end != '\0' || prefill < 1 || prefill > 1000000)) {
-        std::fprintf(stderr, "vlak model smollm2: --prefill wants a count from 1\n");
-        return 2;
-      }
+      if (!count("--prefill", 1, 1000000, "from 1", &prefill)) return 2;
     } else if (a == "--repeat") {
-      const char* v = value("--repeat");
-      char* end = nullptr;
-      if (!v || (repeat = std::strtol(v, &end, 10), *end != '\0' || repeat < 1 || repeat > 1000)) {
-        std::fprintf(stderr, "vlak model smollm2: --repeat wants a count from 1 to 1000\n");
-        return 2;
-      }
+      if (!count("--repeat", 1, 1000, "from 1 to 1000", &repeat)) return 2;
     } else if (a == "--threads") {
-      const char* v = value("--threads");
-      char* end = nullptr;
-      long t = v ? std::strtol(v, &end, 10) : 0;
-      if (!v || *end != '\0' || t < 1 || t > 1024) {
-        std::fprintf(stderr, "vlak model smollm2: --threads wants a count from 1 to 1024\n");
-        return 2;
-      }
+      long t = 0;
+      if (!count("--threads", 1, 1024, "from 1 to 1024", &t)) return 2;
       threads = static_cast<int>(t);
     } else if (a == "--chat") {
       chat = true;
