@@ -9,9 +9,16 @@ vlak.models.MiniLM, when the module has it, with vlak.set_num_threads(T).
 
 A batch x length shape means `batch` texts of exactly `length` tokens each, [CLS] and [SEP]
 included. The words are drawn at random from the vocabulary's whole words, so each word is one
-token. Samples are interleaved (ort, torch, vlak, ort, ...), with a 10 ms pause between calls so
-that one runtime's spinning workers do not take the next runtime's cores. At one thread a sample
-is the calling thread's CPU time, at more threads wall-clock time, as in sdpa.py. The table gives
+token. Samples are interleaved (ort, torch, vlak, ort, ...). Before each sample the runtime gets
+--quiet seconds (default 0.25) with nothing running, then one untimed call, then the timed one:
+- the pause lets the previous runtime's idle workers stop spinning. onnxruntime's spin for
+  10-50 ms after a run (measured on a 2-vCPU Xeon: with a 10 ms pause, vlak's 1x16 at 2 threads
+  took 11.1 ms after an onnxruntime call and 5.2 ms after a vlak one; with 50 ms, 5.3 and 5.4),
+  and OpenMP's (PyTorch) up to its block time, 200 ms by default;
+- the untimed call wakes the runtime's own pool and brings its weights back into the caches, so
+  a sample is a call in a steady stream of calls, as a server makes them.
+At one thread a sample is the calling thread's CPU time, at more threads wall-clock time, as in
+sdpa.py. The table gives
 the medians, sentences/s, and the ratios of the medians against vlak (above 1: vlak is faster).
 The first call of each runtime is also checked against PyTorch: max |difference| of the
 embeddings. Below each row, vlak's profile over its samples: the share of its time per operator
@@ -134,6 +141,8 @@ def main():
     ap.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated BATCHxLENGTH")
     ap.add_argument("--runtimes", default="ort,torch,vlak", help="any of ort, torch, vlak")
     ap.add_argument("--onnx", default=os.path.join(ROOT, "build", "models", "all-MiniLM-L6-v2.onnx"))
+    ap.add_argument("--quiet", type=float, default=0.25,
+                    help="seconds with nothing running before each sample (other runtimes' spinning workers stop)")
     ap.add_argument("--json", help="also write the samples here")
     args = ap.parse_args()
     from tokenizers import Tokenizer
@@ -188,7 +197,8 @@ def main():
                 vl.model.profile(reset=True)
             for _ in range(args.samples):
                 for r in runtimes:
-                    time.sleep(0.01)
+                    time.sleep(args.quiet)
+                    r(texts)
                     t0 = clock()
                     r(texts)
                     samples[r.name].append((clock() - t0) * 1e3)
