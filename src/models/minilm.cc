@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "vlak/vlak.h"
@@ -68,17 +69,29 @@ bool MiniLM::Load(const std::string& dir, std::string* error) {
 
 bool MiniLM::Pack(std::string* error) {
   const size_t H = config_.hidden, I = config_.intermediate;
-  auto pack = [&](const float* w, size_t out, size_t in, std::vector<float>* dst) {
-    const size_t bytes = vlak_matmul_packed_size_f32(in, out);
-    dst->assign((bytes + sizeof(float) - 1) / sizeof(float), 0.0f);
-    return Ok(vlak_matmul_pack_b_f32(in, out, w, in, VLAK_MATMUL_TRANS_B, dst->data(), bytes), "packing weights", error);
+  // One arena for every layer's four matrices, sized first (huge pages: weight_arena.h).
+  const size_t sizes[4] = {vlak_matmul_packed_size_f32(H, 3 * H), vlak_matmul_packed_size_f32(H, H),
+                           vlak_matmul_packed_size_f32(H, I), vlak_matmul_packed_size_f32(I, H)};
+  size_t total = 0;
+  for (size_t l = 0; l < w_.layers.size(); ++l) {
+    for (size_t b : sizes) {
+      const size_t piece = WeightArena::PieceBytes(b);
+      if (b == 0 || piece > SIZE_MAX - total) return Fail(error, "packing weights: the sizes overflow");
+      total += piece;
+    }
+  }
+  packed_.assign(w_.layers.size(), Packed{});
+  if (!arena_.Reserve(total)) return Fail(error, "packing weights: out of memory");
+  auto pack = [&](const float* w, size_t out, size_t in, size_t bytes, const void** dst) {
+    void* p = arena_.Take(bytes);
+    *dst = p;
+    return Ok(vlak_matmul_pack_b_f32(in, out, w, in, VLAK_MATMUL_TRANS_B, p, bytes), "packing weights", error);
   };
-  packed_.resize(w_.layers.size());
   for (size_t l = 0; l < w_.layers.size(); ++l) {
     const BertLayerWeights& L = w_.layers[l];
     Packed& P = packed_[l];
-    if (!pack(L.qkv_w.data(), 3 * H, H, &P.qkv) || !pack(L.attn_out_w, H, H, &P.out) ||
-        !pack(L.ffn_in_w, I, H, &P.ffn_in) || !pack(L.ffn_out_w, H, I, &P.ffn_out)) {
+    if (!pack(L.qkv_w.data(), 3 * H, H, sizes[0], &P.qkv) || !pack(L.attn_out_w, H, H, sizes[1], &P.out) ||
+        !pack(L.ffn_in_w, I, H, sizes[2], &P.ffn_in) || !pack(L.ffn_out_w, H, I, sizes[3], &P.ffn_out)) {
       return false;
     }
   }
@@ -161,7 +174,7 @@ bool MiniLM::EncodeIds(std::span<const std::vector<int32_t>> ids, std::vector<fl
     const BertLayerWeights& L = w_.layers[l];
     const Packed& P = packed_[l];
     const vlak_matmul_epilogue eqkv{L.qkv_b.data(), 0, VLAK_ACT_GELU};
-    if (!Ok(vlak_matmul_packed_f32(T, 3 * H, H, h_.data(), H, P.qkv.data(), qkv_.data(), 3 * H, 0, &eqkv),
+    if (!Ok(vlak_matmul_packed_f32(T, 3 * H, H, h_.data(), H, P.qkv, qkv_.data(), 3 * H, 0, &eqkv),
             "QKV projection", error)) {
       return false;
     }
@@ -172,7 +185,7 @@ bool MiniLM::EncodeIds(std::span<const std::vector<int32_t>> ids, std::vector<fl
     }
     Lap(profile, MiniLMProfile::kAttention, &t0);
     const vlak_matmul_epilogue eo{L.attn_out_b, 0, VLAK_ACT_GELU};
-    if (!Ok(vlak_matmul_packed_f32(T, H, H, ctx_.data(), H, P.out.data(), tmp_.data(), H, 0, &eo), "attention output",
+    if (!Ok(vlak_matmul_packed_f32(T, H, H, ctx_.data(), H, P.out, tmp_.data(), H, 0, &eo), "attention output",
             error)) {
       return false;
     }
@@ -185,8 +198,8 @@ bool MiniLM::EncodeIds(std::span<const std::vector<int32_t>> ids, std::vector<fl
     Lap(profile, MiniLMProfile::kAddNorm, &t0);
     const vlak_matmul_epilogue e1{L.ffn_in_b, VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_GELU};
     const vlak_matmul_epilogue e2{L.ffn_out_b, 0, VLAK_ACT_GELU};
-    if (!Ok(vlak_matmul_packed_f32(T, I, H, h_.data(), H, P.ffn_in.data(), ffn_.data(), I, 0, &e1), "FFN up", error) ||
-        !Ok(vlak_matmul_packed_f32(T, H, I, ffn_.data(), I, P.ffn_out.data(), tmp_.data(), H, 0, &e2), "FFN down", error)) {
+    if (!Ok(vlak_matmul_packed_f32(T, I, H, h_.data(), H, P.ffn_in, ffn_.data(), I, 0, &e1), "FFN up", error) ||
+        !Ok(vlak_matmul_packed_f32(T, H, I, ffn_.data(), I, P.ffn_out, tmp_.data(), H, 0, &e2), "FFN down", error)) {
       return false;
     }
     Lap(profile, MiniLMProfile::kMatmul, &t0);

@@ -28,6 +28,7 @@
 
 #include "models/bert_weights.h"
 #include "models/safetensors.h"
+#include "models/weight_arena.h"
 #include "models/wordpiece.h"
 
 namespace vlak::models {
@@ -69,8 +70,9 @@ class MiniLM {
   // Each Linear weight packed once (vlak_matmul_pack_b_f32, from its [out][in] layout) for the
   // target that packed it; packed again when the active target changes (vlak_set_target).
   struct Packed {
-    std::vector<float> qkv, out, ffn_in, ffn_out;  // float storage: 4-byte aligned bytes
+    const void *qkv = nullptr, *out = nullptr, *ffn_in = nullptr, *ffn_out = nullptr;  // in arena_
   };
+  WeightArena arena_;
   std::vector<Packed> packed_;
   int packed_target_ = -1;
   bool Pack(std::string* error);
