@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 
 #include "vlak/vlak.h"
@@ -12,6 +13,11 @@ namespace {
 bool Status(vlak_status s, const char* what, std::string* error) {
   if (s == VLAK_OK) return true;
   *error = std::string(what) + ": " + vlak_status_string(s);
+  return false;
+}
+
+bool Fail(std::string* error, const char* msg) {
+  *error = msg;
   return false;
 }
 
@@ -191,34 +197,71 @@ bool Llama::EnsureCapacity(size_t positions, std::string* error) {
   return true;
 }
 
+std::vector<const Llama::Matrix*> Llama::Int8Matrices() const {
+  std::vector<const Matrix*> list;
+  for (const Layer& L : layers_) {
+    if (L.qkv.rows != 0) {
+      list.push_back(&L.qkv);
+    } else {
+      list.insert(list.end(), {&L.q, &L.k, &L.v});
+    }
+    list.push_back(&L.o);
+    if (L.gate_up.rows != 0) {
+      list.push_back(&L.gate_up);
+    } else {
+      list.insert(list.end(), {&L.gate, &L.up});
+    }
+    list.push_back(&L.down);
+  }
+  list.push_back(&out_);
+  return list;
+}
+
+bool Llama::PackInt8(std::string* error) const {
+  const std::vector<const Matrix*> list = Int8Matrices();
+  size_t total = 0;
+  for (const Matrix* w : list) {
+    const size_t bytes = vlak_matmul_q_packed_size(static_cast<vlak_qtype>(w->type), w->rows, w->cols);
+    const size_t piece = WeightArena::PieceBytes(bytes);
+    if (bytes == 0 || piece > SIZE_MAX - total) return Fail(error, "packing weights: the sizes overflow");
+    total += piece;
+  }
+  arena_target_ = -1;
+  for (const Matrix* w : list) w->packed = nullptr;
+  if (!arena_.Reserve(total)) return Fail(error, "packing weights: out of memory");
+  std::vector<uint8_t> joined;  // a fused matrix: its parts' rows one after the other
+  for (const Matrix* w : list) {
+    const auto type = static_cast<vlak_qtype>(w->type);
+    const void* rows = w->data;
+    if (!w->parts.empty()) {
+      joined.clear();
+      for (const Matrix* p : w->parts) {
+        const auto* b = static_cast<const uint8_t*>(p->data);
+        joined.insert(joined.end(), b, b + p->rows * p->row_bytes);
+      }
+      rows = joined.data();
+    }
+    const size_t bytes = vlak_matmul_q_packed_size(type, w->rows, w->cols);
+    void* dst = arena_.Take(bytes);
+    if (!Status(vlak_matmul_q_pack(type, w->rows, w->cols, rows, w->row_bytes, dst, bytes), "pack", error)) return false;
+    w->packed = dst;
+  }
+  arena_target_ = static_cast<int>(vlak_active_target());
+  return true;
+}
+
 bool Llama::Matmul(const Matrix& w, size_t m, const float* a, size_t lda, float* c, size_t ldc,
                    std::string* error) const {
   const auto type = static_cast<vlak_qtype>(w.type);
   const unsigned flags = QuantizeA(mode_, m) ? VLAK_MATMUL_Q_QUANTIZE_A : 0u;
   if (flags != 0) {
-    // int8 activations: the weights repacked once for the active target (its grouped layout on
+    // int8 activations: the weights repacked for the active target (its grouped layout on
     // AVX-512 VNNI, AVX2 and RVV, 3-4x faster at SmolLM2's shapes than the GGUF rows:
     // docs/ops/quant.md).
-    const int target = static_cast<int>(vlak_active_target());
-    if (w.packed_target != target) {
-      const void* rows = w.data;
-      std::vector<uint8_t> joined;  // a fused matrix: its parts' rows one after the other
-      if (!w.parts.empty()) {
-        for (const Matrix* p : w.parts) {
-          const auto* b = static_cast<const uint8_t*>(p->data);
-          joined.insert(joined.end(), b, b + p->rows * p->row_bytes);
-        }
-        rows = joined.data();
-      }
-      const size_t bytes = vlak_matmul_q_packed_size(type, w.rows, w.cols);
-      w.packed.assign(bytes, 0);
-      if (!Status(vlak_matmul_q_pack(type, w.rows, w.cols, rows, w.row_bytes, w.packed.data(), bytes), "pack", error)) {
-        return false;
-      }
-      w.packed_target = target;
-    }
-    return Status(vlak_matmul_q_packed_f32(m, w.rows, w.cols, a, lda, w.packed.data(), c, ldc, flags, nullptr),
-                  "matmul", error);
+    if (arena_target_ != static_cast<int>(vlak_active_target()) && !PackInt8(error)) return false;
+    if (w.packed == nullptr) return Fail(error, "matmul: a matrix that PackInt8 does not list");
+    return Status(vlak_matmul_q_packed_f32(m, w.rows, w.cols, a, lda, w.packed, c, ldc, flags, nullptr), "matmul",
+                  error);
   }
   return Status(vlak_matmul_q_f32(m, w.rows, w.cols, a, lda, type, w.data, w.row_bytes, c, ldc, flags, nullptr),
                 "matmul", error);

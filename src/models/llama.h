@@ -35,6 +35,7 @@
 
 #include "models/bpe.h"
 #include "models/gguf.h"
+#include "models/weight_arena.h"
 
 namespace vlak::models {
 
@@ -85,10 +86,9 @@ class Llama {
     int type = 0;  // vlak_qtype
     const void* data = nullptr;
     size_t rows = 0, cols = 0, row_bytes = 0;
-    // For quantized-activation decode: the weights repacked by vlak_matmul_q_pack for the target
-    // `packed_target` (-1: not yet), made on first use.
-    mutable std::vector<uint8_t> packed;
-    mutable int packed_target = -1;
+    // For int8-activation products: the weights repacked by vlak_matmul_q_pack, in arena_, for
+    // the target arena_target_ (PackInt8).
+    mutable const void* packed = nullptr;
     // Non-empty: this matrix is these matrices' rows one after the other (data is null), for int8
     // products only, where it is packed from them.
     std::vector<const Matrix*> parts;
@@ -103,6 +103,12 @@ class Llama {
     std::vector<float> kcache, vcache;  // [position][kv_heads * head_dim]
   };
   bool Matmul(const Matrix& w, size_t m, const float* a, size_t lda, float* c, size_t ldc, std::string* error) const;
+  // Every matrix an int8 product reads (the fused ones where they exist), in the order a forward
+  // pass reads them.
+  std::vector<const Matrix*> Int8Matrices() const;
+  // Packs all of them for the active target into one arena (huge pages: weight_arena.h), on the
+  // first int8 product and again when the active target changes.
+  bool PackInt8(std::string* error) const;
   bool EnsureCapacity(size_t positions, std::string* error);
   bool GateUp(const Layer& L, size_t m, std::string* error);
 
@@ -115,6 +121,8 @@ class Llama {
   std::vector<float> cos_, sin_;  // RoPE tables, [position][head_dim / 2]
   size_t capacity_ = 0, pos_ = 0;
   MatmulMode mode_ = MatmulMode::kExact;
+  mutable WeightArena arena_;
+  mutable int arena_target_ = -1;
   std::vector<float> x_, h_, q_, att_, delta_, gate_, up_, fused_;  // scratch, grown to the largest batch
 };
 
