@@ -85,6 +85,17 @@ using DFNarrow = Simd<float, kNarrowPow2>;
 constexpr size_t kKc = 256;
 constexpr size_t kBlockFloats = size_t{1} << 18;
 
+// x86: each k step prefetches the B panel's line 8 KiB ahead (into the next panel near a
+// panel's end). At decode-like m the first row tile reads a prepacked B from memory, 256 bytes
+// per 24 FMAs, faster than the hardware prefetchers run ahead; 8 KiB is about 32 k steps of the
+// 6 x 64 tile, more than a DRAM latency (docs/ops/matmul.md). RVV's in-order loop has its own
+// pipelining and keeps its instruction count.
+#if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
+constexpr size_t kPrefetchFloats = 8192 / sizeof(float);
+#else
+constexpr size_t kPrefetchFloats = 0;
+#endif
+
 #define VLAK_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 static_assert(kMR <= 16 && kNarrowMR <= 16, "VLAK_MM_ROWS covers 16 rows");
 
@@ -152,6 +163,9 @@ template <size_t kMR_, class D>
       // increments and the branch are paid once per 4 steps.
       for (; p + 4 <= kc;) {
         for (int u = 0; u < 4; ++u, ++p, b += nr) {
+          if constexpr (kPrefetchFloats > 0) {
+            for (size_t q = 0; q < nr; q += 16) __builtin_prefetch(b + kPrefetchFloats + q);
+          }
           const VFromD<D> bv = LoadU(d, b);
           VLAK_MM_ROWS(VLAK_MM_FMA)
         }
