@@ -233,6 +233,10 @@ vlak_status MatmulQGroupedPlainF32(const QMatmulArgs& g) {
   return VLAK_OK;
 }
 
+void QuantizeActRowsForTest(bool scalar, size_t rows, size_t k, const float* a, size_t lda, uint8_t* act) {
+  Dispatch(kQuantizeActRows, scalar ? Target::kScalar : ActiveTarget())(rows, k, a, lda, act);
+}
+
 }  // namespace vlak
 
 using vlak::kQBlock;

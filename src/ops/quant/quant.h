@@ -129,6 +129,10 @@ bool SetQuantVnni(bool enabled);
 // of the grouped kernels' arithmetic (quant_kernel.cc), on one thread, no epilogue.
 vlak_status MatmulQGroupedPlainF32(const QMatmulArgs& g);
 
+// Tests: rows of A quantized for the int8 kernels by the active target's kernel, or the scalar
+// target's (QActBytes(k) bytes per row: quant_kernels.h).
+void QuantizeActRowsForTest(bool scalar, size_t rows, size_t k, const float* a, size_t lda, uint8_t* act);
+
 // vlak_matmul_q_f32 with the thread count forced (0: the library's choice): tests, benchmarks.
 // on_target >= 0: that target's kernels (vlak_matmul_q_packed_f32's, the one its buffer was
 // checked against, even if the active target changes meanwhile); else the active target.

@@ -130,6 +130,13 @@ void QuantizeActRowsF32(size_t rows, size_t k, const float* a, size_t lda, uint8
     for (size_t b = 0; b < nb; ++b) {
       const float* xb = x + b * kQBlock;
       int8_t* qb = r.qs + b * kQBlock;
+#if defined(VLAK_SIMD_AVX512)
+      float dv;
+      if (x86::QuantizeActBlock(xb, qb, &dv, &r.sum[b])) {
+        r.d[b] = HalfToFloat(FloatToHalf(dv));
+        continue;
+      }
+#endif
       float amax = 0.0f;
       bool finite = true;
       for (size_t j = 0; j < kQBlock; ++j) {
