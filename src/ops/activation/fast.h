@@ -3,23 +3,25 @@
 // Algorithm: e = e^z, z <= 0, as 2^n (1 + w): n = round(z log2 e) by the magic number, t = z -
 //   n ln2_hi - n ln2_lo, w = t + t^2 q(t) by one FMA (q: exp_parts.h's degree-4 polynomial,
 //   2^-28.2), each quantity rounded once. Sigmoid and silu (z = -|x|, clamped at -110 where the
-//   results round to 0): E = RN(S (1 + w)), S = 2^(n+64) so that E stays normal; r = RN(2^-64 /
-//   RN(1 + 2^-64 E)) by the one division; sigmoid = N r, N = 2^64 (x >= 0) or E (x < 0); silu =
-//   RN(P (1 + w)) r, P = x S exact (x < 0), x 2^64 (w taken as 0, x >= 0). The 2^-64 rides in r, so a result below FLT_MIN is rounded once, at the end.
+//   results round to 0): E = RN(S (1 + w)), S = 2^(n+64) so that E stays normal, D = RN(2^64 +
+//   E); sigmoid = RN(N / D) by the one division, N = 2^64 (x >= 0) or E (x < 0); silu = RN(RN(P
+//   (1 + w)) / D), P = x S exact (x < 0), x 2^64 (w taken as 0, x >= 0). The quotient is the one
+//   rounding of a result below FLT_MIN.
 //   tanh (z = -2|x|, clamped at -20 where tanh rounds to 1): m = e^z - 1 = RN(2^n w + (2^n - 1))
 //   (2^n - 1 exact for n >= -24; no cancellation: for n = 0, t = z and m = w), tanh|x| = -m / (2
 //   + m) by the division, x's sign put back by bits.
-//   Errors before the last rounding, relative: w's and E's roundings (2^-24 each), t's (2^-26),
-//   1 + e's (damped by e / (1 + e)), the division's, silu's P (1 + w): about 3 x 2^-24 at worst, which
-//   with the last half ULP stays within 4 ULP wherever the mantissa falls.
+//   Errors before the last rounding, relative: w's and E's roundings (2^-24 each; E's damped by
+//   e / (1 + e) in D), t's (2^-26), D's, silu's P (1 + w): about 2.5 x 2^-24 at worst, which with
+//   the last half ULP stays within 4 ULP wherever the mantissa falls (tanh: its division and m's
+//   rounding, about 3 x 2^-24).
 // Measured on every finite float (`vlak accuracy activations --fast --exhaustive`, AVX-512):
-//   sigmoid max 2.825 ULP (x = -1.954), silu 3.064 (x = -3.207), tanh 2.498 (x = 4.505); below
+//   sigmoid max 2.402 ULP (x = -4.157), silu 2.666 (x = -3.210), tanh 2.498 (x = 4.505); below
 //   FLT_MIN at most 0.749 (sigmoid) / 0.934 (silu) x 2^-149. vlak.h's bound: 4 ULP, 4 x 2^-149.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, silu(-inf) = -0
 //   (x clamped at -110 first), silu(x) = x for x > 20 (and +inf); tanh(+-inf) = +-1, tanh(+-0)
 //   = +-0 (the sign put on |result| by bits).
-// Cost: sigmoid 22 vector-layer ops (clamp and sign 3, the exp 12, 1 + e and r 2 with one Div,
-//   N r 2, NaN 2); silu 25; tanh 23. Every target runs this source (the same IEEE ops, so the
+// Cost: sigmoid 21 vector-layer ops (clamp and sign 3, the exp 12, D and the Div 2, N 2, NaN 2);
+//   silu 24; tanh 23. Every target runs this source (the same IEEE ops, so the
 //   same bits wherever Div is correctly rounded).
 #pragma once
 
@@ -46,21 +48,21 @@ template <int kScale, class D>
 // kSilu: x sigmoid(x), else sigmoid(x).
 template <bool kSilu, class D>
 [[gnu::always_inline]] inline VFromD<D> FastSigmoidImpl(D d, VFromD<D> x) {
-  constexpr float kTwo64 = 18446744073709551616.0f, kTwoM64 = 5.42101086242752217e-20f;
+  constexpr float kTwo64 = 18446744073709551616.0f;
   const auto neg = Lt(d, x, 0.0f);
   const auto z = Max(d, NegAbs(d, x), -110.0f);
   VFromD<D> S, w;
   FastExp<64>(d, z, S, w);
   const auto E = MulAdd(d, S, w, S);
-  const auto r = Div(d, Set(d, kTwoM64), MulAdd(d, E, kTwoM64, Set(d, 1.0f)));
+  const auto den = Add(d, E, Set(d, kTwo64));  // 2^64 (1 + e), rounded once
   if constexpr (kSilu) {
     // x N = P (1 + w) rounded once, P = x S exact (x < 0; x 2^64 and w = 0 for x >= 0).
     const auto P = Mul(d, Max(d, x, -110.0f), IfThenElse(d, neg, S, Set(d, kTwo64)));
-    const auto y = Mul(d, MulAdd(d, P, IfThenElseZero(d, neg, w), P), r);
+    const auto y = Div(d, MulAdd(d, P, IfThenElseZero(d, neg, w), P), den);
     // x > 20 and NaN in one ordered compare: both give x.
     return IfThenElse(d, Le(d, x, 20.0f), y, x);
   } else {
-    return IfThenElse(d, IsNaN(d, x), x, Mul(d, IfThenElse(d, neg, E, Set(d, kTwo64)), r));
+    return IfThenElse(d, IsNaN(d, x), x, Div(d, IfThenElse(d, neg, E, Set(d, kTwo64)), den));
   }
 }
 
