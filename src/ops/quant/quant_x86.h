@@ -134,7 +134,7 @@ inline VF Q(const uint8_t* qs, size_t h) {
 }
 #endif
 
-template <int kType>
+template <int kType, size_t kRa>
 void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
   constexpr size_t bb = QBlockBytes(kType);
   constexpr size_t qoff = kType == VLAK_Q4_1 ? 4 : 2;
@@ -144,23 +144,43 @@ void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
     const uint8_t* wr[kRowsW];
     for (size_t r = 0; r < kRowsW; ++r) wr[r] = g.w + (j + (r < rw ? r : 0)) * g.w_stride;
     const uint8_t* nx = j + 2 * kRowsW <= j1 ? g.w + (j + kRowsW) * g.w_stride : nullptr;  // Prefetch()
-    for (size_t i0 = 0; i0 < g.m; i0 += kRowsA) {
-      const size_t ra = g.m - i0 < kRowsA ? g.m - i0 : kRowsA;
-      const float* ar[kRowsA];
-      for (size_t i = 0; i < kRowsA; ++i) ar[i] = g.a + (i0 + (i < ra ? i : 0)) * g.lda;
-      VF acc[kRowsA][kRowsW][kAcc];
+    for (size_t i0 = 0; i0 < g.m; i0 += kRa) {
+      const size_t ra = g.m - i0 < kRa ? g.m - i0 : kRa;
+      const float* ar[kRa];
+      for (size_t i = 0; i < kRa; ++i) ar[i] = g.a + (i0 + (i < ra ? i : 0)) * g.lda;
+      VF acc[kRa][kRowsW][kAcc];
       for (auto& x : acc)
         for (auto& y : x)
           for (auto& z : y) z = Zero();
       for (size_t b = 0; b < nb; ++b) {
         if (i0 == 0) Prefetch(nx, g.w_stride, kRowsW, b * bb);
         VF w[kRowsW][kAcc];
+#if defined(VLAK_SIMD_AVX512)
+        // The 4 rows' d (and m) in one conversion, then broadcast from memory: the per-row
+        // scalar conversions and register broadcasts were the loop's port-5 bottleneck.
+        alignas(32) float sc[2 * kRowsW];
+        {
+          uint32_t dm[kRowsW] = {};
+          for (size_t r = 0; r < kRowsW; ++r) std::memcpy(&dm[r], wr[r] + b * bb, kType == VLAK_Q4_1 ? 4 : 2);
+          __m128i h;
+          std::memcpy(&h, dm, sizeof h);
+          _mm256_store_ps(sc, _mm256_cvtph_ps(h));
+          // Kept in memory: clang would otherwise turn the broadcasts into port-5 shuffles.
+          __asm__ volatile("" : : "r"(sc) : "memory");
+        }
+#endif
         for (size_t r = 0; r < kRowsW; ++r) {
           const uint8_t* blk = wr[r] + b * bb;
+#if defined(VLAK_SIMD_AVX512)
+          const VF vd = _mm512_broadcastss_ps(_mm_load_ss(sc + 2 * r));
+          VF off;
+          if constexpr (kType == VLAK_Q4_1) off = _mm512_broadcastss_ps(_mm_load_ss(sc + 2 * r + 1));
+#else
           const float d = Half(blk);
           const VF vd = Set1(d);
           VF off;
           if constexpr (kType == VLAK_Q4_1) off = Set1(Half(blk + 2));
+#endif
           for (size_t h = 0; h < kAcc; ++h) {
             const VF q = Q<kType>(blk + qoff, h);
             if constexpr (kType == VLAK_Q4_1) {
@@ -170,7 +190,7 @@ void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
             }
           }
         }
-        for (size_t i = 0; i < kRowsA; ++i) {
+        for (size_t i = 0; i < kRa; ++i) {
           for (size_t h = 0; h < kAcc; ++h) {
             const VF a = Load(ar[i] + b * kQBlock + h * kV);
             for (size_t r = 0; r < kRowsW; ++r) acc[i][r][h] = Fma(a, w[r][h], acc[i][r][h]);
@@ -222,10 +242,16 @@ inline void DequantRowsX86(int t, size_t rows, size_t k, const uint8_t* q, size_
   DequantRows<VLAK_Q4_1>(rows, k, q, q_stride, y, y_stride);
 }
 
+// m = 1 (decode) takes the one-row pass: the kRowsA-row one would compute row 0 twice.
+template <size_t kRa>
+inline void ExactColsRows(const QMatmulArgs& g, size_t j0, size_t j1) {
+  if (g.wtype == VLAK_Q8_0) return ExactCols<VLAK_Q8_0, kRa>(g, j0, j1);
+  if (g.wtype == VLAK_Q4_0) return ExactCols<VLAK_Q4_0, kRa>(g, j0, j1);
+  ExactCols<VLAK_Q4_1, kRa>(g, j0, j1);
+}
 inline void ExactColsX86(const QMatmulArgs& g, size_t j0, size_t j1) {
-  if (g.wtype == VLAK_Q8_0) return ExactCols<VLAK_Q8_0>(g, j0, j1);
-  if (g.wtype == VLAK_Q4_0) return ExactCols<VLAK_Q4_0>(g, j0, j1);
-  ExactCols<VLAK_Q4_1>(g, j0, j1);
+  if (g.m == 1) return ExactColsRows<1>(g, j0, j1);
+  ExactColsRows<kRowsA>(g, j0, j1);
 }
 
 
