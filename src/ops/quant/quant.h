@@ -112,7 +112,15 @@ inline void UnpackGroupBlock(int t, const uint8_t* rec, size_t l, size_t group, 
   const size_t head = t == VLAK_Q4_1 ? 4 : 2, pieces = (QBlockBytes(t) - head) / piece;
   std::memcpy(blk, rec + 2 * l, 2);
   if (t == VLAK_Q4_1) std::memcpy(blk + 2, rec + 2 * group + 2 * l, 2);
-  for (size_t p = 0; p < pieces; ++p) std::memcpy(blk + head + piece * p, rec + head * group + (p * group + l) * piece, piece);
+  const uint8_t* const src = rec + head * group + l * piece;
+  // The layouts' piece sizes as constants: a copy of a run-time size is a call per piece.
+  if (piece == 4) {
+    for (size_t p = 0; p < pieces; ++p) std::memcpy(blk + head + 4 * p, src + 4 * p * group, 4);
+  } else if (piece == 1) {
+    for (size_t p = 0; p < pieces; ++p) blk[head + p] = src[p * group];
+  } else {
+    for (size_t p = 0; p < pieces; ++p) std::memcpy(blk + head + piece * p, src + p * group * piece, piece);
+  }
 }
 
 // Calls with m below this take the decode kernels (blocks dequantized in registers); from it on,
