@@ -156,8 +156,8 @@ void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
         if (i0 == 0) Prefetch(nx, g.w_stride, kRowsW, b * bb);
         VF w[kRowsW][kAcc];
 #if defined(VLAK_SIMD_AVX512)
-        // The 4 rows' d (and m) in one conversion, then broadcast from memory: the per-row
-        // scalar conversions and register broadcasts were the loop's port-5 bottleneck.
+        // The 4 rows' d (and m) in one conversion, then broadcast from memory: the per-row scalar
+        // conversions and register broadcasts were the loop's port-5 bottleneck (docs/ops/quant.md).
         alignas(32) float sc[2 * kRowsW];
         {
           uint32_t dm[kRowsW] = {};
@@ -176,8 +176,7 @@ void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
           VF off;
           if constexpr (kType == VLAK_Q4_1) off = _mm512_broadcastss_ps(_mm_load_ss(sc + 2 * r + 1));
 #else
-          const float d = Half(blk);
-          const VF vd = Set1(d);
+          const VF vd = Set1(Half(blk));
           VF off;
           if constexpr (kType == VLAK_Q4_1) off = Set1(Half(blk + 2));
 #endif
