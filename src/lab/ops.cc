@@ -188,6 +188,29 @@ std::string OpNames() {
   return s;
 }
 
+OpDef NewOp(std::string name, std::string shape_syntax, std::string size_label, std::string bytes_formula) {
+  OpDef op;
+  op.name = std::move(name);
+  op.shape_syntax = std::move(shape_syntax);
+  op.size_label = std::move(size_label);
+  op.bytes_formula = std::move(bytes_formula);
+  return op;
+}
+
+std::function<bool(const std::vector<size_t>& dims, std::string* err)> ShapeRule(
+    std::vector<size_t> ranks, std::string message, std::function<bool(const std::vector<size_t>& dims)> also) {
+  return [ranks = std::move(ranks), message = std::move(message), also = std::move(also)](
+             const std::vector<size_t>& dims, std::string* err) {
+    if (std::find(ranks.begin(), ranks.end(), dims.size()) != ranks.end() && (!also || also(dims))) return true;
+    *err = message;
+    return false;
+  };
+}
+
+std::function<double(const Shape&)> BytesPerElement(double bytes) {
+  return [bytes](const Shape& s) { return bytes * static_cast<double>(s.Elements()); };
+}
+
 int CpuCount() {
 #if defined(__linux__)
   // The CPUs this process may run on (taskset, a container's cpuset), as vlak's default counts

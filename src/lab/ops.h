@@ -159,6 +159,15 @@ struct OpDef {
   std::string ImplNames() const;  // "a b c" for error messages
 };
 
+// The fields every operator file sets first, in one call.
+OpDef NewOp(std::string name, std::string shape_syntax, std::string size_label, std::string bytes_formula);
+// A check_shape: dims whose count is one of `ranks` and that pass `also` (when given) are accepted;
+// the others get *err = message.
+std::function<bool(const std::vector<size_t>& dims, std::string* err)> ShapeRule(
+    std::vector<size_t> ranks, std::string message, std::function<bool(const std::vector<size_t>& dims)> also = {});
+// bytes_per_run of an elementwise operator: `bytes` per element of the shape.
+std::function<double(const Shape&)> BytesPerElement(double bytes);
+
 const std::vector<OpDef>& Operators();
 const OpDef* FindOp(const std::string& name);
 std::string OpNames();

@@ -261,17 +261,10 @@ std::string LabName(vlak_activation fn) {
 
 OpDef ActivationOp(vlak_activation fn) {
   const std::string fname = ActivationName(fn);
-  OpDef op;
-  op.name = "activation-" + LabName(fn);
-  op.shape_syntax = "N (elements, e.g. 4096, 16M)";
-  op.size_label = "n";
-  op.bytes_formula = "8 bytes/element (read x, write y)";
-  op.check_shape = [name = op.name](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 1) return true;
-    *err = name + " shapes are one number of elements (e.g. 4096)";
-    return false;
-  };
-  op.bytes_per_run = [](const Shape& s) { return 8.0 * static_cast<double>(s.Elements()); };
+  OpDef op = NewOp("activation-" + LabName(fn), "N (elements, e.g. 4096, 16M)", "n",
+                   "8 bytes/element (read x, write y)");
+  op.check_shape = ShapeRule({1}, op.name + " shapes are one number of elements (e.g. 4096)");
+  op.bytes_per_run = BytesPerElement(8.0);
   op.make_problem = [fn](Problem* p) {
     const size_t n = p->shape.Elements();
     float* x = p->AddInput("x", {n}).F32();
@@ -324,7 +317,7 @@ OpDef GluOp(vlak_activation fn) {
   op.name = "glu-" + LabName(fn);
   SetRowsColsShape(&op);
   op.bytes_formula = "12 bytes/element (read gate and up, write y)";
-  op.bytes_per_run = [](const Shape& s) { return 12.0 * static_cast<double>(s.Elements()); };
+  op.bytes_per_run = BytesPerElement(12.0);
   op.make_problem = [fn](Problem* p) {
     const size_t rows = RowsOf(*p), cols = ColsOf(*p), n = rows * cols;
     float* g = p->AddInput("gate", {rows, cols}).F32();

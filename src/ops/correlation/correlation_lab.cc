@@ -59,11 +59,7 @@ OpDef MakeOp(bool wrap16) {
   op.shape_syntax = "DISPLACEMENTSxCHANNELSxHEIGHTxWIDTH (AI-Benchmark: 5x58x112x88)";
   op.size_label = "width";
   op.bytes_formula = "2 x CHANNELS + DISPLACEMENTS bytes/pixel (read a, b once; write out)";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 4) return true;
-    *err = "correlation shapes are DISPLACEMENTSxCHANNELSxHEIGHTxWIDTH (e.g. 5x58x112x88)";
-    return false;
-  };
+  op.check_shape = ShapeRule({4}, "correlation shapes are DISPLACEMENTSxCHANNELSxHEIGHTxWIDTH (e.g. 5x58x112x88)");
   op.bytes_per_run = [](const Shape& s) {
     const Geometry g = Geo(s);
     return static_cast<double>(g.height * g.width) * static_cast<double>(2 * g.channels + g.displacements);

@@ -88,17 +88,10 @@ ImplDef SleefImpl(const std::string& name, const std::string& isa) {
 }  // namespace
 
 std::vector<OpDef> LabOps_exp() {
-  OpDef op;
-  op.name = "exp";
-  op.shape_syntax = "N (elements, e.g. 4096, 1M)";
-  op.size_label = "n";
-  op.bytes_formula = "8 bytes/element (read x, write y)";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 1) return true;
-    *err = "exp shapes are one number of elements (e.g. 65536)";
-    return false;
-  };
-  op.bytes_per_run = [](const Shape& s) { return 8.0 * static_cast<double>(s.Elements()); };
+  OpDef op = NewOp("exp", "N (elements, e.g. 4096, 1M)", "n",
+                   "8 bytes/element (read x, write y)");
+  op.check_shape = ShapeRule({1}, "exp shapes are one number of elements (e.g. 65536)");
+  op.bytes_per_run = BytesPerElement(8.0);
   op.make_problem = [](Problem* p) {
     const size_t n = p->shape.Elements();
     float* x = p->AddInput("x", {n}).F32();

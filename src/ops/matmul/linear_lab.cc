@@ -68,17 +68,10 @@ vlak_matmul_epilogue EpilogueOf(const Problem& p, bool gelu) {
 }
 
 OpDef LinearOp(bool gelu) {
-  OpDef op;
-  op.name = gelu ? "linear-gelu" : "linear";
-  op.shape_syntax = "MxNxK (e.g. 128x1536x384)";
-  op.size_label = "k";
-  op.bytes_formula = "4 (mk + nk + n + mn) bytes (read A, W, bias; write C); 2mnk flop";
+  OpDef op = NewOp(gelu ? "linear-gelu" : "linear", "MxNxK (e.g. 128x1536x384)", "k",
+                   "4 (mk + nk + n + mn) bytes (read A, W, bias; write C); 2mnk flop");
   op.roofline = "compute";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 3) return true;
-    *err = "linear shapes are MxNxK (e.g. 128x1536x384)";
-    return false;
-  };
+  op.check_shape = ShapeRule({3}, "linear shapes are MxNxK (e.g. 128x1536x384)");
   op.bytes_per_run = [](const Shape& s) {
     const double m = static_cast<double>(s.dims[0]), n = static_cast<double>(s.dims[1]), k = static_cast<double>(s.dims[2]);
     return 4.0 * (m * k + n * k + n + m * n);

@@ -66,17 +66,10 @@ ImplDef MatmulImpl(const std::string& name, const std::string& what, std::functi
 }  // namespace
 
 std::vector<OpDef> LabOps_matmul() {
-  OpDef op;
-  op.name = "matmul";
-  op.shape_syntax = "MxNxK (e.g. 256x512x256)";
-  op.size_label = "k";
-  op.bytes_formula = "4 (mk + kn + mn) bytes (read A, B; write C); 2mnk flop";
+  OpDef op = NewOp("matmul", "MxNxK (e.g. 256x512x256)", "k",
+                   "4 (mk + kn + mn) bytes (read A, B; write C); 2mnk flop");
   op.roofline = "compute";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 3) return true;
-    *err = "matmul shapes are MxNxK (e.g. 256x512x256)";
-    return false;
-  };
+  op.check_shape = ShapeRule({3}, "matmul shapes are MxNxK (e.g. 256x512x256)");
   op.bytes_per_run = [](const Shape& s) {
     const double m = static_cast<double>(s.dims[0]), n = static_cast<double>(s.dims[1]), k = static_cast<double>(s.dims[2]);
     return 4.0 * (m * k + k * n + m * n);

@@ -75,17 +75,11 @@ void MakeProblem(vlak_qtype t, bool qa, Problem* p) {
 }
 
 OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
-  OpDef op;
-  op.name = name;
-  op.shape_syntax = "MxNxK (e.g. 1x4096x4096)";
-  op.size_label = "k";
-  op.bytes_formula = "W's block bytes + 4 (mk + mn) (read W once, A; write C); 2mnk flop";
+  OpDef op = NewOp(name, "MxNxK (e.g. 1x4096x4096)", "k",
+                   "W's block bytes + 4 (mk + mn) (read W once, A; write C); 2mnk flop");
   op.roofline = "memory";
-  op.check_shape = [name](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 3 && dims[2] % 32 == 0) return true;
-    *err = std::string(name) + " shapes are MxNxK with K a multiple of 32 (e.g. 1x4096x4096)";
-    return false;
-  };
+  op.check_shape = ShapeRule({3}, std::string(name) + " shapes are MxNxK with K a multiple of 32 (e.g. 1x4096x4096)",
+                             [](const std::vector<size_t>& dims) { return dims[2] % 32 == 0; });
   op.bytes_per_run = [t](const Shape& s) {
     const double m = static_cast<double>(s.dims[0]), n = static_cast<double>(s.dims[1]), k = static_cast<double>(s.dims[2]);
     return n * static_cast<double>(vlak_qtype_row_bytes(t, s.dims[2])) + 4.0 * (m * k + m * n);

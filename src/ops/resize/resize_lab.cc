@@ -208,16 +208,9 @@ ImplDef XnnpackResizeImpl() {
 }  // namespace
 
 std::vector<OpDef> LabOps_resize() {
-  OpDef op;
-  op.name = "resize";
-  op.shape_syntax = "CxHxW (2x: AI-Benchmark's 3x512x512) or CxHxWxOHxOW";
-  op.size_label = "w";
-  op.bytes_formula = "C (H W + OH OW) bytes (read src, write dst)";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 3 || dims.size() == 5) return true;
-    *err = "resize shapes are CxHxW (output 2H x 2W, e.g. 3x512x512) or CxHxWxOHxOW";
-    return false;
-  };
+  OpDef op = NewOp("resize", "CxHxW (2x: AI-Benchmark's 3x512x512) or CxHxWxOHxOW", "w",
+                   "C (H W + OH OW) bytes (read src, write dst)");
+  op.check_shape = ShapeRule({3, 5}, "resize shapes are CxHxW (output 2H x 2W, e.g. 3x512x512) or CxHxWxOHxOW");
   op.bytes_per_run = [](const Shape& s) {
     const Geometry g = Geo(s);
     return static_cast<double>(g.c) * static_cast<double>(g.h * g.w + g.oh * g.ow);

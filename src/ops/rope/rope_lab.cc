@@ -68,16 +68,9 @@ void MakeProblem(Problem* p) {
 }  // namespace
 
 std::vector<OpDef> LabOps_rope() {
-  OpDef op;
-  op.name = "rope";
-  op.shape_syntax = "POSITIONSxROWSxDIM or SEQxBATCHxHEADSxDIM (e.g. 512x16x8x1024)";
-  op.size_label = "dim";
-  op.bytes_formula = "8 bytes/element (read x, write y) + 4/position/dim (cos, sin tables)";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if ((dims.size() == 3 || dims.size() == 4) && dims.back() % 2 == 0) return true;
-    *err = "rope shapes are POSITIONSxROWSxDIM or SEQxBATCHxHEADSxDIM with DIM even (e.g. 512x16x8x1024)";
-    return false;
-  };
+  OpDef op = NewOp("rope", "POSITIONSxROWSxDIM or SEQxBATCHxHEADSxDIM (e.g. 512x16x8x1024)", "dim",
+                   "8 bytes/element (read x, write y) + 4/position/dim (cos, sin tables)");
+  op.check_shape = ShapeRule({3, 4}, "rope shapes are POSITIONSxROWSxDIM or SEQxBATCHxHEADSxDIM with DIM even (e.g. 512x16x8x1024)", [](const std::vector<size_t>& dims) { return dims.back() % 2 == 0; });
   op.bytes_per_run = [](const Shape& s) {
     const Geometry g = Geo(s);
     return 8.0 * static_cast<double>(s.Elements()) + 4.0 * static_cast<double>(g.positions * g.dim);

@@ -164,17 +164,10 @@ Accuracy SoftmaxAccuracy(const Problem& p, const Outputs& out, double eps) {
 }  // namespace
 
 std::vector<OpDef> LabOps_softmax() {
-  OpDef op;
-  op.name = "softmax";
-  op.shape_syntax = "ROWSxCOLS (e.g. 1x2048, 256x2048)";
-  op.size_label = "cols";
-  op.bytes_formula = "8 bytes/element (read x, write y)";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 2) return true;
-    *err = "softmax shapes are ROWSxCOLS (e.g. 1x2048)";
-    return false;
-  };
-  op.bytes_per_run = [](const Shape& s) { return 8.0 * static_cast<double>(s.Elements()); };
+  OpDef op = NewOp("softmax", "ROWSxCOLS (e.g. 1x2048, 256x2048)", "cols",
+                   "8 bytes/element (read x, write y)");
+  op.check_shape = ShapeRule({2}, "softmax shapes are ROWSxCOLS (e.g. 1x2048)");
+  op.bytes_per_run = BytesPerElement(8.0);
   op.make_problem = [](Problem* p) {
     const size_t rows = p->shape.dims[0], cols = p->shape.dims[1];
     float* x = p->AddInput("x", {rows, cols}).F32();

@@ -82,7 +82,7 @@ std::vector<OpDef> LabOps_softmax_i8() {
   op.name = "softmax-i8";
   SetRowsColsShape(&op);
   op.bytes_formula = "2 bytes/element (read x u8, write y u8)";
-  op.bytes_per_run = [](const Shape& s) { return 2.0 * static_cast<double>(s.Elements()); };
+  op.bytes_per_run = BytesPerElement(2.0);
   op.make_problem = [](Problem* p) {
     const size_t rows = RowsOf(*p), cols = ColsOf(*p);
     uint8_t* x = p->AddInput("x", {rows, cols}, DType::kU8).Data<uint8_t>();

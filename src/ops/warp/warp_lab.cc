@@ -132,21 +132,15 @@ Prepared OpencvWarp(const Problem& p, Outputs& out, int threads, std::string* er
 }  // namespace
 
 std::vector<OpDef> LabOps_warp() {
-  OpDef op;
-  op.name = "warp";
-  op.shape_syntax = "HEIGHTxWIDTHxCHANNELS (AI-Benchmark's order, e.g. 1024x1024x3; planar CHW tensors)";
-  op.size_label = "width";
-  op.bytes_formula = "2 bytes/pixel/channel (read src, write dst) + 2/pixel (int16 offsets)";
-  op.check_shape = [](const std::vector<size_t>& dims, std::string* err) {
-    if (dims.size() == 3 || (dims.size() == 4 && dims[3] <= 127) ||
-        (dims.size() == 5 && dims[3] <= 127 && dims[4] <= dims[3])) {
-      return true;
-    }
-    *err = "warp shapes are HEIGHTxWIDTHxCHANNELS[xREACH[xJITTER]] (e.g. 1024x1024x3; 1024x1024x3x127: "
-           "displacements uniform in +-127 columns; 1024x1024x3x127x16: a smooth field of amplitude 127 - 16 plus "
-           "+-16 per pixel; JITTER <= REACH <= 127)";
-    return false;
-  };
+  OpDef op = NewOp("warp", "HEIGHTxWIDTHxCHANNELS (AI-Benchmark's order, e.g. 1024x1024x3; planar CHW tensors)", "width",
+                   "2 bytes/pixel/channel (read src, write dst) + 2/pixel (int16 offsets)");
+  op.check_shape = ShapeRule({3, 4, 5},
+                             "warp shapes are HEIGHTxWIDTHxCHANNELS[xREACH[xJITTER]] (e.g. 1024x1024x3; 1024x1024x3x127: "
+                             "displacements uniform in +-127 columns; 1024x1024x3x127x16: a smooth field of amplitude "
+                             "127 - 16 plus +-16 per pixel; JITTER <= REACH <= 127)",
+                             [](const std::vector<size_t>& dims) {
+                               return dims.size() == 3 || (dims[3] <= 127 && (dims.size() == 4 || dims[4] <= dims[3]));
+                             });
   op.bytes_per_run = [](const Shape& s) {
     const Geometry g = Geo(s);
     return static_cast<double>(g.height * g.width) * (2.0 * static_cast<double>(g.channels) + 2.0);
