@@ -72,8 +72,12 @@ inline BudgetTables& RegisteredTables() {
 }
 
 // Registers a file's tables at static initialisation, so that CheckBudget finds a case by its name
-// from any test of the binary:
-//   const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
+// from any test of the binary. A file's form (inside its anonymous namespace, after `using
+// namespace vlak_icount;`; scripts/rvv-cycles --budgets --write edits the cycle rows):
+//   constexpr Budget kBudgets[] = {...};
+//   // X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+//   constexpr CycleBudget kCycleBudgets[] = {...};
+//   const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 inline bool RegisterBudgets(std::span<const Budget> budgets, std::span<const Budget> goals = {}) {
   RegisteredTables().budgets.push_back(budgets);
   if (!goals.empty()) RegisteredTables().goals.push_back(goals);

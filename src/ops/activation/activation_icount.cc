@@ -15,12 +15,7 @@ extern "C" void vlak_ref_clang_glu_f32(const float* gate, const float* up, float
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::CheckBudget;
-using vlak_icount::Count;
-using vlak_icount::IcountBudget;
-using vlak_icount::kN;
-using vlak_icount::Uniform;
+using namespace vlak_icount;
 
 // The counts of the code as committed (budgets only go down). Per element at VLEN 128: sigmoid
 // 6.69, silu 8.19, tanh 7.21, gelu_tanh 13.1, softplus 9.95, gelu 14.2 (LMUL 2: 8 lanes), glu
@@ -39,13 +34,9 @@ constexpr Budget kBudgets[] = {
     {"activation_f32/softplus/2048",   20383, 10271,  5215},
     {"glu_f32/silu/2048",              31486, 15870,  8062},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"activation_f32/sigmoid/2048",               16439},
     {"activation_f32/tanh/2048",                  17879},
     {"activation_f32/gelu/2048",                  42077},
@@ -54,7 +45,7 @@ constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
     {"activation_f32/softplus/2048",              23110},
     {"glu_f32/silu/2048",                         23484},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 const char* const kNames[] = {"sigmoid", "tanh", "gelu", "gelu_tanh", "silu", "softplus"};
 

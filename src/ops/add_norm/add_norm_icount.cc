@@ -12,26 +12,20 @@
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::IcountBudget;
-using vlak_icount::MeasurePerElement;
+using namespace vlak_icount;
 
 constexpr Budget kBudgets[] = {
     // case                            VLEN 128    256    512
     {"add_layernorm_f32/16x2048",     58107, 30203, 16251},
     {"add_rmsnorm_f32/16x2048",       45648, 23504, 12432},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"add_layernorm_f32/16x2048",                105314},
     {"add_rmsnorm_f32/16x2048",                   78927},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 struct Inputs {
   static constexpr size_t kRows = 16, kCols = 2048, kElems = kRows * kCols;

@@ -14,11 +14,7 @@
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::CheckBudget;
-using vlak_icount::Count;
-using vlak_icount::IcountBudget;
-using vlak_icount::Vlen;
+using namespace vlak_icount;
 
 // Set from qemu-icount (clang 19 -O3); per-FMA figures in docs/ops/attention.md. The
 // scratch comes from the buffer pool (ops/buffer_pool.h): after the warm-up call the counted one
@@ -28,17 +24,13 @@ constexpr Budget kBudgets[] = {
     {"attention_f32/1x1x64x64x64_causal",       102004, 68488, 50465},
     {"attention_f32/decode_4:1x1x256x64",        69326, 52906, 41106},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"attention_f32/1x1x64x64x64_causal",        131472},
     {"attention_f32/decode_4:1x1x256x64",        123624},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 unsigned long long CountAttention(size_t q_heads, size_t kv_heads, size_t q_len, size_t kv_len, size_t d,
                                   unsigned flags) {

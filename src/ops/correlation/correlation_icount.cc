@@ -19,11 +19,7 @@ extern "C" void vlak_ref_clang_correlation_wrap16_i8(const int8_t* a, const int8
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::Count;
-using vlak_icount::CountAfterWarmUp;
-using vlak_icount::IcountBudget;
-using vlak_icount::ReportAgainstPlainC;
+using namespace vlak_icount;
 
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
@@ -32,17 +28,13 @@ constexpr Budget kBudgets[] = {
     {"correlation_i8/5x58x4x88",     36927, 25047, 13027},
     {"correlation_i8/wrap16",        29867, 20347, 10707},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"correlation_i8/5x58x4x88",                  62108},
     {"correlation_i8/wrap16",                     39438},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 // One thread, against AI-Benchmark's loops in plain C (src/ops/correlation/correlation_peer.c)
 // auto-vectorised by clang-19 -O3 -march=rv64gcv on the same counter, after checking both give the

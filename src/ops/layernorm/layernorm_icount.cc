@@ -10,9 +10,7 @@
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::IcountBudget;
-using vlak_icount::MeasurePerElement;
+using namespace vlak_icount;
 
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
@@ -23,17 +21,13 @@ constexpr Budget kBudgets[] = {
     // 1.6x the count but 11% fewer X60 cycles (167,308 -> 148,450 on this case).
     {"layernorm_bwd_f32/16x2048",   132922, 67058, 34126},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"layernorm_f32/16x2048",                     73427},
     {"layernorm_bwd_f32/16x2048",                148450},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 // 16 x 2048 (AI-Benchmark sweeps 256..2048 rows of 512..8192), gamma/beta given, one thread; the
 // backward takes the forward's mean and rstd. AI-Benchmark's plain C (src/ops/layernorm/layernorm_peer.c)

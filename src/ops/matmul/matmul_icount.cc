@@ -15,11 +15,7 @@ extern "C" void vlak_ref_clang_matmul_f32(const float* a, const float* b, float*
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::CheckBudget;
-using vlak_icount::Count;
-using vlak_icount::IcountBudget;
-using vlak_icount::Vlen;
+using namespace vlak_icount;
 
 // matmul_f32/64x64x64 (262,144 FMAs): 0.206 / 0.107 / 0.057 instructions per FMA (68 of them, at
 // every VLEN, the epilogue's test after each micro-panel's last k block); the plain C
@@ -34,17 +30,13 @@ constexpr Budget kBudgets[] = {
     {"matmul_f32/64x64x64",          54022, 28060, 15079},
     {"matmul_ex_f32/64x64x64 bias+gelu", 126404, 69338, 40805},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"matmul_f32/64x64x64",                       58008},
     {"matmul_ex_f32/64x64x64 bias+gelu",          157442},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 // Retired instructions of vlak_matmul_f32 and of the plain C blocked matmul (16 x 16 tiles, as
 // clang -O3 auto-vectorises it) for one m x n x k product, after checking both give the same C.

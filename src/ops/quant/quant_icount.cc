@@ -12,11 +12,7 @@
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::CheckBudget;
-using vlak_icount::Count;
-using vlak_icount::IcountBudget;
-using vlak_icount::Vlen;
+using namespace vlak_icount;
 
 // Set at the counts measured (0.87 / 1.18 / 0.81 instructions per weight for q4_0 / q4_1 / q8_0
 // with quantized activations, 0.92 for q4_0 exact; the same at every VLEN: one block per step).
@@ -33,10 +29,9 @@ constexpr Budget kBudgets[] = {
     {"matmul_q4_1_qa_packed/1x576x576",            88551,  46664,  25721},
     {"matmul_q8_0_qa_packed/1x576x576",           122340,  63551,  34157},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
 // Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), tests/icount/icount_budget.h.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
+constexpr CycleBudget kCycleBudgets[] = {
     // case                                   spacemit-x60 cycles
     {"matmul_q4_0_qa/1x576x576",                 466774},
     {"matmul_q4_1_qa/1x576x576",                 503499},
@@ -46,7 +41,7 @@ constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
     {"matmul_q4_1_qa_packed/1x576x576",          109137},
     {"matmul_q8_0_qa_packed/1x576x576",          114336},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 // packed: W repacked by vlak_matmul_q_pack (on RVV the rows as given) and vlak_matmul_q_packed_f32.
 void CountCase(const char* name, vlak_qtype t, unsigned flags, bool packed = false) {

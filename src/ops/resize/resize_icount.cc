@@ -17,11 +17,7 @@ extern "C" void vlak_ref_clang_resize2x_i8(const int8_t* src, int8_t* dst, size_
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::CheckBudget;
-using vlak_icount::Count;
-using vlak_icount::IcountBudget;
-using vlak_icount::Vlen;
+using namespace vlak_icount;
 
 constexpr Budget kBudgets[] = {
     // case                                      VLEN 128    256    512
@@ -35,17 +31,13 @@ constexpr Budget kBudgets[] = {
     {"resize_i8/3x32x96->64x192",                10682,  8954,  6746},
     {"resize_i8/half_pixel/3x32x96->64x192",     31648, 24796, 21507},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"resize_i8/3x32x96->64x192",                 13819},
     {"resize_i8/half_pixel/3x32x96->64x192",      35138},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 // Retired instructions of vlak_resize_bilinear_i8 at out = 2 in (AI-Benchmark's resize) and of
 // its plain C loop (src/ops/resize/resize_peer.c) auto-vectorised by clang -O3 for rv64gcv, after

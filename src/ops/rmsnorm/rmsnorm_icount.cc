@@ -10,24 +10,18 @@
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::IcountBudget;
-using vlak_icount::MeasurePerElement;
+using namespace vlak_icount;
 
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
     {"rmsnorm_f32/16x2048",          26791, 13863,  7399},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"rmsnorm_f32/16x2048",                       52007},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 // 16 x 2048, gamma given, one thread. AI-Benchmark's plain C (src/ops/rmsnorm/rmsnorm_peer.c)
 // auto-vectorised by clang-19 -O3 -march=rv64gcv retires 1.89 / 0.95 / 0.49 per element at VLEN

@@ -10,9 +10,7 @@
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::IcountBudget;
-using vlak_icount::MeasurePerElement;
+using namespace vlak_icount;
 
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
@@ -20,16 +18,12 @@ constexpr Budget kBudgets[] = {
     // instruction here but tens of cycles on in-order cores).
     {"rope_f32/16x16x128",           15954,  8274,  4434},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"rope_f32/16x16x128",                        27920},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 // 16 positions x 16 heads x 128, base 10000, one thread. AI-Benchmark's plain C
 // (src/ops/rope/rope_peer.c) auto-vectorised by clang-19 -O3 -march=rv64gcv retires 1.46 / 0.81 /

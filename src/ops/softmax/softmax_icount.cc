@@ -11,12 +11,7 @@
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::CheckBudget;
-using vlak_icount::Count;
-using vlak_icount::IcountBudget;
-using vlak_icount::kN;
-using vlak_icount::Uniform;
+using namespace vlak_icount;
 
 // softmax_f32: the goals are 2,500 / 1,300 / 700 (kGoals, printed beside the count). The budgets
 // are the current counts (history and cycle figures: docs/ops/softmax.md); the accurate softmax on
@@ -34,19 +29,15 @@ constexpr Budget kBudgets[] = {
 constexpr Budget kGoals[] = {
     {"softmax_f32/2048",              2516,  1342,   755},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets, kGoals);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"softmax_f32/2048",                           8421},
     {"softmax_f32/2048/fast",                      7902},
     {"softmax_f32/2048/log",                       8126},
     {"softmax_f32/2048/2pass",                    12262},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets, kGoals) && RegisterCycleBudgets(kCycleBudgets);
 
 TEST_F(IcountBudget, Softmax2048) {
   const std::vector<float> x = Uniform(2024, 0.0f, 1.0f);  // vlak gen-golden's data (RNG seed = 2024)

@@ -17,11 +17,7 @@ extern "C" void vlak_ref_clang_softmax_u8(const uint8_t* x, uint8_t* y, size_t r
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::CheckBudget;
-using vlak_icount::Count;
-using vlak_icount::IcountBudget;
-using vlak_icount::Vlen;
+using namespace vlak_icount;
 
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
@@ -33,18 +29,14 @@ constexpr Budget kBudgets[] = {
     {"softmax_u8_lut/16x1024",       32233, 17513, 10153},
     {"softmax_i8/64x64",             50674, 46193, 43554},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"softmax_u8/16x1024",                        51883},
     {"softmax_u8_lut/16x1024",                    52170},
     {"softmax_i8/64x64",                          62365},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 // softmax u8 on uniform bytes with input_scale 1/16: 16 rows of 1024 in both modes,
 // and 64 rows of 64 (i8); beside them TFLite's reference in plain C (src/ops/softmax_i8/softmax_i8_peer.c,

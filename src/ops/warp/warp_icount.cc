@@ -16,11 +16,7 @@ extern "C" void vlak_ref_clang_warp_i8(const int8_t* src, const int16_t* offsets
 
 namespace {
 
-using vlak_icount::Budget;
-using vlak_icount::Count;
-using vlak_icount::CountAfterWarmUp;
-using vlak_icount::IcountBudget;
-using vlak_icount::ReportAgainstPlainC;
+using namespace vlak_icount;
 
 constexpr Budget kBudgets[] = {
     // case                       VLEN 128    256    512
@@ -30,16 +26,12 @@ constexpr Budget kBudgets[] = {
     // the count of the LMUL-8 row-by-row loop but 20% fewer X60 cycles (77,904 -> 62,619).
     {"warp_i8/3x8x1024",             21401, 11401,  6569},
 };
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
 
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
+// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
+constexpr CycleBudget kCycleBudgets[] = {
     {"warp_i8/3x8x1024",                          62619},
 };
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
 
 // One thread, against AI-Benchmark's loops in plain C (src/ops/warp/warp_peer.c) auto-vectorised by
 // clang-19 -O3 -march=rv64gcv on the same counter, after checking both give the same bytes. Goal: >= 2x
