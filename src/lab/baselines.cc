@@ -234,56 +234,6 @@ void SleefExpF32(const std::string& isa, const float* x, float* y, size_t n) {
 #endif
 }
 
-Prepared OnednnPrepared(OnednnOp op, std::vector<long> dims, const float* x, float* y, int threads,
-                        std::string* err) {
-  Prepared pr;
-#if defined(VLAK_LAB_HAVE_ONEDNN)
-  const size_t rank = op == OnednnOp::kExp ? 1 : 2;
-  if (dims.size() != rank) {
-    *err = "oneDNN: " + std::to_string(dims.size()) + "-D shape, this operator takes " + std::to_string(rank) + "-D";
-    return pr;
-  }
-  try {
-    // Primitives fix their thread count when they are created (dnnl_get_max_threads(), also a
-    // key of oneDNN's primitive cache), so set it first: select() alone leaves a primitive made
-    // at another count running that many threads.
-    SetOmpThreads(threads);
-    struct State {
-      dnnl::engine eng{dnnl::engine::kind::cpu, 0};
-      dnnl::stream s{eng};
-      dnnl::memory src, dst;
-      dnnl::primitive prim;
-    };
-    auto st = std::make_shared<State>();
-    const dnnl::memory::desc md(dnnl::memory::dims(dims.begin(), dims.end()), dnnl::memory::data_type::f32,
-                                op == OnednnOp::kExp ? dnnl::memory::format_tag::a : dnnl::memory::format_tag::ab);
-    st->src = dnnl::memory(md, st->eng, const_cast<float*>(x));
-    st->dst = dnnl::memory(md, st->eng, y);
-    if (op == OnednnOp::kExp) {
-      const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_exp, md, 0.f,
-                                             0.f);
-      st->prim = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, st->eng));
-    } else {
-      const dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1);
-      st->prim = dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(desc, st->eng));
-    }
-    pr.select = [threads] { SetOmpThreads(threads); };
-    pr.run = [st] {
-      st->prim.execute(st->s, {{DNNL_ARG_SRC, st->src}, {DNNL_ARG_DST, st->dst}});
-      st->s.wait();
-      return true;
-    };
-  } catch (const std::exception& e) {
-    *err = std::string("oneDNN: ") + e.what();
-    pr.run = nullptr;
-  }
-#else
-  (void)op, (void)dims, (void)x, (void)y, (void)threads;
-  *err = OnednnMissing();
-#endif
-  return pr;
-}
-
 // ---- oneDNN for the transformer operators ----------------------------------------------------
 
 #if defined(VLAK_LAB_HAVE_ONEDNN)
@@ -307,8 +257,10 @@ dnnl::memory Mem(const OnednnRun& r, const dnnl::memory::desc& md, const float* 
   return dnnl::memory(md, r.eng, const_cast<float*>(p));
 }
 
-// The thread count set first (see OnednnPrepared), then build(r) makes the primitive and its
-// arguments; the Prepared runs it on `threads` threads. A oneDNN exception leaves run empty and
+// The thread count set first (primitives fix their thread count when they are created:
+// dnnl_get_max_threads(), also a key of oneDNN's primitive cache; select() alone would leave a
+// primitive made at another count running that many threads), then build(r) makes the primitive
+// and its arguments; the Prepared runs it on `threads` threads. A oneDNN exception leaves run empty and
 // *err saying why.
 Prepared OnednnPrepare(int threads, std::string* err, const std::function<void(OnednnRun& r)>& build) {
   try {
@@ -333,6 +285,34 @@ const dnnl::normalization_flags kScaleShift = dnnl::normalization_flags::use_sca
 
 }  // namespace
 #endif
+
+// exp (1-D) and row softmax (2-D) in oneDNN's plain layouts.
+Prepared OnednnPrepared(OnednnOp op, std::vector<long> dims, const float* x, float* y, int threads,
+                        std::string* err) {
+#if defined(VLAK_LAB_HAVE_ONEDNN)
+  const size_t rank = op == OnednnOp::kExp ? 1 : 2;
+  if (dims.size() != rank) {
+    *err = "oneDNN: " + std::to_string(dims.size()) + "-D shape, this operator takes " + std::to_string(rank) + "-D";
+    return Prepared{};
+  }
+  return OnednnPrepare(threads, err, [&](OnednnRun& r) {
+    const auto md = Md(dims);
+    if (op == OnednnOp::kExp) {
+      const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_exp, md, 0.f,
+                                             0.f);
+      r.prim = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, r.eng));
+    } else {
+      const dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, 1);
+      r.prim = dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(desc, r.eng));
+    }
+    r.args = {{DNNL_ARG_SRC, Mem(r, md, x)}, {DNNL_ARG_DST, Mem(r, md, y)}};
+  });
+#else
+  (void)op, (void)dims, (void)x, (void)y, (void)threads;
+  *err = OnednnMissing();
+  return Prepared{};
+#endif
+}
 
 Prepared OnednnLayernormForward(size_t rows, size_t cols, const float* x, const float* gamma, const float* beta,
                                 float eps, float* y, int threads, std::string* err) {
