@@ -4,9 +4,9 @@
 // Why: a forward pass at small batch streams every weight once (all-MiniLM-L6-v2's 42 MB per
 // call). With 4 KiB pages that is a TLB miss per 4 KiB read; one 2 MiB page covers 512 of them.
 // Debian's default THP mode is "madvise": a process gets huge pages only where it asks, so a
-// plain std::vector never has them. Measured on MiniLM (docs/models.md): 1x16 at one thread
-// about 1.2x faster. Where the kernel refuses (THP "never", no memory to compact, another OS)
-// the arena is ordinary memory and only the speed differs.
+// plain std::vector never has them (the speed it buys: docs/models.md). Where the kernel refuses
+// (THP "never", no memory to compact, another OS) the arena is ordinary memory and only the speed
+// differs.
 //
 // Pieces are carved in order (Take), each at a 64-byte boundary (a cache line: the packed
 // panels' vector loads do not split lines); their pointers stay valid when the arena is moved.
