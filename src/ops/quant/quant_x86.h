@@ -7,7 +7,8 @@
 // vlak_dequantize_f32's floats, special scales included; then c += a * w (fma). Element p of a dot lands in lane
 // p % V of accumulator (p % 32) / V (V lanes per register): one chain per lane in k order, then one
 // sum of the accumulators and one horizontal sum. kRowsW rows of W x kRowsA rows of A per pass
-// (A's 32 values are loaded once per block for the kRowsW rows).
+// (one at m = 1; A's 32 values are loaded once per block for the kRowsW rows); on AVX-512 the
+// rows' fp16 scales are converted together and broadcast from memory.
 // Quantized activations on AVX2 (ActColsAvx2): per block vpmaddubsw of unsigned W bytes against
 // signed A bytes (q4: nibbles 0..15; q8_0: |q_w| against sign(q_a, q_w), ggml's trick: no int16
 // saturation, |pair| <= 2 * 128 * 127), vpmaddwd with ones to int32 lanes, minus offset * (the
