@@ -243,7 +243,9 @@ bool Llama::PackInt8(std::string* error) const {
     }
     const size_t bytes = vlak_matmul_q_packed_size(type, w->rows, w->cols);
     void* dst = arena_.Take(bytes);
-    if (!Status(vlak_matmul_q_pack(type, w->rows, w->cols, rows, w->row_bytes, dst, bytes), "pack", error)) return false;
+    if (!Status(vlak_matmul_q_pack(type, w->rows, w->cols, rows, w->row_bytes, dst, bytes), "pack", error)) {
+      return false;
+    }
     w->packed = dst;
   }
   arena_target_ = static_cast<int>(vlak_active_target());

@@ -114,7 +114,8 @@ OpDef MakeOp(const char* name, unsigned flags) {
   OpDef op = NewOp(name, "BxHxSxD or BxHxSQxSKVxD (e.g. 1x8x512x64, 1x8x1x4096x64)", "S",
                    "4 (q + k + v + o) bytes; 4 D flop per visible (query, key) pair and head");
   op.roofline = "compute";
-  op.check_shape = ShapeRule({4, 5}, "attention shapes are BxHxSxD or BxHxSQxSKVxD (e.g. 1x8x512x64)", [](const std::vector<size_t>& dims) { return dims.back() > 0; });
+  op.check_shape = ShapeRule({4, 5}, "attention shapes are BxHxSxD or BxHxSQxSKVxD (e.g. 1x8x512x64)",
+                             [](const std::vector<size_t>& dims) { return dims.back() > 0; });
   op.elements = [](const Shape& s) {
     const Dims x = DimsOf(s);
     return x.b * x.h * x.sq * x.d;

@@ -70,7 +70,10 @@ void MakeProblem(Problem* p) {
 std::vector<OpDef> LabOps_rope() {
   OpDef op = NewOp("rope", "POSITIONSxROWSxDIM or SEQxBATCHxHEADSxDIM (e.g. 512x16x8x1024)", "dim",
                    "8 bytes/element (read x, write y) + 4/position/dim (cos, sin tables)");
-  op.check_shape = ShapeRule({3, 4}, "rope shapes are POSITIONSxROWSxDIM or SEQxBATCHxHEADSxDIM with DIM even (e.g. 512x16x8x1024)", [](const std::vector<size_t>& dims) { return dims.back() % 2 == 0; });
+  op.check_shape = ShapeRule({3, 4},
+                             "rope shapes are POSITIONSxROWSxDIM or SEQxBATCHxHEADSxDIM with DIM even "
+                             "(e.g. 512x16x8x1024)",
+                             [](const std::vector<size_t>& dims) { return dims.back() % 2 == 0; });
   op.bytes_per_run = [](const Shape& s) {
     const Geometry g = Geo(s);
     return 8.0 * static_cast<double>(s.Elements()) + 4.0 * static_cast<double>(g.positions * g.dim);
