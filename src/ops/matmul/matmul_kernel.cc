@@ -17,7 +17,8 @@
 // scalar 4 x 4; spill-free (ctest rvv.spill_check).
 // Epilogue (vlak_matmul_ex_f32): once a micro-panel's last k block is stored, the activation
 // kernels' BiasActivationRowsF32 of the same target runs on it while it is in L1: c = act(c + bias).
-// Cost per k step of a tile: 1 vector-group load of B, MR scalar loads or broadcasts of A, MR FMAs.
+// Cost per k step of a tile: 1 vector-group load of B, MR scalar loads or broadcasts of A, MR FMAs
+// (x86: and a prefetch per 64 bytes of B, 8 KiB ahead).
 // Blocking and tile measurements, the RVV model's cycles, speed: docs/ops/matmul.md.
 #include <cstddef>
 #include <cstdint>
