@@ -193,6 +193,30 @@ inline size_t Stride(Input& in, size_t rows, size_t cols) {
   return SIZE_MAX - (k & 15);  // one row: any stride is valid, the row is all that is touched
 }
 
+// A row operator's x and y over rows x cols floats, read in this order: the shape (up to max_rows
+// x max_cols), x's stride, then y in place (a byte below 64) or with a stride of its own.
+struct RowsXY {
+  size_t rows, cols, x_stride, y_stride;
+  bool in_place;
+  // A stride below cols or an extent past the address space: the call must refuse it.
+  bool StrideError() const {
+    return x_stride < cols || y_stride < cols || ExtentOverflows(rows, cols, x_stride) ||
+           ExtentOverflows(rows, cols, y_stride);
+  }
+  // The buffers' extents in floats (0 where the stride is short of cols).
+  size_t XElems() const { return x_stride >= cols ? Extent(rows, cols, x_stride) : 0; }
+  size_t YElems() const { return y_stride >= cols ? Extent(rows, cols, y_stride) : 0; }
+};
+inline RowsXY ReadRowsXY(Input& in, size_t max_rows = 6, size_t max_cols = 2100) {
+  RowsXY s{};
+  s.rows = in.Size(max_rows);
+  s.cols = in.Size(max_cols);
+  s.x_stride = Stride(in, s.rows, s.cols);
+  s.in_place = in.Byte() < 64;
+  s.y_stride = s.in_place ? s.x_stride : Stride(in, s.rows, s.cols);
+  return s;
+}
+
 inline constexpr size_t kMaxElems = size_t{1} << 20;
 inline constexpr float kSentinel = -12345.678f;
 

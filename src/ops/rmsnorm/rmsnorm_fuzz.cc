@@ -11,11 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Input in(data, size);
   TargetSweep sweep;
   SetThreads(in);
-  const size_t rows = in.Size(6);
-  const size_t cols = in.Size(2100);
-  const size_t x_stride = Stride(in, rows, cols);
-  const bool in_place = in.Byte() < 64;
-  const size_t y_stride = in_place ? x_stride : Stride(in, rows, cols);
+  const RowsXY s = ReadRowsXY(in);
+  const auto& [rows, cols, x_stride, y_stride, in_place] = s;
   const float eps = DecodeEps(in);
   const bool has_gamma = in.Bool();
   const uint8_t nulls = in.Byte();
@@ -23,10 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const bool empty = rows == 0 || cols == 0;
   const bool expect_error = !(eps >= 0.0f) ||
-                            (!empty && (x_null || y_null || x_stride < cols || y_stride < cols ||
-                                        ExtentOverflows(rows, cols, x_stride) || ExtentOverflows(rows, cols, y_stride)));
-  const size_t xe = x_stride >= cols ? Extent(rows, cols, x_stride) : 0;
-  const size_t ye = y_stride >= cols ? Extent(rows, cols, y_stride) : 0;
+                            (!empty && (x_null || y_null || s.StrideError()));
+  const size_t xe = s.XElems(), ye = s.YElems();
   if (xe > kMaxElems || ye > kMaxElems) return 0;
 
   Buffer x(xe), gamma(has_gamma ? cols : 0);

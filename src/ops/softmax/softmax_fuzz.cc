@@ -29,11 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Input in(data, size);
   TargetSweep sweep;
   SetThreads(in);
-  const size_t rows = in.Size(6);
-  const size_t cols = in.Size(2100);
-  const size_t x_stride = Stride(in, rows, cols);
-  const bool in_place = in.Byte() < 64;
-  const size_t y_stride = in_place ? x_stride : Stride(in, rows, cols);
+  const RowsXY s = ReadRowsXY(in);
+  const auto& [rows, cols, x_stride, y_stride, in_place] = s;
   const uint8_t fb = in.Byte();
   unsigned flags = fb & 0x33;
   if (fb == 0xff) flags |= 0x100u << (in.Byte() & 15);  // an unknown bit
@@ -43,12 +40,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool bad_flags = (flags & ~known) != 0 || (flags & VLAK_SOFTMAX_EXP_MASK) == VLAK_SOFTMAX_EXP_MASK;
   const bool empty = rows == 0 || cols == 0;
   const bool x_null = nulls == 1, y_null = nulls == 2;
-  const bool expect_error = bad_flags || (!empty && (x_null || y_null || x_stride < cols || y_stride < cols ||
-                                                     ExtentOverflows(rows, cols, x_stride) ||
-                                                     ExtentOverflows(rows, cols, y_stride)));
+  const bool expect_error = bad_flags || (!empty && (x_null || y_null || s.StrideError()));
   // Buffers only for extents the harness can hold; others must be refused before any access.
-  const size_t xe = (x_stride >= cols) ? Extent(rows, cols, x_stride) : 0;
-  const size_t ye = (y_stride >= cols) ? Extent(rows, cols, y_stride) : 0;
+  const size_t xe = s.XElems(), ye = s.YElems();
   if (xe > kMaxElems || ye > kMaxElems) return 0;
 
   Buffer x(xe);
