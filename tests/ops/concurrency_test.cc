@@ -20,11 +20,7 @@
 
 namespace {
 
-using vlak_test::ConcurrencyInputs;
-using vlak_test::ConcurrencyJob;
-using vlak_test::ConcurrencyJobsRegistry;
-using vlak_test::Normal;
-using vlak_test::SameBits;
+using namespace vlak_test;
 
 // The operator folders in src/ops/, each registering its jobs: fewer registrations means one was
 // lost (its test file out of the glob, its VLAK_CONCURRENCY_JOBS removed) and its jobs with it.

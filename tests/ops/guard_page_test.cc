@@ -13,9 +13,7 @@
 
 namespace {
 
-using vlak_test::ForEachTarget;
-using vlak_test::GuardedFloats;
-using vlak_test::MaxLength;
+using namespace vlak_test;
 
 TEST(GuardPages, Exp) {
   ForEachTarget([] {

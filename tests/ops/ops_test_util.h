@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@
 #include "vlak/vlak.h"
 
 namespace vlak_test {
+
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // Runs fn once per supported target with that target forced; restores the default after.
 // On RISC-V with V the scalar target is left to the rv64gc build, which tests it once: its results

@@ -20,7 +20,7 @@
 namespace {
 
 using vlak::ParallelPlan;
-using vlak_test::Normal;
+using namespace vlak_test;
 bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && vlak_test::SameBits(a.data(), b.data(), a.size());
 }

@@ -25,12 +25,8 @@ namespace {
 
 using vlak::ActivationReferenceF64;
 using vlak::ActivationUlps;
-using vlak_test::ForEachTarget;
-using vlak_test::kSentinel;
-using vlak_test::Normal;
-using vlak_test::SameBits;
+using namespace vlak_test;
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr double kBound = 2.0;     // vlak.h: activations
 constexpr double kGluBound = 3.0;  // vlak.h: glu
 constexpr double kFastBound = 4.0;     // vlak.h: VLAK_ACT_FAST, also in units of 2^-149 below FLT_MIN

@@ -17,15 +17,7 @@
 
 namespace {
 
-using vlak_test::ForEachTarget;
-using vlak_test::GuardedFloats;
-using vlak_test::kSentinel;
-using vlak_test::MaxLength;
-using vlak_test::Normal;
-using vlak_test::SameBits;
-
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using namespace vlak_test;
 
 enum class Norm { kLayer, kRms };
 

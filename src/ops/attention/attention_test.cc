@@ -19,14 +19,8 @@
 
 namespace {
 
-using vlak_test::ForEachTarget;
-using vlak_test::GuardedFloats;
-using vlak_test::kSentinel;
-using vlak_test::Normal;
-using vlak_test::SameBits;
+using namespace vlak_test;
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr double kU = 1.0 / (1 << 24);
 
 // The worst error seen, as a fraction of the bound (printed by the last test).

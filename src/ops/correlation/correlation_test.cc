@@ -15,8 +15,7 @@
 
 namespace {
 
-using vlak_test::GuardedInts;
-using vlak_test::ScopedThreads;
+using namespace vlak_test;
 
 // Every target with its generic kernel, then the x86 specialisations where the CPU runs them: the
 // avx2 target's vpmaddwd kernel and the avx512 target's VNNI kernel.

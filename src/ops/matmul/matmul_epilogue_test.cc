@@ -23,12 +23,9 @@
 
 namespace {
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kSentinel = -12345.5f;
 
-using vlak_test::ExpectSameBitsNanAny;
-using vlak_test::ForEachTarget;
+using namespace vlak_test;
 
 // The activations of the epilogue: every op of vlak_activation_f32, both tiers, and none (-1).
 constexpr int kNone = -1;

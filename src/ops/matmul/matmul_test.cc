@@ -21,14 +21,9 @@
 
 namespace {
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kSentinel = -12345.5f;  // in the gaps between rows of C: must survive every call
 
-using vlak_test::ExpectSameBitsNanAny;
-using vlak_test::ForEachTarget;
-using vlak_test::GuardedFloats;
-using vlak_test::MaxLength;
+using namespace vlak_test;
 
 uint32_t Bits(float x) {
   uint32_t u;

@@ -19,12 +19,7 @@
 
 namespace {
 
-using vlak_test::ForEachTarget;
-using vlak_test::GuardedBytes;
-using vlak_test::GuardedFloats;
-using vlak_test::kSentinel;
-using vlak_test::Normal;
-using vlak_test::SameBits;
+using namespace vlak_test;
 
 constexpr vlak_qtype kTypes[] = {VLAK_Q8_0, VLAK_Q4_0, VLAK_Q4_1};
 

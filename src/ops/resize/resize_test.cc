@@ -18,10 +18,7 @@
 
 namespace {
 
-using vlak_test::ForEachTarget;
-using vlak_test::GuardedBytes;
-using vlak_test::MaxLength;
-using vlak_test::ScopedThreads;
+using namespace vlak_test;
 
 // floor(a / b) for b > 0, a of any sign.
 int64_t FloorDiv(int64_t a, int64_t b) {

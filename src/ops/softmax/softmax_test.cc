@@ -17,12 +17,8 @@
 
 namespace {
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-using vlak_test::ForEachTarget;
-using vlak_test::GuardedFloats;
-using vlak_test::MaxLength;
+using namespace vlak_test;
 
 enum class Dist { kUniform100, kNormal5, kHugeRange };
 const char* DistName(Dist d) {

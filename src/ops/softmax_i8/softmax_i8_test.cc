@@ -28,9 +28,7 @@
 
 namespace {
 
-using vlak_test::ForEachTarget;
-using vlak_test::GuardedFloats;
-using vlak_test::MaxLength;
+using namespace vlak_test;
 
 namespace tfl = vlak_test::tfl;
 using tfl::Float64;

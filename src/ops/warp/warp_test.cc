@@ -15,8 +15,7 @@
 
 namespace {
 
-using vlak_test::GuardedInts;
-using vlak_test::ScopedThreads;
+using namespace vlak_test;
 
 // Every target with its generic kernel, then the avx2 target with its gather-free kernel for rows
 // of small displacements (warp_avx2window.cc) where the CPU runs avx2.
