@@ -188,6 +188,15 @@ std::string OpNames() {
   return s;
 }
 
+ImplDef LibraryImpl(std::string name, std::string description, std::function<std::string()> unavailable) {
+  ImplDef d;
+  d.name = std::move(name);
+  d.kind = "library";
+  d.description = std::move(description);
+  d.unavailable = std::move(unavailable);
+  return d;
+}
+
 OpDef NewOp(std::string name, std::string shape_syntax, std::string size_label, std::string bytes_formula) {
   OpDef op;
   op.name = std::move(name);

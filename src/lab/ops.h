@@ -224,4 +224,7 @@ using PlainRun = std::function<bool(const Problem&, Outputs&, int threads)>;
 ImplDef PlainImpl(const std::string& name, const std::string& kind, const std::string& what,
                   std::function<std::string()> missing, PlainRun run);
 
+// A library's row (kind "library"): the fields every one sets first; the caller adds prepare.
+ImplDef LibraryImpl(std::string name, std::string description, std::function<std::string()> unavailable);
+
 }  // namespace vlak::lab

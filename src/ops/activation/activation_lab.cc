@@ -63,11 +63,8 @@ std::string UlpBoundText(double b) {
 // XNNPACK's f32 sigmoid (its own ISA choice), the only activation of these in Debian's XNNPACK
 // (libxnnpack-dev 0.0~git20220216: xnn_create_sigmoid_nc_f32; no f32 tanh, gelu, silu, softplus).
 ImplDef XnnpackSigmoid() {
-  ImplDef d;
-  d.name = "xnnpack";
-  d.kind = "library";
-  d.description = "XNNPACK xnn_create_sigmoid_nc_f32 (its own ISA choice), pthreadpool threads";
-  d.unavailable = XnnpackMissing;
+  ImplDef d = LibraryImpl("xnnpack", "XNNPACK xnn_create_sigmoid_nc_f32 (its own ISA choice), pthreadpool threads",
+                          XnnpackMissing);
   d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     Prepared pr;
 #if defined(VLAK_LAB_HAVE_XNNPACK)

@@ -54,11 +54,8 @@ ImplDef VlakExpImpl(vlak_exp_variant v, int target) {
 }
 
 ImplDef OnednnExpImpl() {
-  ImplDef d;
-  d.name = "onednn";
-  d.kind = "library";
-  d.description = "oneDNN eltwise_forward eltwise_exp (its own ISA choice), OpenMP threads";
-  d.unavailable = OnednnMissing;
+  ImplDef d = LibraryImpl("onednn",
+                          "oneDNN eltwise_forward eltwise_exp (its own ISA choice), OpenMP threads", OnednnMissing);
   d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     return OnednnPrepared(OnednnOp::kExp, {static_cast<long>(p.In(0).Elements())}, p.In(0).F32(), out[0].F32(), threads, err);
   };

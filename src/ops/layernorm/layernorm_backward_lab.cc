@@ -152,11 +152,9 @@ std::vector<OpDef> LabOps_layernorm_backward() {
     };
     op.impls.push_back(d);
   }
-  ImplDef dnnl;
-  dnnl.name = "onednn";
-  dnnl.kind = "library";
-  dnnl.description = "oneDNN layer_normalization_backward, prop backward, scale and shift gradients, OpenMP threads";
-  dnnl.unavailable = OnednnMissing;
+  ImplDef dnnl = LibraryImpl("onednn",
+                             "oneDNN layer_normalization_backward, prop backward, scale and shift gradients, OpenMP "
+                             "threads", OnednnMissing);
   dnnl.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     return OnednnLayernormBackward(RowsOf(p), ColsOf(p), p.In(kDy).F32(), p.In(kX).F32(), p.In(kGamma).F32(),
                                    p.In(kMean).F32(), p.In(kRstd).F32(), kEps, out[kDx].F32(), out[kDgamma].F32(),

@@ -73,11 +73,9 @@ std::vector<OpDef> LabOps_layernorm() {
       });
     }));
   }
-  ImplDef dnnl;
-  dnnl.name = "onednn";
-  dnnl.kind = "library";
-  dnnl.description = "oneDNN layer_normalization_forward, inference, scale and shift (its own ISA choice), OpenMP threads";
-  dnnl.unavailable = OnednnMissing;
+  ImplDef dnnl = LibraryImpl("onednn",
+                             "oneDNN layer_normalization_forward, inference, scale and shift (its own ISA choice), "
+                             "OpenMP threads", OnednnMissing);
   dnnl.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     return OnednnLayernormForward(RowsOf(p), ColsOf(p), p.In(0).F32(), p.In(1).F32(), p.In(2).F32(), kEps, out[0].F32(),
                                   threads, err);

@@ -142,12 +142,10 @@ OpDef LinearOp(bool gelu) {
                                     VLAK_MATMUL_ACCUMULATE, &e) == VLAK_OK;
         });
       }));
-  ImplDef dnnl;
-  dnnl.name = "onednn";
-  dnnl.kind = "library";
-  dnnl.description = gelu ? "oneDNN matmul primitive, W^T by strides, bias, post-op eltwise_gelu_erf; OpenMP threads"
-                          : "oneDNN matmul primitive, W^T by strides, bias; OpenMP threads";
-  dnnl.unavailable = OnednnMissing;
+  ImplDef dnnl = LibraryImpl("onednn",
+                             gelu ? "oneDNN matmul primitive, W^T by strides, bias, post-op eltwise_gelu_erf; OpenMP threads"
+                                  : "oneDNN matmul primitive, W^T by strides, bias; OpenMP threads",
+                             OnednnMissing);
   dnnl.prepare = [gelu](const Problem& p, Outputs& out, int threads, std::string* err) {
     return OnednnLinear(M(p), N(p), K(p), p.In(0).F32(), p.In(1).F32(), p.In(2).F32(), gelu, out[0].F32(), threads,
                         err);

@@ -104,11 +104,7 @@ std::vector<OpDef> LabOps_matmul() {
                                 OpenblasMissing, OpenblasSgemm));
   op.impls.push_back(MatmulImpl("eigen", "Eigen 3 Map<RowMajor> c.noalias() = a * b, -march=native, Eigen::setNbThreads",
                                 EigenMissing, EigenMatmul));
-  ImplDef dnnl;
-  dnnl.name = "onednn";
-  dnnl.kind = "library";
-  dnnl.description = "oneDNN matmul primitive (its own ISA choice), OpenMP threads";
-  dnnl.unavailable = OnednnMissing;
+  ImplDef dnnl = LibraryImpl("onednn", "oneDNN matmul primitive (its own ISA choice), OpenMP threads", OnednnMissing);
   dnnl.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     return OnednnMatmul(M(p), N(p), K(p), p.In(0).F32(), p.In(1).F32(), out[0].F32(), threads, err);
   };

@@ -149,11 +149,9 @@ OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
     // ggml's own CPU kernels, prepared as llama.cpp's loader places a weight (repacked, or AMX
     // where the CPU has it) with the graph and ggml's thread pool made once; a run copies A in,
     // computes, and copies C out. ggml's arithmetic is this operator's (A quantized per block).
-    ImplDef ggml;
-    ggml.name = "ggml";
-    ggml.kind = "library";
-    ggml.description = "ggml_mul_mat on ggml's CPU backend, weights placed as llama.cpp does (" + GgmlVersion() + ")";
-    ggml.unavailable = [] { return GgmlMissing(); };
+    ImplDef ggml = LibraryImpl(
+        "ggml", "ggml_mul_mat on ggml's CPU backend, weights placed as llama.cpp does (" + GgmlVersion() + ")",
+        [] { return GgmlMissing(); });
     ggml.prepare = [t](const Problem& p, Outputs& out, int threads, std::string* err) {
       Prepared pr;
       std::shared_ptr<GgmlMatmul> g =
@@ -169,11 +167,8 @@ OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
     };
     op.impls.push_back(ggml);
   }
-  ImplDef xnn;
-  xnn.name = "xnnpack";
-  xnn.kind = "library";
-  xnn.description = "XNNPACK qd8-f32-qc4w / qc8w fully connected";
-  xnn.unavailable = [] { return std::string("not in Debian's XNNPACK (no qd8-f32-qc4w/qc8w operators)"); };
+  ImplDef xnn = LibraryImpl("xnnpack", "XNNPACK qd8-f32-qc4w / qc8w fully connected",
+                            [] { return std::string("not in Debian's XNNPACK (no qd8-f32-qc4w/qc8w operators)"); });
   op.impls.push_back(xnn);
   return op;
 }

@@ -175,14 +175,11 @@ ImplDef OpencvImpl() {
 }
 
 ImplDef XnnpackResizeImpl() {
-  ImplDef d;
-  d.name = "xnnpack";
-  d.kind = "library";
-  d.description =
-      "XNNPACK xnn_create_resize_bilinear2d_nhwc_u8, TensorFlow legacy mode (asymmetric, 11-bit weights); the C "
-      "planes as a batch of C one-channel NHWC images; pthreadpool threads";
+  ImplDef d = LibraryImpl("xnnpack",
+                          "XNNPACK xnn_create_resize_bilinear2d_nhwc_u8, TensorFlow legacy mode (asymmetric, 11-bit "
+                          "weights); the C planes as a batch of C one-channel NHWC images; pthreadpool threads",
+                          XnnpackMissing);
   d.bound = 1;
-  d.unavailable = XnnpackMissing;
   d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     Prepared pr;
 #if defined(VLAK_LAB_HAVE_XNNPACK)

@@ -100,11 +100,8 @@ bool NaiveRows(const float* x, float* y, size_t rows, size_t cols) {
 }
 
 ImplDef XnnpackImpl() {
-  ImplDef d;
-  d.name = "xnnpack";
-  d.kind = "library";
-  d.description = "XNNPACK xnn_create_softmax_nc_f32 (its own ISA choice), pthreadpool threads";
-  d.unavailable = XnnpackMissing;
+  ImplDef d = LibraryImpl("xnnpack", "XNNPACK xnn_create_softmax_nc_f32 (its own ISA choice), pthreadpool threads",
+                          XnnpackMissing);
   d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     Prepared pr;
 #if defined(VLAK_LAB_HAVE_XNNPACK)
@@ -123,11 +120,7 @@ ImplDef XnnpackImpl() {
 }
 
 ImplDef OnednnImpl() {
-  ImplDef d;
-  d.name = "onednn";
-  d.kind = "library";
-  d.description = "oneDNN softmax_forward (its own ISA choice), OpenMP threads";
-  d.unavailable = OnednnMissing;
+  ImplDef d = LibraryImpl("onednn", "oneDNN softmax_forward (its own ISA choice), OpenMP threads", OnednnMissing);
   d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     return OnednnPrepared(OnednnOp::kSoftmaxLastAxis, {static_cast<long>(Rows(p)), static_cast<long>(Cols(p))},
                           p.In(0).F32(), out[0].F32(), threads, err);

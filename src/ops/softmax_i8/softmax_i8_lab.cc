@@ -48,11 +48,9 @@ Accuracy U8Accuracy(const Problem& p, const Outputs& out, double bound) {
 }
 
 ImplDef XnnpackQu8() {
-  ImplDef d;
-  d.name = "xnnpack";
-  d.kind = "library";
-  d.description = "XNNPACK xnn_create_softmax_nc_qu8 (input scale 1/16, output scale 1/256, zp 0), 1 thread or pthreadpool";
-  d.unavailable = XnnpackMissing;
+  ImplDef d = LibraryImpl("xnnpack",
+                          "XNNPACK xnn_create_softmax_nc_qu8 (input scale 1/16, output scale 1/256, zp 0), 1 thread "
+                          "or pthreadpool", XnnpackMissing);
   d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     Prepared pr;
 #if defined(VLAK_LAB_HAVE_XNNPACK)

@@ -189,12 +189,10 @@ std::vector<OpDef> LabOps_warp() {
     d.bound = 0.0;
     op.impls.push_back(std::move(d));
   }
-  ImplDef cv;
-  cv.name = "opencv";
-  cv.kind = "library";
-  cv.description = "cv::remap INTER_LINEAR, horizontal map, u8 with a 128 bias (no CV_8S); 15-bit weights, "
-                   "rounded: within 1 LSB of vlak.h's floor";
-  cv.unavailable = [] { return OpencvMissing(); };
+  ImplDef cv = LibraryImpl("opencv",
+                           "cv::remap INTER_LINEAR, horizontal map, u8 with a 128 bias (no CV_8S); 15-bit weights, "
+                           "rounded: within 1 LSB of vlak.h's floor",
+                           [] { return OpencvMissing(); });
   cv.bound = 1.0;
 #if defined(VLAK_LAB_HAVE_OPENCV)
   cv.prepare = OpencvWarp;
