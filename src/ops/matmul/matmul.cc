@@ -307,13 +307,15 @@ static_assert(sizeof(PackedHeader) <= kPackedHeaderBytes, "header fits");
 
 }  // namespace
 
-size_t MatmulPackedBytes(size_t k, size_t n) {
-  const MatmulShape shape = Dispatch(kMatmulShape)(n);
+// Bytes of B packed with `shape` (header included), 0 when that overflows.
+size_t PackedBytesFor(size_t k, size_t n, const MatmulShape& shape) {
   const size_t floats = PackedFloats(k, n, shape);
   if (floats == 0 && k != 0 && n != 0) return 0;
   if (floats > (SIZE_MAX - kPackedHeaderBytes) / sizeof(float)) return 0;
   return kPackedHeaderBytes + floats * sizeof(float);
 }
+
+size_t MatmulPackedBytes(size_t k, size_t n) { return PackedBytesFor(k, n, Dispatch(kMatmulShape)(n)); }
 
 vlak_status MatmulPackB(size_t k, size_t n, const float* b, size_t ldb, unsigned flags, void* packed,
                         size_t packed_bytes) {
@@ -323,11 +325,13 @@ vlak_status MatmulPackB(size_t k, size_t n, const float* b, size_t ldb, unsigned
   if (k != 0 && n != 0 && ldb < (trans ? k : n)) return VLAK_ERROR_INVALID_ARGUMENT;
   if (!(trans ? Fits(n, k, ldb) : Fits(k, n, ldb))) return VLAK_ERROR_OVERFLOW;
   if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
-  const size_t need = MatmulPackedBytes(k, n);
-  if (need == 0) return VLAK_ERROR_OVERFLOW;
-  if (packed_bytes < need) return VLAK_ERROR_INVALID_ARGUMENT;
+  // The target read once: the size checked, the panels written and the header agree even when
+  // another thread changes the active target meanwhile.
   const Target target = ActiveTarget();
   const MatmulShape shape = Dispatch(kMatmulShape, target)(n);
+  const size_t need = PackedBytesFor(k, n, shape);
+  if (need == 0) return VLAK_ERROR_OVERFLOW;
+  if (packed_bytes < need) return VLAK_ERROR_INVALID_ARGUMENT;
   const MatmulArgs g{0, n, k, nullptr, 0, b, ldb, nullptr, 0, trans, false};
   float* const panels = reinterpret_cast<float*>(static_cast<char*>(packed) + kPackedHeaderBytes);
   if (k != 0 && n != 0) PackAllB(g, shape, NumThreads(), target, panels);

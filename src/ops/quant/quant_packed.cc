@@ -72,12 +72,14 @@ void UnpackGroupRow(int t, size_t k, const uint8_t* src, size_t row, size_t grou
 
 }  // namespace vlak
 
-extern "C" size_t vlak_matmul_q_packed_size(vlak_qtype wtype, size_t n, size_t k) {
-  using namespace vlak;
+namespace vlak {
+namespace {
+
+// Bytes of W packed in layout `lay`: the header, then n rows rounded up to its group (none for
+// the rows layout); 0 when wtype or k is invalid or the size overflows.
+size_t PackedSizeFor(const Layout& lay, vlak_qtype wtype, size_t n, size_t k) {
   const size_t rb = vlak_qtype_row_bytes(wtype, k);
   if (QBlockBytes(wtype) == 0 || k % kQBlock != 0 || (rb == 0 && k != 0)) return 0;
-  // Rows rounded up to the active target's group (none for the rows layout).
-  const Layout lay = TargetError() == VLAK_OK ? LayoutFor(ActiveTarget()) : Layout{kLayoutRows, 0, 0};
   const size_t round = lay.group > 0 ? lay.group : 1;
   if (n > SIZE_MAX - round) return 0;
   const size_t rows = (n + round - 1) / round * round;
@@ -85,11 +87,25 @@ extern "C" size_t vlak_matmul_q_packed_size(vlak_qtype wtype, size_t n, size_t k
   return kQPackedHeaderBytes + rows * rb;
 }
 
+}  // namespace
+}  // namespace vlak
+
+extern "C" size_t vlak_matmul_q_packed_size(vlak_qtype wtype, size_t n, size_t k) {
+  using namespace vlak;
+  const Layout lay = TargetError() == VLAK_OK ? LayoutFor(ActiveTarget()) : Layout{kLayoutRows, 0, 0};
+  return PackedSizeFor(lay, wtype, n, k);
+}
+
 extern "C" vlak_status vlak_matmul_q_pack(vlak_qtype wtype, size_t n, size_t k, const void* w, size_t w_stride_bytes,
                                           void* packed, size_t packed_bytes) {
   using namespace vlak;
   if (QBlockBytes(wtype) == 0 || k % kQBlock != 0) return VLAK_ERROR_INVALID_ARGUMENT;
-  const size_t size = vlak_matmul_q_packed_size(wtype, n, k);
+  // The target and its layout read once: the size checked, the bytes written and the header agree
+  // even when another thread changes the active target (or the VNNI setting) meanwhile.
+  const bool target_ok = TargetError() == VLAK_OK;
+  const Target target = ActiveTarget();
+  const Layout lay = target_ok ? LayoutFor(target) : Layout{kLayoutRows, 0, 0};
+  const size_t size = PackedSizeFor(lay, wtype, n, k);
   if (size == 0) return VLAK_ERROR_OVERFLOW;
   if (packed == nullptr || (n != 0 && k != 0 && w == nullptr)) return VLAK_ERROR_NULL_POINTER;
   const size_t rb = vlak_qtype_row_bytes(wtype, k);
@@ -98,9 +114,7 @@ extern "C" vlak_status vlak_matmul_q_pack(vlak_qtype wtype, size_t n, size_t k, 
     if (n - 1 > (SIZE_MAX - rb) / w_stride_bytes) return VLAK_ERROR_OVERFLOW;
   }
   if (packed_bytes < size) return VLAK_ERROR_INVALID_ARGUMENT;
-  if (const vlak_status e = TargetError(); e != VLAK_OK) return e;
-  const Target target = ActiveTarget();
-  const Layout lay = LayoutFor(target);
+  if (!target_ok) return TargetError();
   QPackedHeader h{kQPackedMagic, static_cast<uint32_t>(target), lay.id, static_cast<uint32_t>(wtype),
                   static_cast<uint32_t>(lay.group), n, k};
   uint8_t* const out = static_cast<uint8_t*>(packed);
