@@ -102,9 +102,9 @@ extern "C" vlak_status vlak_matmul_q_pack(vlak_qtype wtype, size_t n, size_t k, 
   if (QBlockBytes(wtype) == 0 || k % kQBlock != 0) return VLAK_ERROR_INVALID_ARGUMENT;
   // The target and its layout read once: the size checked, the bytes written and the header agree
   // even when another thread changes the active target (or the VNNI setting) meanwhile.
-  const bool target_ok = TargetError() == VLAK_OK;
+  const vlak_status target_error = TargetError();
   const Target target = ActiveTarget();
-  const Layout lay = target_ok ? LayoutFor(target) : Layout{kLayoutRows, 0, 0};
+  const Layout lay = target_error == VLAK_OK ? LayoutFor(target) : Layout{kLayoutRows, 0, 0};
   const size_t size = PackedSizeFor(lay, wtype, n, k);
   if (size == 0) return VLAK_ERROR_OVERFLOW;
   if (packed == nullptr || (n != 0 && k != 0 && w == nullptr)) return VLAK_ERROR_NULL_POINTER;
@@ -114,7 +114,7 @@ extern "C" vlak_status vlak_matmul_q_pack(vlak_qtype wtype, size_t n, size_t k, 
     if (n - 1 > (SIZE_MAX - rb) / w_stride_bytes) return VLAK_ERROR_OVERFLOW;
   }
   if (packed_bytes < size) return VLAK_ERROR_INVALID_ARGUMENT;
-  if (!target_ok) return TargetError();
+  if (target_error != VLAK_OK) return target_error;
   QPackedHeader h{kQPackedMagic, static_cast<uint32_t>(target), lay.id, static_cast<uint32_t>(wtype),
                   static_cast<uint32_t>(lay.group), n, k};
   uint8_t* const out = static_cast<uint8_t*>(packed);
