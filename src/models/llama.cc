@@ -219,18 +219,20 @@ std::vector<const Llama::Matrix*> Llama::Int8Matrices() const {
 
 bool Llama::PackInt8(std::string* error) const {
   const std::vector<const Matrix*> list = Int8Matrices();
+  std::vector<size_t> sizes(list.size());
   size_t total = 0;
-  for (const Matrix* w : list) {
-    const size_t bytes = vlak_matmul_q_packed_size(static_cast<vlak_qtype>(w->type), w->rows, w->cols);
-    const size_t piece = WeightArena::PieceBytes(bytes);
-    if (bytes == 0 || piece > SIZE_MAX - total) return Fail(error, "packing weights: the sizes overflow");
+  for (size_t i = 0; i < list.size(); ++i) {
+    sizes[i] = vlak_matmul_q_packed_size(static_cast<vlak_qtype>(list[i]->type), list[i]->rows, list[i]->cols);
+    const size_t piece = WeightArena::PieceBytes(sizes[i]);
+    if (sizes[i] == 0 || piece > SIZE_MAX - total) return Fail(error, "packing weights: the sizes overflow");
     total += piece;
   }
   arena_target_ = -1;
   for (const Matrix* w : list) w->packed = nullptr;
   if (!arena_.Reserve(total)) return Fail(error, "packing weights: out of memory");
   std::vector<uint8_t> joined;  // a fused matrix: its parts' rows one after the other
-  for (const Matrix* w : list) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Matrix* w = list[i];
     const auto type = static_cast<vlak_qtype>(w->type);
     const void* rows = w->data;
     if (!w->parts.empty()) {
@@ -241,9 +243,8 @@ bool Llama::PackInt8(std::string* error) const {
       }
       rows = joined.data();
     }
-    const size_t bytes = vlak_matmul_q_packed_size(type, w->rows, w->cols);
-    void* dst = arena_.Take(bytes);
-    if (!Status(vlak_matmul_q_pack(type, w->rows, w->cols, rows, w->row_bytes, dst, bytes), "pack", error)) {
+    void* dst = arena_.Take(sizes[i]);
+    if (!Status(vlak_matmul_q_pack(type, w->rows, w->cols, rows, w->row_bytes, dst, sizes[i]), "pack", error)) {
       return false;
     }
     w->packed = dst;
