@@ -17,11 +17,14 @@
 // scalar 4 x 4; spill-free (ctest rvv.spill_check).
 // Epilogue (vlak_matmul_ex_f32): once a micro-panel's last k block is stored, the activation
 // kernels' BiasActivationRowsF32 of the same target runs on it while it is in L1: c = act(c + bias).
+// B prepacked (vlak_matmul_packed_f32, the threaded path's shared B): panel-outer over groups of
+// row tiles instead (PackedRows), each row tile prefetching its share of the next panel.
 // Cost per k step of a tile: 1 vector-group load of B, MR scalar loads or broadcasts of A, MR FMAs
-// (x86: and a prefetch per 64 bytes of B, 8 KiB ahead).
+// (x86: and a few line prefetches per 4 steps).
 // Blocking and tile measurements, the RVV model's cycles, speed: docs/ops/matmul.md.
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -86,25 +89,43 @@ using DFNarrow = Simd<float, kNarrowPow2>;
 constexpr size_t kKc = 256;
 constexpr size_t kBlockFloats = size_t{1} << 18;
 
-// x86: each k step prefetches the B panel's line 8 KiB ahead (into the next panel near a
-// panel's end). At decode-like m the first row tile reads a prepacked B from memory, 256 bytes
-// per 24 FMAs, faster than the hardware prefetchers run ahead; 8 KiB is about 32 k steps of the
-// 6 x 64 tile, more than a DRAM latency (docs/ops/matmul.md). RVV's in-order loop has its own
-// pipelining and keeps its instruction count.
+// x86 prefetches B in software: one stream per Panel call, kPf prefetches per 4 k steps at pf,
+// pf + pf_stride, ... (a count fixed at compile time, so the loop body stays straight-line and
+// scripts/x86-cycles models it). RVV's in-order loop has its own pipelining and keeps its
+// instruction count:
+// - Block (B just packed, in L2): the panel's own lines 8 KiB ahead, one per 64 bytes of B read.
+// - The prepacked path (MatmulPackedRowsF32) runs panel-outer: each row tile of a panel fetches
+//   its share of the next panel into L2, so a B read from memory (a model's weights, cold after
+//   the other layers ran) arrives while the panel's row tiles compute, instead of in the first
+//   row tile's pass, which at 256 bytes per 24 FMAs runs at memory speed (docs/ops/matmul.md).
+//   One prefetch per 4 k steps covers a share when a panel has 16 row tiles or more; fewer take
+//   the dense count, as Block's (repeats of a line cost load-port slots: 8 x 128 tokens ran 0.92x
+//   with the dense count everywhere).
 #if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
-constexpr size_t kPrefetchFloats = 8192 / sizeof(float);
+constexpr bool kPrefetch = true;
 #else
-constexpr size_t kPrefetchFloats = 0;
+constexpr bool kPrefetch = false;
 #endif
+constexpr size_t kPrefetchAheadFloats = 8192 / sizeof(float);
+constexpr size_t kLineFloats = 64 / sizeof(float);
+constexpr size_t kPackedRowsABytes = size_t{128} << 10;
+// Prefetches per 4 k steps, dense: one per 64 bytes of B read (at least one).
+template <class D>
+constexpr size_t PfDense(D d) {
+  return 4 * MaxLanes(d) / kLineFloats > 0 ? 4 * MaxLanes(d) / kLineFloats : 1;
+}
+constexpr size_t kPackedRowsSparseTiles = 16;
 
 #define VLAK_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 static_assert(kMR <= 16 && kNarrowMR <= 16, "VLAK_MM_ROWS covers 16 rows");
 
 // One row micro-panel of C (rows <= kMR rows from c, ncols columns) against the packed B block
 // (panels of Lanes(d) columns, kc deep). Out of line: one call per micro-panel and kc block.
-template <size_t kMR_, class D>
+// x86: every 4 k steps (the unrolled loop's), kPf prefetches (kL2: into L2) pf_stride floats apart
+// from pf, then pf moves past them. Prefetches never fault, so pf may run past the end of B.
+template <size_t kMR_, bool kL2, size_t kPf, class D>
 [[gnu::noinline]] void Panel(D d, size_t kc, const float* a, size_t lda, size_t rows, const float* pb,
-                             size_t ncols, float* c, size_t ldc, bool load_c) {
+                             size_t ncols, float* c, size_t ldc, bool load_c, const float* pf, size_t pf_stride) {
   const size_t nr = Lanes(d);
   // Rows past the end read row 0 again (computed, never stored): no padding copy of A.
 #define VLAK_MM_APTR(i) [[maybe_unused]] const float* const a##i = a + (i < rows ? i : 0) * lda;
@@ -163,10 +184,11 @@ template <size_t kMR_, class D>
       // Unrolled by 4 (the order per accumulator stays p = 1, 2, ...): on RVV the row pointers'
       // increments and the branch are paid once per 4 steps.
       for (; p + 4 <= kc;) {
+        if constexpr (kPrefetch) {
+          for (size_t q = 0; q < kPf; ++q) __builtin_prefetch(pf + q * pf_stride, 0, kL2 ? 2 : 3);
+          pf += kPf * pf_stride;
+        }
         for (int u = 0; u < 4; ++u, ++p, b += nr) {
-          if constexpr (kPrefetchFloats > 0) {
-            for (size_t q = 0; q < nr; q += 16) __builtin_prefetch(b + kPrefetchFloats + q);
-          }
           const VFromD<D> bv = LoadU(d, b);
           VLAK_MM_ROWS(VLAK_MM_FMA)
         }
@@ -241,7 +263,9 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
       const bool last = pc + kc == g.k;
       for (size_t i = i0; i < i1; i += kMR_) {
         const size_t rows = i1 - i < kMR_ ? i1 - i : kMR_;
-        Panel<kMR_>(d, kc, g.a + i * g.lda + pc, g.lda, rows, scratch, ncur, g.c + i * g.ldc + jc, g.ldc, load_c);
+        Panel<kMR_, false, PfDense(D())>(d, kc, g.a + i * g.lda + pc, g.lda, rows, scratch, ncur,
+                                         g.c + i * g.ldc + jc, g.ldc, load_c, scratch + kPrefetchAheadFloats,
+                                         4 * Lanes(d) / PfDense(d));
         if (last) Epilogue(g, g.c + i * g.ldc + jc, rows, jc, ncur);
       }
     }
@@ -482,21 +506,54 @@ void MatmulPackBF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc, size
 }
 
 // C[i0:i1, j0:j0 + ncols] += the kc block at pc, from panels packed by MatmulPackBF32 (the
-// chain continues from C when pc > 0 or with ACCUMULATE): a kc step of Block's loop.
+// chain continues from C when pc > 0 or with ACCUMULATE): a kc step of Block's loop, panel-outer
+// (each panel's row tiles in turn, the epilogue on each tile), so that the row tiles of one panel
+// prefetch the next one between them (kPrefetch above). The packed B is one stream in the order
+// one thread reads it (column blocks, then k blocks, then panels: matmul.cc's BlockBase), so the
+// next panel is the one that follows in memory, the next call's first after the last.
+template <size_t kMR_, class D>
+void PackedRows(D d, const MatmulArgs& g, size_t pc, size_t kc, const float* packed, size_t j0, size_t ncols,
+                size_t i0, size_t i1) {
+  const size_t nr = Lanes(d);
+  const bool load_c = g.accumulate || pc > 0;
+  const bool last = pc + kc == g.k;
+  // Rows in groups whose A block (rows x kc floats, at most kPackedRowsABytes) stays in L2 beside
+  // the B block while the panels pass over it (BLIS's mc).
+  const size_t group_rows = std::max<size_t>(1, kPackedRowsABytes / sizeof(float) / kc / kMR_) * kMR_;
+  for (size_t ig = i0; ig < i1; ig += group_rows) {
+    const size_t ig1 = i1 - ig < group_rows ? i1 : ig + group_rows;
+    const size_t tiles = (ig1 - ig + kMR_ - 1) / kMR_;
+    // Each row tile's share of the next panel, spread over its unrolled groups of 4 k steps
+    // (which start at step 1), kPf prefetches each, pf_stride floats apart (below a line: some
+    // lines twice).
+    const bool sparse = tiles >= kPackedRowsSparseTiles;
+    const size_t groups = kc > 4 ? (kc - 1) / 4 : 1;
+    const size_t share = (kc * nr + tiles - 1) / tiles;
+    const size_t per_group = groups * (sparse ? 1 : PfDense(d));
+    const size_t pf_stride = std::max<size_t>(1, (share + per_group - 1) / per_group);
+    for (size_t j = 0; j < ncols; j += nr) {
+      const size_t cols = ncols - j < nr ? ncols - j : nr;
+      const float* const panel = packed + j * kc;
+      for (size_t t = 0, i = ig; i < ig1; ++t, i += kMR_) {
+        const size_t rows = ig1 - i < kMR_ ? ig1 - i : kMR_;
+        float* const c = g.c + i * g.ldc + j0 + j;
+        const float* const a = g.a + i * g.lda + pc;
+        const float* const pf = panel + kc * nr + t * share;
+        if (sparse) {
+          Panel<kMR_, true, 1>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride);
+        } else {
+          Panel<kMR_, true, PfDense(D())>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride);
+        }
+        if (last) Epilogue(g, c, rows, j0 + j, cols);
+      }
+    }
+  }
+}
+
 void MatmulPackedRowsF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc, const float* packed, size_t j0,
                          size_t ncols, size_t i0, size_t i1) {
-  const bool load_c = g.accumulate || pc > 0;
-  const size_t mr = narrow ? kNarrowMR : kMR;
-  for (size_t i = i0; i < i1; i += mr) {
-    const size_t rows = i1 - i < mr ? i1 - i : mr;
-    if (narrow) {
-      Panel<kNarrowMR>(DFNarrow(), kc, g.a + i * g.lda + pc, g.lda, rows, packed, ncols, g.c + i * g.ldc + j0, g.ldc,
-                       load_c);
-    } else {
-      Panel<kMR>(DF(), kc, g.a + i * g.lda + pc, g.lda, rows, packed, ncols, g.c + i * g.ldc + j0, g.ldc, load_c);
-    }
-    if (pc + kc == g.k) Epilogue(g, g.c + i * g.ldc + j0, rows, j0, ncols);
-  }
+  if (narrow) return PackedRows<kNarrowMR>(DFNarrow(), g, pc, kc, packed, j0, ncols, i0, i1);
+  PackedRows<kMR>(DF(), g, pc, kc, packed, j0, ncols, i0, i1);
 }
 
 // C[i0:i1, j0:j1] of a call with B as k x n, by the direct kernel (m <= direct_max_m), on one
