@@ -17,10 +17,6 @@
 // (max(256, NR) on RVV), BR = 16 MR rows (96 on x86): a unit's working set fits L2.
 // Cost per block: D x BC floats packed, BR BC D FMAs (S), BR BC exps, BR BC value_dim FMAs (P V).
 // The derivation of the bound, the tile and block choices and the speed: docs/ops/attention.md.
-// thread CPU time medians, two runs): 1x8x1024x128 1.19x (before: 1.04-1.07x in the same
-// hour), causal 1.57-1.67x (1.41-1.46x), 1x2x2048x64 1.15-1.23x (1.04-1.14x), 1x8x512x64
-// 1.17-1.28x (1.09-1.18x); decode 32:8 heads x 4096 x 128 2.83x (earlier, the dot path is
-// unchanged).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
