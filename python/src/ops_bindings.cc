@@ -663,8 +663,8 @@ op: "sigmoid" (1 / (1 + exp(-x))), "tanh", "gelu" (x Phi(x), the erf form), "gel
 
 Accuracy against float64, over every finite float: <= 2 ULP of the float nearest the float64
 value (measured at most 1.34 ULP on every float); below FLT_MIN within 2^-149. accuracy="fast"
-(VLAK_ACT_FAST): <= 4 ULP, 4 x 2^-149 below FLT_MIN, cheaper sigmoid, tanh and silu (the others
-as accurate). The same bits on every target and thread count. NaN gives the same NaN; +-inf give the limits (sigmoid 0 / 1, tanh -1 / 1, gelu,
+(VLAK_ACT_FAST): <= 4 ULP, 4 x 2^-149 below FLT_MIN, cheaper sigmoid, tanh, gelu and silu (the
+others as accurate). The same bits on every target and thread count. NaN gives the same NaN; +-inf give the limits (sigmoid 0 / 1, tanh -1 / 1, gelu,
 gelu_tanh and silu -0 / inf, softplus 0 / inf).
 TypeError: not float32 ndarrays. ValueError: unknown op or accuracy, out of another shape.)doc";
 

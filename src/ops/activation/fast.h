@@ -1,4 +1,5 @@
-// The fast tier (VLAK_ACT_FAST): sigmoid, silu and tanh within 4 ULP, nothing compensated.
+// The fast tier (VLAK_ACT_FAST): sigmoid, silu and tanh within 4 ULP, nothing compensated; gelu
+// within 4 ULP, gelu.h's algorithm with fewer two-float terms (FastGelu below).
 //
 // Algorithm: e = e^z, z <= 0, as 2^n (1 + w): n = round(z log2 e) by the magic number, t = z -
 //   n ln2_hi - n ln2_lo, w = t + t^2 q(t) by one FMA (q: exp_parts.h's degree-4 polynomial,
@@ -15,17 +16,20 @@
 //   the last half ULP stays within 4 ULP wherever the mantissa falls (tanh: its division and m's
 //   rounding, about 3 x 2^-24).
 // Measured on every finite float (`vlak accuracy activations --fast --exhaustive`, AVX-512):
-//   sigmoid max 2.402 ULP (x = -4.157), silu 2.666 (x = -3.210), tanh 2.498 (x = 4.505); below
-//   FLT_MIN at most 0.749 (sigmoid) / 0.934 (silu) x 2^-149. vlak.h's bound: 4 ULP, 4 x 2^-149.
+//   sigmoid max 2.402 ULP (x = -4.157), silu 2.666 (x = -3.210), tanh 2.498 (x = 4.505), gelu
+//   3.223 (x = -10.443); below FLT_MIN at most 0.749 (sigmoid) / 0.934 (silu) / 1.794 (gelu)
+//   x 2^-149. vlak.h's bound: 4 ULP, 4 x 2^-149.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, silu(-inf) = -0
 //   (x clamped at -110 first), silu(x) = x for x > 20 (and +inf); tanh(+-inf) = +-1, tanh(+-0)
-//   = +-0 (the sign put on |result| by bits).
+//   = +-0 (the sign put on |result| by bits); gelu as gelu.h (-inf -> -0, x > 14.5 -> x, -0 -> -0).
 // Cost: sigmoid 21 vector-layer ops (clamp and sign 3, the exp 12, D and the Div 2, N 2, NaN 2);
-//   silu 24; tanh 23. Every target runs this source (the same IEEE ops, so the
-//   same bits wherever Div is correctly rounded).
+//   silu 24; tanh 23; gelu 53 with one Div (gelu.h's 67; llvm-mca: 130 instructions per 32 floats
+//   against 169, 1.2x fewer cycles on znver4 and sapphirerapids). Every target runs this source
+//   (the same IEEE ops, so the same bits wherever Div is correctly rounded).
 #pragma once
 
 #include "ops/activation/exp_parts.h"
+#include "ops/activation/gelu.h"
 
 namespace vlak::VLAK_NS::act {
 
@@ -87,6 +91,52 @@ VFromD<D> FastTanh(D d, VFromD<D> x) {
   // -|q| with its sign bit flipped where x >= 0 (and at +0): tanh(x), -0 for x = -0.
   const auto y = Xor(d, NegAbs(d, q), AndNot(d, x, Set(d, -0.0f)));
   return IfThenElse(d, IsNaN(d, x), x, y);
+}
+
+// gelu.h's algorithm, x Phi(x) = max(x, 0) - a Q(a), a Q(a) = e^{-a^2/2} a t R(t), with R
+// evaluated in float by Horner (gelu.h: its last two steps in two floats) and t's low part taken
+// to first order as one factor. Kept, as each is worth up to a ULP or more where the result's
+// mantissa is near 1: t = th (1 + g) (1 + p a's rounding enters a t R(t) about twice near x = 0),
+// the products' exact errors, a^2's low part in the exp (at a = 14 its rounding alone would be 60
+// ULPs), and e's 1 + te + v summed largest last rather than through RN(te + v). Which of them the
+// 4 ULP bound needs, measured: docs/ops/activation.md.
+template <class D>
+VFromD<D> FastGelu(D d, VFromD<D> x) {
+  constexpr float kTwoM64 = 5.42101086242752217e-20f;
+  constexpr int kDeg = static_cast<int>(sizeof(kGeluR) / sizeof(kGeluR[0])) - 1;
+  const auto one = Set(d, 1.0f);
+  const auto a = Min(d, Abs(d, x), 14.5f);
+  // t = th (1 + g): 1 + p a = dh + dl, th = RN(1 / dh), g = 1 - th dh - th dl (gelu.h's).
+  const auto dh = MulAdd(d, a, kGeluP, one);
+  const auto dl = MulAdd(d, a, kGeluP, Sub(d, one, dh));
+  const auto th = Div(d, one, dh);
+  const auto g = NegMulAdd(d, th, dl, NegMulAdd(d, th, dh, one));
+  const auto tau = Sub(d, th, kGeluTc);
+  auto r = SetAt<true>(d, kGeluR[kDeg]);
+  for (int k = kDeg - 1; k >= 0; --k) r = MulAdd(d, r, tau, SetAt<true>(d, kGeluR[k]));
+  r = MulAdd(d, r, tau, Set(d, kGeluR1));
+  const auto R = MulAdd(d, r, tau, Set(d, kGeluR0));
+  // a th R = Y + lo: Y = RN(ah R), ah = RN(a th), lo = (Y's error) + (ah's error) R, carried
+  // negated (NegMulAdd is one op on every target).
+  const auto ah = Mul(d, a, th);
+  const auto Y = Mul(d, ah, R);
+  const auto nlo = MulAdd(d, NegMulAdd(d, a, th, ah), R, NegMulAdd(d, ah, R, Y));
+  // e^{-a^2/2} = S 2^-64 (1 + u), -a^2/2 = z + zl exactly.
+  const auto s = Mul(d, a, a);
+  const auto nse = NegMulAdd(d, a, a, s);
+  VFromD<D> S, te, v, u;
+  ExpParts<64, true, 2>(d, Mul(d, s, -0.5f), Mul(d, nse, 0.5f), S, te, v, u);
+  // a t R(t) = (Y + lo) (1 + g (1 + t R'(t) / R)) to first order in g; t R' / R runs from 1 (t =
+  // 1) to 0.17 (t = 0.147), about t: the factor is taken as 1 + th. Times e's 1 + te + v:
+  // T = Y + k, k = Y te + (Y (v + c) + lo), the largest term last (u = RN(te + v) unused: its
+  // rounding would be 2^-24 of up to 0.41 Y).
+  const auto c = MulAdd(d, g, th, g);
+  const auto nk = NegMulAdd(d, Y, te, NegMulAdd(d, Y, Add(d, v, c), nlo));  // -k
+  const auto T = Sub(d, Y, nk);  // a Q(a) 2^64 / S
+  const auto yn = Mul(d, Mul(d, T, S), -kTwoM64);
+  const auto yp = NegMulAdd(d, T, Mul(d, S, kTwoM64), x);
+  const auto y = IfThenElse(d, Lt(d, x, 0.0f), yn, yp);
+  return IfThenElse(d, Le(d, x, 14.5f), y, x);
 }
 
 }  // namespace vlak::VLAK_NS::act
