@@ -102,20 +102,9 @@ VFromD<D> FastTanh(D d, VFromD<D> x) {
 // 4 ULP bound needs, measured: docs/ops/activation.md.
 template <class D>
 VFromD<D> FastGelu(D d, VFromD<D> x) {
-  constexpr float kTwoM64 = 5.42101086242752217e-20f;
-  constexpr int kDeg = static_cast<int>(sizeof(kGeluR) / sizeof(kGeluR[0])) - 1;
-  const auto one = Set(d, 1.0f);
-  const auto a = Min(d, Abs(d, x), 14.5f);
-  // t = th (1 + g): 1 + p a = dh + dl, th = RN(1 / dh), g = 1 - th dh - th dl (gelu.h's).
-  const auto dh = MulAdd(d, a, kGeluP, one);
-  const auto dl = MulAdd(d, a, kGeluP, Sub(d, one, dh));
-  const auto th = Div(d, one, dh);
-  const auto g = NegMulAdd(d, th, dl, NegMulAdd(d, th, dh, one));
-  const auto tau = Sub(d, th, kGeluTc);
-  auto r = SetAt<true>(d, kGeluR[kDeg]);
-  for (int k = kDeg - 1; k >= 0; --k) r = MulAdd(d, r, tau, SetAt<true>(d, kGeluR[k]));
-  r = MulAdd(d, r, tau, Set(d, kGeluR1));
-  const auto R = MulAdd(d, r, tau, Set(d, kGeluR0));
+  VFromD<D> one, a, th, g, tau;  // t = th (1 + g)
+  GeluArgs(d, x, one, a, th, g, tau);
+  const auto R = MulAdd(d, MulAdd(d, GeluR2(d, tau), tau, Set(d, kGeluR1)), tau, Set(d, kGeluR0));
   // a th R = Y + lo: Y = RN(ah R), ah = RN(a th), lo = (Y's error) + (ah's error) R, carried
   // negated (NegMulAdd is one op on every target).
   const auto ah = Mul(d, a, th);
@@ -132,11 +121,7 @@ VFromD<D> FastGelu(D d, VFromD<D> x) {
   // rounding would be 2^-24 of up to 0.41 Y).
   const auto c = MulAdd(d, g, th, g);
   const auto nk = NegMulAdd(d, Y, te, NegMulAdd(d, Y, Add(d, v, c), nlo));  // -k
-  const auto T = Sub(d, Y, nk);  // a Q(a) 2^64 / S
-  const auto yn = Mul(d, Mul(d, T, S), -kTwoM64);
-  const auto yp = NegMulAdd(d, T, Mul(d, S, kTwoM64), x);
-  const auto y = IfThenElse(d, Lt(d, x, 0.0f), yn, yp);
-  return IfThenElse(d, Le(d, x, 14.5f), y, x);
+  return GeluResult(d, x, Sub(d, Y, nk), S);  // T = Y + k = a Q(a) 2^64 / S
 }
 
 }  // namespace vlak::VLAK_NS::act

@@ -51,31 +51,55 @@ inline constexpr float kGeluR1 = 0.37736702f, kGeluR1Lo = -1.0757371e-08f;
 inline constexpr float kGeluR[] = {0.201364875f, -0.0588159561f, -0.092599757f, 0.044403594f, 0.0421538539f,
                                    -0.0473594181f, -0.00626056176f, 0.0318846218f, -0.00950676948f};
 
+// The argument's parts (sizeless RVV vectors cannot be a struct's members: out-parameters, as
+// ExpParts): a = min(|x|, 14.5), th = RN(1 / (1 + p a)) and g with t = 1 / (1 + p a) =
+// th (1 + g): 1 + p a = dh + dl (1 - dh is exact for dh in [1, 2^24]), g = 1 - th dh - th dl (the
+// first FMA exact); tau = th - tc, exact by Sterbenz for th >= tc / 2 (else |tc| > |th|).
+template <class D>
+[[gnu::always_inline]] inline void GeluArgs(D d, VFromD<D> x, VFromD<D>& one, VFromD<D>& a, VFromD<D>& th,
+                                            VFromD<D>& g, VFromD<D>& tau) {
+  one = Set(d, 1.0f);
+  a = Min(d, Abs(d, x), 14.5f);
+  const auto dh = MulAdd(d, a, kGeluP, one);
+  const auto dl = MulAdd(d, a, kGeluP, Sub(d, one, dh));
+  th = Div(d, one, dh);
+  g = NegMulAdd(d, th, dl, NegMulAdd(d, th, dh, one));
+  tau = Sub(d, th, kGeluTc);
+}
+// R2(tau) = sum_k kGeluR[k] tau^k by Horner, its constants splat where they are used on RVV (SetAt).
+template <class D>
+[[gnu::always_inline]] inline VFromD<D> GeluR2(D d, VFromD<D> tau) {
+  constexpr int kDeg = static_cast<int>(sizeof(kGeluR) / sizeof(kGeluR[0])) - 1;
+  auto r2 = SetAt<true>(d, kGeluR[kDeg]);
+  for (int k = kDeg - 1; k >= 0; --k) r2 = MulAdd(d, r2, tau, SetAt<true>(d, kGeluR[k]));
+  return r2;
+}
+
+// y from T = a Q(a) 2^64 / S (S = 2^(n + 64)). x < 0: y = -T S 2^-64, rounded once (below
+// FLT_MIN the 2^-64 rounds again). x >= 0: y = x - T 2^n by one FMA (T's rounding weighs T / y =
+// Q / (1 - Q) < 1 there); x = -0 gives -0 - 0 = -0. x > 14.5 (a Q(a) < 2^-150: y = x) and NaN: x.
+template <class D>
+[[gnu::always_inline]] inline VFromD<D> GeluResult(D d, VFromD<D> x, VFromD<D> T, VFromD<D> S) {
+  constexpr float kTwoM64 = 5.42101086242752217e-20f;
+  const auto yn = Mul(d, Mul(d, T, S), -kTwoM64);
+  const auto yp = NegMulAdd(d, T, Mul(d, S, kTwoM64), x);
+  return IfThenElse(d, Le(d, x, 14.5f), IfThenElse(d, Lt(d, x, 0.0f), yn, yp), x);
+}
+
 template <class D>
 VFromD<D> Gelu(D d, VFromD<D> x) {
-  constexpr float kTwoM64 = 5.42101086242752217e-20f;
-  constexpr int kDeg = static_cast<int>(sizeof(kGeluR) / sizeof(kGeluR[0])) - 1;
   // RVV (LMUL 2): R2's 9 constants and 2 of the exp's are splat where they are used (exp_parts.h's
   // SetAt), the rest held: with all held the loop spilled 11 registers, with the exp's 4 held 2
   // (scripts/rvv-spill-check); splatting every constant cost 8 % more X60 cycles.
-  const auto one = Set(d, 1.0f);
-  const auto a = Min(d, Abs(d, x), 14.5f);
-  // t = 1 / (1 + p a) = th (1 + g): 1 + p a = dh + dl (1 - dh is exact for dh in [1, 2^24]),
-  // th = RN(1 / dh), g = 1 - th dh - th dl (the first FMA exact).
-  const auto dh = MulAdd(d, a, kGeluP, one);
-  const auto dl = MulAdd(d, a, kGeluP, Sub(d, one, dh));
-  const auto th = Div(d, one, dh);
-  const auto g = NegMulAdd(d, th, dl, NegMulAdd(d, th, dh, one));
-  // tau = th - tc by Fast2Sum (exact by Sterbenz for th >= tc / 2, else |tc| > |th|), and t's
-  // low part th g beside tau's rounding error.
-  const auto tau = Sub(d, th, kGeluTc);
+  VFromD<D> one, a, th, g, tau;
+  GeluArgs(d, x, one, a, th, g, tau);
+  // t's low part th g beside tau's rounding error (tau = th - tc by Fast2Sum).
   const auto lo = MulAdd(d, th, g, Sub(d, th, Add(d, tau, kGeluTc)));
   // R = r0 + tau (r1 + tau R2): R2 by Horner, then the last two steps in two floats (the
   // roundings of r1 + tau R2 and of r0 + tau R1 are each up to 2^-24 of R: FMAs give them
   // exactly, r1 - R1h and r0 - Rv being exact by Sterbenz), with r0's and r1's low halves and
   // the first-order term of tau's low part, lo R1.
-  auto r2 = SetAt<true>(d, kGeluR[kDeg]);
-  for (int k = kDeg - 1; k >= 0; --k) r2 = MulAdd(d, r2, tau, SetAt<true>(d, kGeluR[k]));
+  const auto r2 = GeluR2(d, tau);
   const auto r1h = MulAdd(d, tau, r2, Set(d, kGeluR1));
   const auto r1l = Add(d, MulAdd(d, tau, r2, Sub(d, Set(d, kGeluR1), r1h)), kGeluR1Lo);
   const auto rv = MulAdd(d, tau, r1h, Set(d, kGeluR0));
@@ -102,15 +126,8 @@ VFromD<D> Gelu(D d, VFromD<D> x) {
   auto nc = MulAdd(d, nl, u, nl);
   nc = NegMulAdd(d, Y, v, nc);
   nc = NegMulAdd(d, Y, te, nc);
-  // T = RN(Y + c) = a Q(a) 2^64 / S. x < 0: y = -T S 2^-64, rounded once (below FLT_MIN the
-  // 2^-64 rounds again). x >= 0: y = x - T 2^n by one FMA (T's rounding weighs T / y = Q / (1 -
-  // Q) < 1 there); x = -0 gives -0 - 0 = -0.
-  const auto T = Sub(d, Y, nc);
-  const auto yn = Mul(d, Mul(d, T, S), -kTwoM64);
-  const auto yp = NegMulAdd(d, T, Mul(d, S, kTwoM64), x);
-  const auto y = IfThenElse(d, Lt(d, x, 0.0f), yn, yp);
-  // x > 14.5 (a Q(a) < 2^-150: y = x) and NaN: x.
-  return IfThenElse(d, Le(d, x, 14.5f), y, x);
+  // T = RN(Y + c) = a Q(a) 2^64 / S.
+  return GeluResult(d, x, Sub(d, Y, nc), S);
 }
 
 }  // namespace vlak::VLAK_NS::act
