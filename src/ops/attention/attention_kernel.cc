@@ -13,7 +13,8 @@
 // Bits: fixed by the shape and the target (lanes, BC, BR, the exp, VLEN), never by thread count.
 // Bound (u = 2^-24, D = head_dim, M = max_j |scale| sum |q k_j| + |bias_j|): vlak.h's
 // (1e-5 + 2 (D + 2) u M + 2 kv_len u) sum p64 |v|; weights under 2^-126 of the largest flush to 0.
-// Tiles MR x NR: AVX-512 6 x 64, AVX2 6 x 16, RVV 6 x (4 VLEN / 32), scalar 4 x 4; BC = 256
+// Tiles MR x NR: AVX-512 6 x 64, AVX2 6 x 16, RVV 6 x (4 VLEN / 32), scalar 4 x 4 (P V at half
+// width when value_dim fits it); BC = 256
 // (max(256, NR) on RVV), BR = 16 MR rows (96 on x86): a unit's working set fits L2.
 // Cost per block: D x BC floats packed, BR BC D FMAs (S), BR BC exps, BR BC value_dim FMAs (P V).
 // The derivation of the bound, the tile and block choices and the speed: docs/ops/attention.md.
@@ -45,6 +46,10 @@ constexpr int kPow2 = 0;
 constexpr size_t kMR = 4;
 #endif
 using DF = Simd<float, kPow2>;
+// P V's tile for value_dim up to half a group (a BERT-small head of 32 at 64 lanes): half the
+// group, so that its FMAs carry no padding lanes and its loads are whole (the unswitched loop).
+// Scalar: the same group.
+using DFHalf = Simd<float, (kPow2 > 0 ? kPow2 - 1 : 0)>;
 constexpr size_t kBR = 16 * kMR;
 constexpr size_t kMinBlockKeys = 256;
 // The dot path's keys per pass over a group's rows (below): x86. On RVV the passes' extra calls
@@ -202,15 +207,15 @@ using DDot = Simd<float, (VLAK_TARGET_ID == ::vlak::Target::kRvv && kPow2 > 0 ? 
 }
 
 // O[i] = O[i] * alpha[i] + sum_j P[i][j - j0] V[j] for kR rows, each over its keys [a[i], e[i])
-// (a row without keys keeps O). v: V's row j0; ob: O's first row (dvp floats per row).
+// (a row without keys keeps O). v: V's row j0; ob: O's first row (dvp floats per row). d: DF, or
+// DFHalf when value_dim fits it (then V has one group, and each element's chain is the same).
 // V's element (j, col) is at v + (j - j0) * vs + col / NR * vg + col % NR: vg = NR for V in place,
 // bc * NR for a packed block (PackV). P's rows are BlockKeys() floats apart: on x86 a constant, so
 // the six rows' broadcasts take one pointer and constant displacements; as an argument, clang
 // rebuilt the row addresses with five adds per key in the hot loop (x86-64, clang 19).
-template <size_t kR>
-[[gnu::noinline]] void PVTile(size_t dv, size_t dvp, const float* p, size_t j0, const size_t* a, const size_t* e,
+template <size_t kR, class D>
+[[gnu::noinline]] void PVTile(D d, size_t dv, size_t dvp, const float* p, size_t j0, const size_t* a, const size_t* e,
                               const float* v, size_t vs, size_t vg, float* ob, const float* alpha) {
-  const DF d;
   const size_t nr = Lanes(d);
   const size_t bc = BlockKeys();
   size_t ua = SIZE_MAX, ue = 0, ia = 0, ie = SIZE_MAX;
@@ -544,7 +549,11 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       for (size_t r = 0; r < rows; ++r) softmax_row(r, sp + r * bc, j0);
       for (size_t r = 0; r < rows && dv > 0;) {
         if (rows - r >= kMR) {
-          PVTile<kMR>(dv, dvp, sp + r * bc, j0, a + r, e + r, vb, vks, vg, ob + r * dvp, alpha + r);
+          if (dv <= Lanes(DFHalf())) {
+            PVTile<kMR>(DFHalf(), dv, dvp, sp + r * bc, j0, a + r, e + r, vb, vks, vg, ob + r * dvp, alpha + r);
+          } else {
+            PVTile<kMR>(DF(), dv, dvp, sp + r * bc, j0, a + r, e + r, vb, vks, vg, ob + r * dvp, alpha + r);
+          }
           r += kMR;
         } else {
           if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vks, vg, ob + r * dvp, alpha[r]);
