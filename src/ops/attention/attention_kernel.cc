@@ -14,8 +14,8 @@
 // Bound (u = 2^-24, D = head_dim, M = max_j |scale| sum |q k_j| + |bias_j|): vlak.h's
 // (1e-5 + 2 (D + 2) u M + 2 kv_len u) sum p64 |v|; weights under 2^-126 of the largest flush to 0.
 // Tiles MR x NR: AVX-512 6 x 64, AVX2 6 x 16, RVV 6 x (4 VLEN / 32), scalar 4 x 4 (P V at half
-// width when value_dim fits it); BC = 256
-// (max(256, NR) on RVV), BR = 16 MR rows (96 on x86): a unit's working set fits L2.
+// width when value_dim fits it); BC = 256 (max(256, NR) on RVV), BR = 16 MR rows (96 on x86): a
+// unit's working set fits L2.
 // Cost per block: D x BC floats packed, BR BC D FMAs (S), BR BC exps, BR BC value_dim FMAs (P V).
 // The derivation of the bound, the tile and block choices and the speed: docs/ops/attention.md.
 #include <cmath>
