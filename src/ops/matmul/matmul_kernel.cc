@@ -99,8 +99,8 @@ constexpr size_t kBlockFloats = size_t{1} << 18;
 //   the other layers ran) arrives while the panel's row tiles compute, instead of in the first
 //   row tile's pass, which at 256 bytes per 24 FMAs runs at memory speed (docs/ops/matmul.md).
 //   One prefetch per 4 k steps covers a share when a panel has 16 row tiles or more; fewer take
-//   the dense count, as Block's (repeats of a line cost load-port slots: 8 x 128 tokens ran 0.92x
-//   with the dense count everywhere).
+//   the dense count, as Block's (more tiles would prefetch one line many times over, each a
+//   load-port slot: docs/ops/matmul.md).
 #if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
 constexpr bool kPrefetch = true;
 #else
@@ -510,7 +510,7 @@ void MatmulPackBF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc, size
 // (each panel's row tiles in turn, the epilogue on each tile), so that the row tiles of one panel
 // prefetch the next one between them (kPrefetch above). The packed B is one stream in the order
 // one thread reads it (column blocks, then k blocks, then panels: matmul.cc's BlockBase), so the
-// next panel is the one that follows in memory, the next call's first after the last.
+// next panel is the one that follows in memory (after a block's last, the next block's first).
 template <size_t kMR_, class D>
 void PackedRows(D d, const MatmulArgs& g, size_t pc, size_t kc, const float* packed, size_t j0, size_t ncols,
                 size_t i0, size_t i1) {
