@@ -115,6 +115,7 @@ constexpr size_t PfDense(D d) {
   return 4 * MaxLanes(d) / kLineFloats > 0 ? 4 * MaxLanes(d) / kLineFloats : 1;
 }
 constexpr size_t kPackedRowsSparseTiles = 16;
+constexpr size_t kPanelGroupCols = 64;
 
 #define VLAK_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 static_assert(kMR <= 16 && kNarrowMR <= 16, "VLAK_MM_ROWS covers 16 rows");
@@ -517,28 +518,32 @@ void PackedRows(D d, const MatmulArgs& g, size_t pc, size_t kc, const float* pac
   const size_t nr = Lanes(d);
   const bool load_c = g.accumulate || pc > 0;
   const bool last = pc + kc == g.k;
+  // Panels in groups of at least kPanelGroupCols columns (AVX2: 4 panels of 16), so that each
+  // Panel call and each epilogue call covers as many columns as AVX-512's one panel of 64.
+  constexpr size_t kGroupPanels = kPanelGroupCols / MaxLanes(D()) > 0 ? kPanelGroupCols / MaxLanes(D()) : 1;
+  const size_t step = kGroupPanels * nr;
   // Rows in groups whose A block (rows x kc floats, at most kPackedRowsABytes) stays in L2 beside
   // the B block while the panels pass over it (BLIS's mc).
   const size_t group_rows = std::max<size_t>(1, kPackedRowsABytes / sizeof(float) / kc / kMR_) * kMR_;
+  const size_t groups = kc > 4 ? (kc - 1) / 4 : 1;  // Panel's unrolled groups per panel (from step 1)
   for (size_t ig = i0; ig < i1; ig += group_rows) {
     const size_t ig1 = i1 - ig < group_rows ? i1 : ig + group_rows;
     const size_t tiles = (ig1 - ig + kMR_ - 1) / kMR_;
-    // Each row tile's share of the next panel, spread over its unrolled groups of 4 k steps
-    // (which start at step 1), kPf prefetches each, pf_stride floats apart (below a line: some
-    // lines twice).
     const bool sparse = tiles >= kPackedRowsSparseTiles;
-    const size_t groups = kc > 4 ? (kc - 1) / 4 : 1;
-    const size_t share = (kc * nr + tiles - 1) / tiles;
-    const size_t per_group = groups * (sparse ? 1 : PfDense(d));
-    const size_t pf_stride = std::max<size_t>(1, (share + per_group - 1) / per_group);
-    for (size_t j = 0; j < ncols; j += nr) {
-      const size_t cols = ncols - j < nr ? ncols - j : nr;
+    // Each row tile's share of the next panel group, spread over its unrolled groups of 4 k steps,
+    // kPf prefetches each, pf_stride floats apart (below a line: some lines twice).
+    const size_t share = (kc * step + tiles - 1) / tiles;
+    for (size_t j = 0; j < ncols; j += step) {
+      const size_t cols = ncols - j < step ? ncols - j : step;
+      const size_t panels = (cols + nr - 1) / nr;
       const float* const panel = packed + j * kc;
+      const size_t per_group = panels * groups * (sparse ? 1 : PfDense(d));
+      const size_t pf_stride = std::max<size_t>(1, (share + per_group - 1) / per_group);
       for (size_t t = 0, i = ig; i < ig1; ++t, i += kMR_) {
         const size_t rows = ig1 - i < kMR_ ? ig1 - i : kMR_;
         float* const c = g.c + i * g.ldc + j0 + j;
         const float* const a = g.a + i * g.lda + pc;
-        const float* const pf = panel + kc * nr + t * share;
+        const float* const pf = panel + panels * nr * kc + t * share;
         if (sparse) {
           Panel<kMR_, true, 1>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride);
         } else {
