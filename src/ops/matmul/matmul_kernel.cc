@@ -17,8 +17,10 @@
 // scalar 4 x 4; spill-free (ctest rvv.spill_check).
 // Epilogue (vlak_matmul_ex_f32): once a micro-panel's last k block is stored, the activation
 // kernels' BiasActivationRowsF32 of the same target runs on it while it is in L1: c = act(c + bias).
-// B prepacked (vlak_matmul_packed_f32, the threaded path's shared B): panel-outer over groups of
-// row tiles instead (PackedRows), each row tile prefetching its share of the next panel.
+// x86 runs each packed block panel-outer over groups of row tiles instead (PackedRows), each row
+// tile prefetching its share of the next panel: the block just packed (Block) as B prepacked
+// (vlak_matmul_packed_f32, the threaded path's shared B). RVV and scalar run Block row-outer.
+// TRANS_B: x86 packs W's rows through 16 x 16 (8 x 8) register transposes, not gathers.
 // Cost per k step of a tile: 1 vector-group load of B, MR scalar loads or broadcasts of A, MR FMAs
 // (x86: and a few line prefetches per 4 steps).
 // Blocking and tile measurements, the RVV model's cycles, speed: docs/ops/matmul.md.
@@ -35,6 +37,10 @@
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
+
+template <size_t kMR_, class D>
+void PackedRows(D d, const MatmulArgs& g, size_t pc, size_t kc, const float* packed, size_t j0, size_t ncols,
+                size_t i0, size_t i1);
 // The epilogue (vlak_matmul_ex_f32) is the activation kernels' BiasActivationRowsF32 of this
 // target, run on each tile of C right after its last k block is stored (still in L1).
 VLAK_ACTIVATION_KERNELS(VLAK_DECLARE_KERNEL)
@@ -93,14 +99,13 @@ constexpr size_t kBlockFloats = size_t{1} << 18;
 // pf + pf_stride, ... (a count fixed at compile time, so the loop body stays straight-line and
 // scripts/x86-cycles models it). RVV's in-order loop has its own pipelining and keeps its
 // instruction count:
-// - Block (B just packed, in L2): the panel's own lines 8 KiB ahead, one per 64 bytes of B read.
-// - The prepacked path (MatmulPackedRowsF32) runs panel-outer: each row tile of a panel fetches
+// - PackedRows (x86's Block, and MatmulPackedRowsF32) runs panel-outer: each row tile of a panel fetches
 //   its share of the next panel into L2, so a B read from memory (a model's weights, cold after
 //   the other layers ran) arrives while the panel's row tiles compute, instead of in the first
 //   row tile's pass, which at 256 bytes per 24 FMAs runs at memory speed (docs/ops/matmul.md).
 //   One prefetch per 4 k steps covers a share when a panel has 16 row tiles or more; fewer take
-//   the dense count, as Block's (more tiles would prefetch one line many times over, each a
-//   load-port slot: docs/ops/matmul.md).
+//   the dense count, one per 64 bytes of B read (more tiles would prefetch one line many times
+//   over, each a load-port slot: docs/ops/matmul.md).
 #if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
 constexpr bool kPrefetch = true;
 #else
@@ -215,6 +220,79 @@ template <size_t kMR_, bool kL2, size_t kPf, class D>
   }
 }
 
+// With TRANS_B, B's kc x cols pieces are transposed from W (n x k), bt[p][r] = w[r][p]: into
+// PackB's panels and into the direct kernel's L1 buffer. x86 transposes 16 x 16 (AVX-512) or 8 x
+// 8 (AVX2) blocks in registers (unpack, then 128-bit lane shuffles); edges copy element-wise.
+#if defined(VLAK_SIMD_AVX512)
+constexpr size_t kTBlock = 16;
+[[gnu::always_inline]] inline void TransposeBlock(const float* w, size_t ldw, float* bt, size_t ldbt) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(w + i * ldw);
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // r[4 i + q], 128-bit lane l: rows 4 i .. 4 i + 3 of column 4 l + q.
+  for (int i = 0; i < 4; ++i) {
+    const __m512d t0 = _mm512_castps_pd(t[4 * i]), t1 = _mm512_castps_pd(t[4 * i + 1]);
+    const __m512d t2 = _mm512_castps_pd(t[4 * i + 2]), t3 = _mm512_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
+  }
+  for (int q = 0; q < 4; ++q) {
+    const __m512 u0 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0x44), u1 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0xEE);
+    const __m512 v0 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0x44), v1 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0xEE);
+    _mm512_storeu_ps(bt + q * ldbt, _mm512_shuffle_f32x4(u0, v0, 0x88));
+    _mm512_storeu_ps(bt + (4 + q) * ldbt, _mm512_shuffle_f32x4(u0, v0, 0xDD));
+    _mm512_storeu_ps(bt + (8 + q) * ldbt, _mm512_shuffle_f32x4(u1, v1, 0x88));
+    _mm512_storeu_ps(bt + (12 + q) * ldbt, _mm512_shuffle_f32x4(u1, v1, 0xDD));
+  }
+}
+#elif defined(VLAK_SIMD_AVX2)
+constexpr size_t kTBlock = 8;
+[[gnu::always_inline]] inline void TransposeBlock(const float* w, size_t ldw, float* bt, size_t ldbt) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(w + i * ldw);
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    const __m256d t0 = _mm256_castps_pd(t[4 * i]), t1 = _mm256_castps_pd(t[4 * i + 1]);
+    const __m256d t2 = _mm256_castps_pd(t[4 * i + 2]), t3 = _mm256_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2));
+    r[4 * i + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2));
+    r[4 * i + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3));
+    r[4 * i + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3));
+  }
+  for (int q = 0; q < 4; ++q) {
+    _mm256_storeu_ps(bt + q * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x20));
+    _mm256_storeu_ps(bt + (4 + q) * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x31));
+  }
+}
+#else
+constexpr size_t kTBlock = 0;
+[[maybe_unused]] inline void TransposeBlock(const float*, size_t, float*, size_t) {}
+#endif
+
+[[maybe_unused]] void TransposeW(const float* w, size_t ldw, size_t cols, size_t kc, float* bt, size_t ldbt) {
+  size_t r0 = 0;
+  if constexpr (kTBlock > 0) {
+    const size_t pe = kc / kTBlock * kTBlock;
+    for (; r0 + kTBlock <= cols; r0 += kTBlock) {
+      for (size_t p = 0; p < pe; p += kTBlock) TransposeBlock(w + r0 * ldw + p, ldw, bt + p * ldbt + r0, ldbt);
+      for (size_t p = pe; p < kc; ++p) {
+        for (size_t r = r0; r < r0 + kTBlock; ++r) bt[p * ldbt + r] = w[r * ldw + p];
+      }
+    }
+  }
+  for (size_t r = r0; r < cols; ++r) {
+    for (size_t p = 0; p < kc; ++p) bt[p * ldbt + r] = w[r * ldw + p];
+  }
+}
+
 // Panels hold NR floats per k step: 32 bytes for AVX2's narrow tile, 16 for scalar, so the
 // panel accesses are LoadU/StoreU (the aligned forms promise 64 bytes).
 // Packs B[0:kc, 0:ncols] (b points at its first element; with trans, b is the n x k matrix at
@@ -231,6 +309,12 @@ template <class D>
       } else {
         for (size_t p = 0; p < kc; ++p) StoreU(d, LoadN(d, src + p * ldb, cols), dst + p * nr);
       }
+    } else if constexpr (kTBlock > 0) {
+      // x86: W's rows read front to back and transposed in registers (a strided load is a gather).
+      if (cols != nr) {
+        for (size_t p = 0; p < kc; ++p) StoreU(d, Zero(d), dst + p * nr);
+      }
+      TransposeW(b + j * ldb, ldb, cols, kc, dst, nr);
     } else {
       // Column p of the panel is row segment p of B^T: a strided load across the n x k rows.
       const float* src = b + j * ldb;
@@ -260,14 +344,18 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
       const size_t kc = g.k - pc < kKc ? g.k - pc : kKc;
       const float* bsrc = g.b_trans ? g.b + jc * g.ldb + pc : g.b + pc * g.ldb + jc;
       PackB(d, kc, ncur, bsrc, g.ldb, g.b_trans, scratch);
-      const bool load_c = g.accumulate || pc > 0;
-      const bool last = pc + kc == g.k;
-      for (size_t i = i0; i < i1; i += kMR_) {
-        const size_t rows = i1 - i < kMR_ ? i1 - i : kMR_;
-        Panel<kMR_, false, PfDense(D())>(d, kc, g.a + i * g.lda + pc, g.lda, rows, scratch, ncur,
-                                         g.c + i * g.ldc + jc, g.ldc, load_c, scratch + kPrefetchAheadFloats,
-                                         4 * Lanes(d) / PfDense(d));
-        if (last) Epilogue(g, g.c + i * g.ldc + jc, rows, jc, ncur);
+      if constexpr (kPrefetch) {
+        PackedRows<kMR_>(d, g, pc, kc, scratch, jc, ncur, i0, i1);
+      } else {
+        const bool load_c = g.accumulate || pc > 0;
+        const bool last = pc + kc == g.k;
+        for (size_t i = i0; i < i1; i += kMR_) {
+          const size_t rows = i1 - i < kMR_ ? i1 - i : kMR_;
+          Panel<kMR_, false, PfDense(D())>(d, kc, g.a + i * g.lda + pc, g.lda, rows, scratch, ncur,
+                                           g.c + i * g.ldc + jc, g.ldc, load_c, scratch + kPrefetchAheadFloats,
+                                           4 * Lanes(d) / PfDense(d));
+          if (last) Epilogue(g, g.c + i * g.ldc + jc, rows, jc, ncur);
+        }
       }
     }
   }
@@ -337,79 +425,6 @@ template <size_t R, size_t V, bool kTail>
 }
 
 
-// With TRANS_B the strip's kc x cols piece of B is transposed from W (n x k) into an L1 buffer
-// first: bt[p][r] = w[r][p]. x86 transposes 16 x 16 (AVX-512) or 8 x 8 (AVX2) blocks in
-// registers (unpack, then 128-bit lane shuffles); edges and the scalar target copy element-wise.
-#if defined(VLAK_SIMD_AVX512)
-constexpr size_t kTBlock = 16;
-[[gnu::always_inline]] inline void TransposeBlock(const float* w, size_t ldw, float* bt, size_t ldbt) {
-  __m512 r[16], t[16];
-  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(w + i * ldw);
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  // r[4 i + q], 128-bit lane l: rows 4 i .. 4 i + 3 of column 4 l + q.
-  for (int i = 0; i < 4; ++i) {
-    const __m512d t0 = _mm512_castps_pd(t[4 * i]), t1 = _mm512_castps_pd(t[4 * i + 1]);
-    const __m512d t2 = _mm512_castps_pd(t[4 * i + 2]), t3 = _mm512_castps_pd(t[4 * i + 3]);
-    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
-    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
-    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
-    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
-  }
-  for (int q = 0; q < 4; ++q) {
-    const __m512 u0 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0x44), u1 = _mm512_shuffle_f32x4(r[q], r[4 + q], 0xEE);
-    const __m512 v0 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0x44), v1 = _mm512_shuffle_f32x4(r[8 + q], r[12 + q], 0xEE);
-    _mm512_storeu_ps(bt + q * ldbt, _mm512_shuffle_f32x4(u0, v0, 0x88));
-    _mm512_storeu_ps(bt + (4 + q) * ldbt, _mm512_shuffle_f32x4(u0, v0, 0xDD));
-    _mm512_storeu_ps(bt + (8 + q) * ldbt, _mm512_shuffle_f32x4(u1, v1, 0x88));
-    _mm512_storeu_ps(bt + (12 + q) * ldbt, _mm512_shuffle_f32x4(u1, v1, 0xDD));
-  }
-}
-#elif defined(VLAK_SIMD_AVX2)
-constexpr size_t kTBlock = 8;
-[[gnu::always_inline]] inline void TransposeBlock(const float* w, size_t ldw, float* bt, size_t ldbt) {
-  __m256 r[8], t[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(w + i * ldw);
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {
-    const __m256d t0 = _mm256_castps_pd(t[4 * i]), t1 = _mm256_castps_pd(t[4 * i + 1]);
-    const __m256d t2 = _mm256_castps_pd(t[4 * i + 2]), t3 = _mm256_castps_pd(t[4 * i + 3]);
-    r[4 * i] = _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2));
-    r[4 * i + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2));
-    r[4 * i + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3));
-    r[4 * i + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3));
-  }
-  for (int q = 0; q < 4; ++q) {
-    _mm256_storeu_ps(bt + q * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x20));
-    _mm256_storeu_ps(bt + (4 + q) * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x31));
-  }
-}
-#else
-constexpr size_t kTBlock = 0;
-[[maybe_unused]] inline void TransposeBlock(const float*, size_t, float*, size_t) {}
-#endif
-
-void TransposeW(const float* w, size_t ldw, size_t cols, size_t kc, float* bt, size_t ldbt) {
-  size_t r0 = 0;
-  if constexpr (kTBlock > 0) {
-    const size_t pe = kc / kTBlock * kTBlock;
-    for (; r0 + kTBlock <= cols; r0 += kTBlock) {
-      for (size_t p = 0; p < pe; p += kTBlock) TransposeBlock(w + r0 * ldw + p, ldw, bt + p * ldbt + r0, ldbt);
-      for (size_t p = pe; p < kc; ++p) {
-        for (size_t r = r0; r < r0 + kTBlock; ++r) bt[p * ldbt + r] = w[r * ldw + p];
-      }
-    }
-  }
-  for (size_t r = r0; r < cols; ++r) {
-    for (size_t p = 0; p < kc; ++p) bt[p * ldbt + r] = w[r * ldw + p];
-  }
-}
-
 using DirectTileFn = void (*)(const float*, const float*, size_t, size_t, float*, size_t, size_t, bool);
 
 template <size_t R, size_t... I>
@@ -417,10 +432,9 @@ constexpr std::array<DirectTileFn, sizeof...(I)> DirectTails(std::index_sequence
   return {&DirectTile<R, I + 1, true>...};
 }
 
-// Rows [i, i + R) of C, columns [j0, j1), k block [pc, pc + kc).
 // Rows [i, i + R) of C, columns [j0, j1). B as k x n: k blocks outer, strips inner (a block's
-// kc rows of B stream strip after strip). TRANS_B: strips outer, k blocks inner, so that each of
-// the strip's rows of W is read front to back (prefetched a few blocks ahead).
+// kc rows of B stream strip after strip). TRANS_B: A packed once per kKcA k steps; over those,
+// strips outer and k blocks inner, so that each of the strip's rows of W is read front to back.
 template <size_t R>
 void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
   constexpr size_t V = MatmulDirectVectors(kMatmulDirectConfig, R);
@@ -428,7 +442,10 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
   static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
   const size_t L = Lanes(D1());
   const size_t w = V * L;
-  alignas(64) float ap[kKcMax * R];
+  // A packed [p][R], kKcA k steps at a time (TRANS_B; kKcMax for B as k x n): 16 KiB, so that
+  // a call with few rows (m = 1: 4096 steps) reads each row of W once, front to back.
+  constexpr size_t kKcA = std::max(kKcMax, 4096 / R / kKcMax * kKcMax);
+  alignas(64) float ap[kKcA * R];
   alignas(64) float bt[kKcMax * V * MaxLanes(D1())];
   float* const c = g.c + i * g.ldc;
   auto pack_a = [&](size_t pc, size_t kc) {
@@ -437,10 +454,10 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
       for (size_t p = 0; p < kc; ++p) ap[p * R + r] = a[p];
     }
   };
-  auto tile = [&](size_t j, size_t cols, const float* b, size_t ldb, size_t kc, bool from_c) {
-    if (cols == w) return DirectTile<R, V, false>(ap, b, ldb, kc, c + j, g.ldc, L, from_c);
+  auto tile = [&](size_t j, size_t cols, const float* a, const float* b, size_t ldb, size_t kc, bool from_c) {
+    if (cols == w) return DirectTile<R, V, false>(a, b, ldb, kc, c + j, g.ldc, L, from_c);
     const size_t nv = (cols + L - 1) / L;
-    kTails[nv - 1](ap, b, ldb, kc, c + j, g.ldc, cols - (nv - 1) * L, from_c);
+    kTails[nv - 1](a, b, ldb, kc, c + j, g.ldc, cols - (nv - 1) * L, from_c);
   };
   if (!g.b_trans) {
     for (size_t pc = 0; pc < g.k; pc += kKcMax) {
@@ -448,27 +465,30 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
       pack_a(pc, kc);
       for (size_t j = j0; j < j1; j += w) {
         const size_t cols = j1 - j < w ? j1 - j : w;
-        tile(j, cols, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0);
+        tile(j, cols, ap, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0);
         if (pc + kc == g.k) Epilogue(g, c + j, R, j, cols);
       }
     }
     return;
   }
-  for (size_t j = j0; j < j1; j += w) {
-    const size_t cols = j1 - j < w ? j1 - j : w;
-    for (size_t pc = 0; pc < g.k; pc += kKcMax) {
-      const size_t kc = g.k - pc < kKcMax ? g.k - pc : kKcMax;
-      if (g.k > kKcMax || j == j0) pack_a(pc, kc);
-      const float* wj = g.b + j * g.ldb + pc;
-      if (pc + 4 * kKcMax < g.k) {
-        for (size_t r = 0; r < cols; ++r) {
-          for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(wj + r * g.ldb + 4 * kKcMax + q);
+  for (size_t pa = 0; pa < g.k; pa += kKcA) {
+    const size_t ka = g.k - pa < kKcA ? g.k - pa : kKcA;
+    pack_a(pa, ka);
+    for (size_t j = j0; j < j1; j += w) {
+      const size_t cols = j1 - j < w ? j1 - j : w;
+      for (size_t pc = pa; pc < pa + ka; pc += kKcMax) {
+        const size_t kc = pa + ka - pc < kKcMax ? pa + ka - pc : kKcMax;
+        const float* wj = g.b + j * g.ldb + pc;
+        if (pc + 4 * kKcMax < pa + ka) {  // the strip's rows a few blocks ahead
+          for (size_t r = 0; r < cols; ++r) {
+            for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(wj + r * g.ldb + 4 * kKcMax + q);
+          }
         }
+        TransposeW(wj, g.ldb, cols, kc, bt, w);
+        tile(j, cols, ap + (pc - pa) * R, bt, w, kc, g.accumulate || pc > 0);
       }
-      TransposeW(wj, g.ldb, cols, kc, bt, w);
-      tile(j, cols, bt, w, kc, g.accumulate || pc > 0);
+      if (pa + ka == g.k) Epilogue(g, c + j, R, j, cols);
     }
-    Epilogue(g, c + j, R, j, cols);
   }
 }
 
