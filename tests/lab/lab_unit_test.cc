@@ -865,6 +865,19 @@ TEST(LabSummary, RatiosAgainstTheFastestPeer) {
   EXPECT_EQ(worst.vlak->shape, "9x9");
   EXPECT_EQ(worst.peer->impl, "xnnpack");
   EXPECT_DOUBLE_EQ(worst.ratio, 0.5);
+  EXPECT_TRUE(std::isnan(lines[0].min_pct_of_bound));  // no roofline measured
+  EXPECT_EQ(lines[0].bound_kind, "");
+
+  // vlak's lowest share of the roofline over an operator's cases; a case without one leaves none.
+  for (Record& r : rs) {
+    if (r.impl == "vlak") r.bound_kind = "memory", r.pct_of_bound = r.shape == "4x8" ? 97.0 : 91.5;
+  }
+  const std::vector<SummaryLine> with_bound = Summarize(rs, &worst);
+  EXPECT_DOUBLE_EQ(with_bound[0].min_pct_of_bound, 91.5);
+  EXPECT_EQ(with_bound[0].bound_kind, "memory");
+  EXPECT_DOUBLE_EQ(with_bound[1].min_pct_of_bound, 91.5);
+  rs[0].pct_of_bound = __builtin_nan("");
+  EXPECT_TRUE(std::isnan(Summarize(rs, &worst)[0].min_pct_of_bound));
 }
 
 // Each peer meets the cheapest vlak tier at least as accurate as itself on the case.

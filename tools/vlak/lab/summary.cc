@@ -51,6 +51,7 @@ std::vector<SummaryLine> Summarize(const std::vector<Record>& records, SummaryWo
   std::map<std::pair<std::string, int>, size_t> index;
   std::map<std::pair<std::string, int>, std::map<std::pair<std::string, std::string>, int>> wins;
   std::map<std::pair<std::string, int>, double> log_sum;
+  std::map<std::pair<std::string, int>, bool> roofline_gap;  // a case without vlak's roofline share
   *worst = SummaryWorst();
   for (const std::string& key : order) {
     const auto& [tiers, peers] = cases[key];
@@ -74,9 +75,19 @@ std::vector<SummaryLine> Summarize(const std::vector<Record>& records, SummaryWo
     const auto id = std::make_pair(vlak->op, vlak->threads);
     if (!index.count(id)) {
       index[id] = lines.size();
-      lines.push_back({vlak->op, vlak->threads, 0, 0, "", ""});
+      SummaryLine fresh;
+      fresh.op = vlak->op;
+      fresh.threads = vlak->threads;
+      lines.push_back(fresh);
     }
-    ++lines[index[id]].cases;
+    SummaryLine& line = lines[index[id]];
+    ++line.cases;
+    if (vlak->bound_kind.empty() || std::isnan(vlak->pct_of_bound)) {
+      roofline_gap[id] = true;
+    } else if (std::isnan(line.min_pct_of_bound) || vlak->pct_of_bound < line.min_pct_of_bound) {
+      line.min_pct_of_bound = vlak->pct_of_bound;
+      line.bound_kind = vlak->bound_kind;
+    }
     log_sum[id] += std::log(ratio);
     ++wins[id][{peer->impl, TierOf(*vlak)}];
     if (worst->vlak == nullptr || ratio < worst->ratio) *worst = {vlak, peer, ratio};
@@ -84,6 +95,7 @@ std::vector<SummaryLine> Summarize(const std::vector<Record>& records, SummaryWo
   for (SummaryLine& l : lines) {
     const auto id = std::make_pair(l.op, l.threads);
     l.geomean = std::exp(log_sum[id] / static_cast<double>(l.cases));
+    if (roofline_gap[id]) l.min_pct_of_bound = __builtin_nan(""), l.bound_kind.clear();
     int most = 0;
     for (const auto& [who, n] : wins[id]) {
       if (n > most) most = n, l.usual_peer = who.first, l.usual_tier = who.second;
@@ -108,10 +120,12 @@ void PrintSummary(FILE* out, const std::vector<Record>& records) {
   }
   const bool ic = records.front().mode == "icount";
   std::fprintf(out, "summary: fastest peer's %s / vlak's (> 1: vlak faster; vlak's cheapest tier as accurate as the peer, "
-               "named when not the default), geometric mean over each operator's shapes\n",
-               ic ? "instructions" : "time");
+               "named when not the default), geometric mean over each operator's shapes%s\n",
+               ic ? "instructions" : "time",
+               ic ? "" : "; then vlak's lowest share of its roofline there (copy: the copy bandwidth of the same bytes, "
+                         "memory-bound from 90 %; peak: the FMA peak)");
   std::fprintf(out, "  %-20s", "operator");
-  for (int t : threads) std::fprintf(out, " %-26s", (std::to_string(t) + (t == 1 ? " thread" : " threads")).c_str());
+  for (int t : threads) std::fprintf(out, " %-36s", (std::to_string(t) + (t == 1 ? " thread" : " threads")).c_str());
   std::fprintf(out, "\n");
   for (const std::string& op : ops) {
     std::fprintf(out, "  %-20s", op.c_str());
@@ -120,9 +134,14 @@ void PrintSummary(FILE* out, const std::vector<Record>& records) {
       for (const SummaryLine& l : lines) {
         if (l.op == op && l.threads == t) {
           cell = FormatNumber(l.geomean) + "x vs " + l.usual_peer + (l.usual_tier.empty() ? "" : " (" + l.usual_tier + ")");
+          if (!std::isnan(l.min_pct_of_bound)) {
+            char pct[48];
+            std::snprintf(pct, sizeof pct, ", %.0f%% %s", l.min_pct_of_bound, l.bound_kind == "memory" ? "copy" : "peak");
+            cell += pct;
+          }
         }
       }
-      std::fprintf(out, " %-26s", cell.c_str());
+      std::fprintf(out, " %-36s", cell.c_str());
     }
     std::fprintf(out, "\n");
   }

@@ -16,7 +16,8 @@ namespace vlak::lab {
 // none is). Per case, ratio = the lowest of peer's median / that tier's (instructions in icount
 // mode): > 1 means vlak is faster; without a fast row, the fastest peer's / vlak's. Per operator
 // and thread count: the geometric mean of the cases' ratios and the peer (and tier) that set it
-// most often; then the one case with the lowest ratio, named with both times.
+// most often, and vlak's lowest share of the roofline; then the one case with the lowest ratio,
+// named with both times.
 struct SummaryLine {
   std::string op;
   int threads = 0;
@@ -24,6 +25,12 @@ struct SummaryLine {
   double geomean = 0;       // of peer / vlak over the cases
   std::string usual_peer;   // the peer fastest in most of the cases
   std::string usual_tier;   // the tier it was compared with there: "" (default) or "fast"
+  // The lowest share of the roofline that vlak's compared row reached over the cases (its
+  // pct_of_bound: the copy bandwidth, or the FMA peak), and which roofline; NaN and "" when a
+  // case has none. At >= 90 % of the copy bound a case is memory-bound, and the goal there is
+  // that share, not a ratio.
+  double min_pct_of_bound = __builtin_nan("");
+  std::string bound_kind;
 };
 struct SummaryWorst {
   const Record* vlak = nullptr;
