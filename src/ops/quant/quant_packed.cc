@@ -39,6 +39,11 @@ Layout LayoutFor(Target t) {
   if (t == Target::kRvv) return {kLayoutRvv, vlak_target_lanes(VLAK_TARGET_RVV, 0, 1), 1};
   return {kLayoutRows, 0, 0};
 }
+// The layout a pack writes for the active target (read once by the caller), or the rows layout
+// when that target cannot run (its error is returned after the size checks).
+Layout PackLayout(vlak_status target_error, Target t) {
+  return target_error == VLAK_OK ? LayoutFor(t) : Layout{kLayoutRows, 0, 0};
+}
 
 // Bytes of the quantized values' header part in a block: d (and m for q4_1).
 constexpr size_t QHeadBytes(int t) { return t == VLAK_Q4_1 ? 4 : 2; }
@@ -92,8 +97,7 @@ size_t PackedSizeFor(const Layout& lay, vlak_qtype wtype, size_t n, size_t k) {
 
 extern "C" size_t vlak_matmul_q_packed_size(vlak_qtype wtype, size_t n, size_t k) {
   using namespace vlak;
-  const Layout lay = TargetError() == VLAK_OK ? LayoutFor(ActiveTarget()) : Layout{kLayoutRows, 0, 0};
-  return PackedSizeFor(lay, wtype, n, k);
+  return PackedSizeFor(PackLayout(TargetError(), ActiveTarget()), wtype, n, k);
 }
 
 extern "C" vlak_status vlak_matmul_q_pack(vlak_qtype wtype, size_t n, size_t k, const void* w, size_t w_stride_bytes,
@@ -104,7 +108,7 @@ extern "C" vlak_status vlak_matmul_q_pack(vlak_qtype wtype, size_t n, size_t k, 
   // even when another thread changes the active target (or the VNNI setting) meanwhile.
   const vlak_status target_error = TargetError();
   const Target target = ActiveTarget();
-  const Layout lay = target_error == VLAK_OK ? LayoutFor(target) : Layout{kLayoutRows, 0, 0};
+  const Layout lay = PackLayout(target_error, target);
   const size_t size = PackedSizeFor(lay, wtype, n, k);
   if (size == 0) return VLAK_ERROR_OVERFLOW;
   if (packed == nullptr || (n != 0 && k != 0 && w == nullptr)) return VLAK_ERROR_NULL_POINTER;
