@@ -686,7 +686,9 @@ vlak_status vlak_matmul_q_f32(size_t m, size_t n, size_t k, const float* a, size
  * block, then C += float(s) fl(d_w d_a) (q4_1: + m_w fl(d_a sum q_a)) by fmas, one per block and G
  * rows (ggml's repacked q4_0 gemv in spirit), where the rows layout needs a horizontal sum per row
  * and the float work per 8 or 16 values: 3-4x faster at decode on AVX-512 VNNI and on AVX2,
- * 4-15x fewer instructions on RVV (docs/ops/quant.md). Its bits may differ from
+ * 4-15x fewer instructions on RVV (docs/ops/quant.md). From 16 rows of A, a CPU with AMX-INT8
+ * (and an OS that grants its tile state) runs the x16 products on AMX tiles, 16 rows at a time,
+ * with the same bits (VLAK_AVX512_AMX=0 turns it off). Its bits may differ from
  * vlak_matmul_q_f32's in the last places, never its bound (per block 2 roundings, q4_1 4); every
  * grouped layout and target gives the same bits. Exact weights give vlak_matmul_q_f32's bits (the rows unpacked, 16 at a time).
  * packed_bytes must be at least vlak_matmul_q_packed_size(wtype, n, k): 64 + n rounded up to the

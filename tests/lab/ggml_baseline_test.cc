@@ -3,6 +3,7 @@
 // bound that allows for ggml quantizing A to 8 bits per block of 32. Skipped where ggml is not
 // built (make peers).
 #include "lab/ggml_baseline.h"
+#include "vlak/vlak.h"
 
 #include <gtest/gtest.h>
 
@@ -203,6 +204,43 @@ TEST(GgmlBaseline, MatmulMatchesDequantizedProduct) {
         ASSERT_TRUE(GgmlGemvVecDot(t, s.n, s.k, a.data(), wq.data(), c.data()));
         check(c.data(), "GgmlGemvVecDot");
       }
+    }
+  }
+}
+
+
+// vlak's AMX kernel (an x16-packed W, 16 rows or more of A quantized) on the thread where ggml's
+// AMX kernels configured their tiles: it puts ggml's configuration back, so ggml's next product
+// neither faults (tiles released under it: SIGILL) nor reads a foreign tile shape. The shape is one
+// ggml takes to its AMX kernel; where neither uses AMX, the same calls run their other kernels.
+TEST(GgmlBaseline, VlakTilesLeaveGgmlsConfiguration) {
+  SKIP_IF_NO_GGML();
+  const size_t m = 128, n = 576, k = 576;
+  for (int t : kTypes) {
+    const std::vector<float> a = Data(m, k, 21), w = Data(n, k, 22);
+    std::vector<unsigned char> wq(n * GgmlRowBytes(t, k));
+    std::vector<float> wd(n * k);
+    ASSERT_TRUE(GgmlQuantize(t, n, k, w.data(), wq.data()));
+    ASSERT_TRUE(GgmlDequantize(t, n, k, wq.data(), wd.data()));
+    const Expected e = Reference(t, m, n, k, a, wd, wq);
+    std::string err;
+    auto g = GgmlMatmul::Create(t, m, n, k, wq.data(), 1, "auto", &err);
+    ASSERT_NE(g, nullptr) << err;
+    std::copy(a.begin(), a.end(), g->A());
+    ASSERT_TRUE(g->Run());
+    const auto qt = static_cast<vlak_qtype>(t);  // vlak's type codes are ggml's
+    std::vector<unsigned char> packed(vlak_matmul_q_packed_size(qt, n, k));
+    ASSERT_EQ(vlak_matmul_q_pack(qt, n, k, wq.data(), GgmlRowBytes(t, k), packed.data(), packed.size()), VLAK_OK);
+    std::vector<float> c(m * n);
+    const int threads = vlak_get_num_threads();
+    ASSERT_EQ(vlak_set_num_threads(1), VLAK_OK);  // on this thread
+    ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), k, packed.data(), c.data(), n, VLAK_MATMUL_Q_QUANTIZE_A, nullptr),
+              VLAK_OK);
+    ASSERT_EQ(vlak_set_num_threads(threads), VLAK_OK);
+    ASSERT_TRUE(g->Run());
+    for (size_t i = 0; i < m * n; ++i) {
+      ASSERT_LE(std::fabs(g->C()[i] - e.c[i]), e.bound[i]) << Name(t) << " ggml after vlak, " << g->Layout() << " at " << i;
+      ASSERT_LE(std::fabs(c[i] - e.c[i]), e.bound[i]) << Name(t) << " vlak at " << i;
     }
   }
 }

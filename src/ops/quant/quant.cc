@@ -23,6 +23,9 @@ void MatmulQActColsAvx512Vnni(const QMatmulArgs& g, const uint8_t* act, size_t j
 // quant_packed_avx512vnni.cc: the same for an x16 W (j0 a multiple of kQGroup).
 void MatmulQActPackedAvx512Vnni(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1);
 bool QuantCpuHasVnni();
+// quant_packed_avx512amx.cc: the same with AMX tiles, 16 rows of A at a time (the rest by VNNI).
+void MatmulQActPackedAvx512Amx(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1);
+bool QuantCpuHasAmx();
 #endif
 
 namespace {
@@ -34,10 +37,20 @@ bool CpuVnni() {
 #endif
 }
 constinit SpecialisationSwitch g_vnni{"VLAK_AVX512_VNNI", CpuVnni};
+bool CpuAmx() {
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
+  return QuantCpuHasAmx();
+#else
+  return false;
+#endif
+}
+constinit SpecialisationSwitch g_amx{"VLAK_AVX512_AMX", CpuAmx};
 }  // namespace
 
 bool QuantVnniEnabled() { return g_vnni.Enabled(); }
 bool SetQuantVnni(bool enabled) { return g_vnni.Set(enabled); }
+bool QuantAmxEnabled() { return g_amx.Enabled(); }
+bool SetQuantAmx(bool enabled) { return g_amx.Set(enabled); }
 
 namespace {
 
@@ -206,7 +219,9 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads, int
     if (g.group > 0) {
       ActCols packed = Dispatch(kMatmulQActGroupedCols, target);
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
-      if (target == Target::kAvx512) packed = MatmulQActPackedAvx512Vnni;  // only the VNNI target packs x16
+      if (target == Target::kAvx512) {  // only the VNNI target packs x16
+        packed = g.m >= 16 && QuantAmxEnabled() ? MatmulQActPackedAvx512Amx : MatmulQActPackedAvx512Vnni;
+      }
 #endif
       return ForEachColumnChunk(g, target, threads, 0.05, 0, [&](uint8_t*, size_t j0, size_t j1) { packed(g, act, j0, j1); });
     }

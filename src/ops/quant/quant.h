@@ -132,6 +132,10 @@ inline constexpr size_t kQPanelMinM = 16;
 // VLAK_AVX512_VNNI is not "0"); the setter returns the previous setting (tests, the lab).
 bool QuantVnniEnabled();
 bool SetQuantVnni(bool enabled);
+// Its AMX kernel for an x16 W from 16 rows of A (on where the CPU has AMX-INT8, Linux grants the
+// tile state and VLAK_AVX512_AMX is not "0"): the VNNI kernel's bits. Setter as above.
+bool QuantAmxEnabled();
+bool SetQuantAmx(bool enabled);
 
 // Tests: the product with quantized activations of a grouped W by the scalar target's plain form
 // of the grouped kernels' arithmetic (quant_kernel.cc), on one thread, no epilogue.

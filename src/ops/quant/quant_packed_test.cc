@@ -174,6 +174,41 @@ TEST(QuantPacked, SameBitsForEveryThreadCountAndEpilogue) {
   });
 }
 
+// AVX-512 with AMX: the tile kernel (16 rows of A at a time, the rest by VNNI) gives the VNNI
+// kernel's bits, for odd and even block counts, partial groups of W and rows past the last tile.
+TEST(QuantPacked, AmxTilesGiveTheVnniBits) {
+  const vlak_target saved = vlak_active_target();
+  if (vlak_set_target(VLAK_TARGET_AVX512) != VLAK_OK || !vlak::QuantAmxEnabled()) {
+    vlak_set_target(saved);
+    GTEST_SKIP() << "this CPU (or OS) runs no AMX tiles";
+  }
+  for (vlak_qtype t : kTypes) {
+    for (size_t n : {16, 21, 40}) {
+      for (size_t k : {32, 64, 96, 1024}) {
+        size_t stride;
+        const auto w = RandomW(t, n, k, static_cast<uint32_t>(n * k), &stride);
+        const auto p = Pack(t, n, k, w, stride);
+        ASSERT_TRUE(IsGrouped(p));
+        for (size_t m : {16, 17, 31, 32, 51}) {
+          const size_t lda = k + 3, ldc = n + 2;
+          const auto a = Normal(m * lda, 0.0f, 1.0f, static_cast<uint32_t>(m + k));
+          std::vector<float> amx(m * ldc, kSentinel), vnni(m * ldc, kSentinel);
+          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), amx.data(), ldc, VLAK_MATMUL_Q_QUANTIZE_A,
+                                             nullptr),
+                    VLAK_OK);
+          const bool was = vlak::SetQuantAmx(false);
+          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), vnni.data(), ldc, VLAK_MATMUL_Q_QUANTIZE_A,
+                                             nullptr),
+                    VLAK_OK);
+          vlak::SetQuantAmx(was);
+          ASSERT_TRUE(SameBits(amx.data(), vnni.data(), amx.size())) << t << " m " << m << " n " << n << " k " << k;
+        }
+      }
+    }
+  }
+  ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
+}
+
 TEST(QuantPacked, BadArgumentsWriteNothing) {
   ForEachTarget([] {
     const size_t n = 3, k = 64;
