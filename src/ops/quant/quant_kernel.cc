@@ -122,45 +122,56 @@ void DequantizeRowsF32(int t, size_t rows, size_t k, const uint8_t* q, size_t q_
   }
 }
 
+namespace {
+// Block b of row r from its 32 values at xb: the reference loop (ggml's quantize_row_q8_0 with
+// round-half-away-from-zero): amax, d = amax / 127, q = round(x / d) by the inverse, d kept as
+// fp16; a block with a NaN or an infinity gets d = NaN, q = 0, sum 0.
+void QuantizeActBlockScalar(const float* xb, const QActRow& r, size_t b) {
+  int8_t* const qb = r.qs + b * kQBlock;
+  float amax = 0.0f;
+  bool finite = true;
+  for (size_t j = 0; j < kQBlock; ++j) {
+    const float v = std::fabs(xb[j]);
+    finite = finite && v <= 3.40282347e38f;
+    amax = v > amax ? v : amax;
+  }
+  if (!finite) {
+    r.d[b] = std::numeric_limits<float>::quiet_NaN();
+    r.sum[b] = 0;
+    std::memset(qb, 0, kQBlock);
+    return;
+  }
+  const float d = amax / 127.0f;
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  int32_t s = 0;
+  for (size_t j = 0; j < kQBlock; ++j) {
+    const int32_t v = TruncToI8Bits(std::round(xb[j] * id));
+    qb[j] = static_cast<int8_t>(v);
+    s += v;
+  }
+  r.d[b] = HalfToFloat(FloatToHalf(d));
+  r.sum[b] = s;
+}
+}  // namespace
+
 void QuantizeActRowsF32(size_t rows, size_t k, const float* a, size_t lda, uint8_t* act) {
   const size_t nb = k / kQBlock;
   for (size_t i = 0; i < rows; ++i) {
     const QActRow r = QActRowAt(act, k, i);
-    const float* x = a + i * lda;
-    for (size_t b = 0; b < nb; ++b) {
-      const float* xb = x + b * kQBlock;
-      int8_t* qb = r.qs + b * kQBlock;
+    const float* const x = a + i * lda;
 #if defined(VLAK_SIMD_AVX512)
-      float dv;
-      if (x86::QuantizeActBlock(xb, qb, &dv, &r.sum[b])) {
-        r.d[b] = HalfToFloat(FloatToHalf(dv));
-        continue;
+    // 16 blocks at a time; the blocks it leaves (non-finite, subnormal d) by the loop.
+    for (size_t b0 = 0; b0 < nb; b0 += 16) {
+      const size_t n = nb - b0 < 16 ? nb - b0 : 16;
+      const uint32_t left = x86::QuantizeActBlocks(x + b0 * kQBlock, n, r.qs + b0 * kQBlock, r.d + b0, r.sum + b0);
+      for (uint32_t m = left; m != 0; m &= m - 1) {
+        const size_t b = b0 + static_cast<size_t>(__builtin_ctz(m));
+        QuantizeActBlockScalar(x + b * kQBlock, r, b);
       }
-#endif
-      float amax = 0.0f;
-      bool finite = true;
-      for (size_t j = 0; j < kQBlock; ++j) {
-        const float v = std::fabs(xb[j]);
-        finite = finite && v <= 3.40282347e38f;
-        amax = v > amax ? v : amax;
-      }
-      if (!finite) {
-        r.d[b] = std::numeric_limits<float>::quiet_NaN();
-        r.sum[b] = 0;
-        std::memset(qb, 0, kQBlock);
-        continue;
-      }
-      const float d = amax / 127.0f;
-      const float id = d != 0.0f ? 1.0f / d : 0.0f;
-      int32_t s = 0;
-      for (size_t j = 0; j < kQBlock; ++j) {
-        const int32_t v = TruncToI8Bits(std::round(xb[j] * id));
-        qb[j] = static_cast<int8_t>(v);
-        s += v;
-      }
-      r.d[b] = HalfToFloat(FloatToHalf(d));
-      r.sum[b] = s;
     }
+#else
+    for (size_t b = 0; b < nb; ++b) QuantizeActBlockScalar(x + b * kQBlock, r, b);
+#endif
   }
 }
 

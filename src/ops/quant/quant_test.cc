@@ -190,35 +190,40 @@ std::vector<float> CheckMatmul(vlak_qtype t, size_t m, size_t n, size_t k, unsig
 // every target: ties of x / d at .5 (rounded away from zero), values at +-127 d, all-zero blocks,
 // subnormal and huge scales, NaN and infinities (their block: d NaN, q 0), random blocks.
 TEST(Quant, ActivationQuantizationSameOnEveryTarget) {
-  constexpr size_t k = 32 * 12;
-  std::vector<float> a(3 * k, 0.0f);
-  std::mt19937 rng(17);
-  auto block = [&](size_t b) { return a.data() + 32 * b; };
-  for (size_t j = 0; j < 32; ++j) {
-    block(0)[j] = (static_cast<float>(j) - 15.5f);           // x / d lands on .5 for some j
-    block(1)[j] = (j % 2 ? 1.0f : -1.0f) * (127.0f - static_cast<float>(j)) * 0.5f;  // ties
-    block(3)[j] = std::ldexp(static_cast<float>(j) + 1.0f, -140);  // d subnormal, 1 / d infinite
-    block(4)[j] = std::ldexp(static_cast<float>(j) - 16.0f, -125);  // d subnormal, 1 / d finite
-    block(5)[j] = (j % 3 ? 1.0f : -1.0f) * 3.0e38f * static_cast<float>(j) / 32.0f;  // huge
-    block(6)[j] = static_cast<float>(j) - 16.0f;
-    block(7)[j] = static_cast<float>(j);
-    block(8)[j] = -static_cast<float>(j) * 0.25f;
+  // 12 blocks a row, and 37 (AVX-512 takes 16 at a time: two groups and a tail of 5), the special
+  // blocks in the first group and again in the second.
+  for (const size_t nb : {12, 37}) {
+    const size_t k = 32 * nb;
+    std::vector<float> a(3 * k, 0.0f);
+    std::mt19937 rng(17);
+    auto block = [&](size_t b) { return a.data() + 32 * b; };
+    for (size_t j = 0; j < 32; ++j) {
+      block(0)[j] = (static_cast<float>(j) - 15.5f);           // x / d lands on .5 for some j
+      block(1)[j] = (j % 2 ? 1.0f : -1.0f) * (127.0f - static_cast<float>(j)) * 0.5f;  // ties
+      block(3)[j] = std::ldexp(static_cast<float>(j) + 1.0f, -140);  // d subnormal, 1 / d infinite
+      block(4)[j] = std::ldexp(static_cast<float>(j) - 16.0f, -125);  // d subnormal, 1 / d finite
+      block(5)[j] = (j % 3 ? 1.0f : -1.0f) * 3.0e38f * static_cast<float>(j) / 32.0f;  // huge
+      block(6)[j] = static_cast<float>(j) - 16.0f;
+      block(7)[j] = static_cast<float>(j);
+      block(8)[j] = -static_cast<float>(j) * 0.25f;
+    }
+    // block 2 stays zero
+    block(6)[5] = std::numeric_limits<float>::quiet_NaN();
+    block(7)[31] = std::numeric_limits<float>::infinity();
+    block(8)[0] = -std::numeric_limits<float>::infinity();
+    for (size_t i = 9 * 32; i < a.size(); ++i) {
+      a[i] = std::ldexp(static_cast<float>(static_cast<int32_t>(rng() >> 8) - (1 << 23)), -23 + static_cast<int>(rng() % 40) - 20);
+    }
+    if (nb > 25) std::copy(block(0), block(9), block(17));  // blocks 17..25: the same specials
+    const size_t rows = a.size() / k;
+    std::vector<uint8_t> want(rows * vlak::QActBytes(k)), got(want.size());
+    vlak::QuantizeActRowsForTest(true, rows, k, a.data(), k, want.data());
+    ForEachTarget([&] {
+      std::fill(got.begin(), got.end(), uint8_t{0xA5});
+      vlak::QuantizeActRowsForTest(false, rows, k, a.data(), k, got.data());
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "blocks " << nb << " byte " << i;
+    });
   }
-  // block 2 stays zero
-  block(6)[5] = std::numeric_limits<float>::quiet_NaN();
-  block(7)[31] = std::numeric_limits<float>::infinity();
-  block(8)[0] = -std::numeric_limits<float>::infinity();
-  for (size_t i = 9 * 32; i < a.size(); ++i) {
-    a[i] = std::ldexp(static_cast<float>(static_cast<int32_t>(rng() >> 8) - (1 << 23)), -23 + static_cast<int>(rng() % 40) - 20);
-  }
-  const size_t rows = a.size() / k;
-  std::vector<uint8_t> want(rows * vlak::QActBytes(k)), got(want.size());
-  vlak::QuantizeActRowsForTest(true, rows, k, a.data(), k, want.data());
-  ForEachTarget([&] {
-    std::fill(got.begin(), got.end(), uint8_t{0xA5});
-    vlak::QuantizeActRowsForTest(false, rows, k, a.data(), k, got.data());
-    for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "byte " << i;
-  });
 }
 
 TEST(Quant, MatmulWithinBound) {

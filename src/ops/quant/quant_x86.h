@@ -28,39 +28,81 @@
 namespace vlak::VLAK_NS::x86 {
 
 #if defined(VLAK_SIMD_AVX512)
-// One block of 32 activations quantized as QuantizeActRowsF32's scalar loop does, bit for bit:
-// amax = max |x| (two vmaxps and one reduction), d = amax / 127 and id = 1 / d in scalar float,
-// q = x * id rounded half away from zero (truncate, then +-1 where |x id - trunc| >= 0.5: the
-// same integer as std::round; the product is one rounding in both), the low byte stored
-// (vpmovdb), the sum exact in int32. false (nothing written) when the block holds a NaN or an
-// infinity, or its d is subnormal (1 / d may overflow, and the scalar loop's byte of an infinite
-// product is kept there): the scalar loop handles those. About 25 vector ops per block, against
-// about 5 per value in the loop.
-inline bool QuantizeActBlock(const float* x, int8_t* q, float* d_out, int32_t* sum_out) {
-  const __m512 x0 = _mm512_loadu_ps(x), x1 = _mm512_loadu_ps(x + 16);
-  const __m512 a0 = _mm512_abs_ps(x0), a1 = _mm512_abs_ps(x1);
-  const __m512 big = _mm512_set1_ps(3.40282347e38f);
-  // Not (|x| <= FLT_MAX): NaN or infinity.
-  if ((_mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) | _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ)) != 0) return false;
-  const float amax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
-  const float d = amax / 127.0f;
-  if (d != 0.0f && d < 1.17549435e-38f) return false;
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  const __m512 vid = _mm512_set1_ps(id);
-  const __m512 sign = _mm512_set1_ps(-0.0f), one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
-  __m512i qi[2];
-  const __m512 xs[2] = {x0, x1};
-  for (int h = 0; h < 2; ++h) {
-    const __m512 v = _mm512_mul_ps(xs[h], vid);
-    const __m512 t = _mm512_roundscale_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    const __mmask16 up = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(v, t)), half, _CMP_GE_OQ);
-    const __m512 r = _mm512_mask_add_ps(t, up, t, _mm512_or_ps(_mm512_and_ps(v, sign), one));
-    qi[h] = _mm512_cvttps_epi32(r);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 16 * h), _mm512_cvtepi32_epi8(qi[h]));
+// 16 vectors reduced by op, lane by lane of each: lane i of the result is op over v[i]'s 16 lanes
+// (an op that is associative and commutative on these values: max of non-negatives, integer add).
+// Four steps of shuffles, each pairing halves of two vectors (45 shuffles and ops for 16 rows,
+// against 8 per row for a reduction each), then one permute into block order.
+template <class Op>
+[[gnu::always_inline]] inline __m512 Reduce16(__m512* v, Op op) {
+  for (int i = 0; i < 8; ++i) {  // 256-bit halves: [v2i (L0 L2), v2i (L1 L3), v2i+1 ...]
+    v[i] = op(_mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0x44), _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0xEE));
   }
-  *d_out = d;
-  *sum_out = _mm512_reduce_add_epi32(_mm512_add_epi32(qi[0], qi[1]));
-  return true;
+  for (int i = 0; i < 4; ++i) {  // 128-bit lane l of v[i]: row 4i + l, 4 partials
+    v[i] = op(_mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0x88), _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0xDD));
+  }
+  for (int i = 0; i < 2; ++i) {  // lane l: rows 8i + l and 8i + 4 + l, 2 partials each
+    v[i] = op(_mm512_shuffle_ps(v[2 * i], v[2 * i + 1], 0x44), _mm512_shuffle_ps(v[2 * i], v[2 * i + 1], 0xEE));
+  }
+  // Element q of 128-bit lane l: row 4q + l.
+  const __m512 r = op(_mm512_shuffle_ps(v[0], v[1], 0x88), _mm512_shuffle_ps(v[0], v[1], 0xDD));
+  return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), r);
+}
+
+// Blocks [0, n) of 32 activations at x (n <= 16) quantized as QuantizeActRowsF32's scalar loop
+// does, bit for bit: amax = max |x| per block (Reduce16), d = amax / 127 and id = 1 / d (one
+// division each for the 16 blocks, correctly rounded as the loop's), d's fp16 round trip by
+// vcvtps2ph / vcvtph2ps (round to nearest even, overflow to inf: FloatToHalf's), q = x * id
+// rounded half away from zero (truncate, then +-1 where |x id - trunc| >= 0.5: std::round's
+// integer; the product is one rounding in both), the low byte stored (vpmovdb), the sums exact in
+// int32 (Reduce16). Returns the blocks it did not write: those holding a NaN or an infinity, or
+// whose d is subnormal (1 / d may overflow, and the loop's byte of an infinite product is kept
+// there); the scalar loop handles them. About 35 vector ops per block, against about 5 per value
+// in the loop.
+inline uint32_t QuantizeActBlocks(const float* x, size_t n, int8_t* q, float* d_out, int32_t* sum_out) {
+  const __m512 big = _mm512_set1_ps(3.40282347e38f);
+  uint32_t bad = 0;
+  __m512 v[16];
+  for (size_t i = 0; i < 16; ++i) {
+    if (i >= n) {
+      v[i] = _mm512_setzero_ps();
+      continue;
+    }
+    const __m512 a0 = _mm512_abs_ps(_mm512_loadu_ps(x + 32 * i)), a1 = _mm512_abs_ps(_mm512_loadu_ps(x + 32 * i + 16));
+    // Not (|x| <= FLT_MAX): NaN or infinity.
+    const bool nonfinite = (_mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) | _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ)) != 0;
+    bad |= static_cast<uint32_t>(nonfinite) << i;
+    v[i] = nonfinite ? _mm512_setzero_ps() : _mm512_max_ps(a0, a1);
+  }
+  const __m512 amax = Reduce16(v, [](__m512 a, __m512 b) { return _mm512_max_ps(a, b); });
+  const __m512 d = _mm512_div_ps(amax, _mm512_set1_ps(127.0f));
+  const __mmask16 nonzero = _mm512_cmp_ps_mask(d, _mm512_setzero_ps(), _CMP_NEQ_OQ);
+  bad |= _mm512_mask_cmp_ps_mask(nonzero, d, _mm512_set1_ps(1.17549435e-38f), _CMP_LT_OQ);
+  const __m512 id = _mm512_maskz_div_ps(nonzero, _mm512_set1_ps(1.0f), d);
+  const __mmask16 good = static_cast<__mmask16>(~bad & ((1u << n) - 1u));
+  _mm512_mask_storeu_ps(d_out, good, _mm512_cvtph_ps(_mm512_cvtps_ph(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+  const __m512 sign = _mm512_set1_ps(-0.0f), one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
+  for (size_t i = 0; i < 16; ++i) {
+    if (((good >> i) & 1u) == 0) {
+      v[i] = _mm512_setzero_ps();
+      continue;
+    }
+    const __m512 vid = _mm512_permutexvar_ps(_mm512_set1_epi32(static_cast<int>(i)), id);
+    __m512i qi[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m512 p = _mm512_mul_ps(_mm512_loadu_ps(x + 32 * i + 16 * h), vid);
+      const __m512 t = _mm512_roundscale_ps(p, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      const __mmask16 up = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(p, t)), half, _CMP_GE_OQ);
+      const __m512 r = _mm512_mask_add_ps(t, up, t, _mm512_or_ps(_mm512_and_ps(p, sign), one));
+      qi[h] = _mm512_cvttps_epi32(r);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 32 * i + 16 * h), _mm512_cvtepi32_epi8(qi[h]));
+    }
+    v[i] = _mm512_castsi512_ps(_mm512_add_epi32(qi[0], qi[1]));
+  }
+  const __m512 sums = Reduce16(v, [](__m512 a, __m512 b) {
+    return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+  });
+  _mm512_mask_storeu_epi32(sum_out, good, _mm512_castps_si512(sums));
+  return bad;
 }
 #endif
 
