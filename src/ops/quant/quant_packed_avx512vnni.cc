@@ -12,9 +12,11 @@
 //   q4_1 acc += m_w * fl(d_a sum q_a). No horizontal sum: lane r of acc is C[i][j + r].
 // Bound: s exact; per block 2 roundings (q4_1 4) on a chain of k / 32 adds: within vlak.h's
 //   2k 2^-24 S. Special values: the scales' and d_a's NaN/inf propagate through the products.
-// Cost per block and 16 rows: 4 (q8_0 8) loads, 8 unpack ops (q8_0 8 xors), 1-2 fp16 converts;
-//   per row of A 8 vpdpbusd (A's 4 bytes broadcast from memory), 1 convert, 1 multiply, 1 fma
-//   (q4_1 2): about 22 ops per 512 weights at m = 1, against about 60 in the rows layout's kernel.
+// Cost per block and 16 rows: 4 (q8_0 8) loads, 8 unpack ops (q8_0 8 xors; up to 2 rows of A,
+//   q4's high nibbles stay in place, 16 q, and their sum is shifted right by 4, exactly: 4 ops
+//   fewer, one more per row), 1-2 fp16 converts; per row of A 8 vpdpbusd (A's 4 bytes broadcast
+//   from memory), 1 convert, 1 multiply, 1 fma (q4_1 2): about 22 ops per 512 weights at m = 1,
+//   against about 60 in the rows layout's kernel.
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 
 #include <immintrin.h>
@@ -49,6 +51,7 @@ template <int kType, size_t kRa>
   constexpr size_t rec = kQGroup * QBlockBytes(kType);
   constexpr size_t quants = kType == VLAK_Q4_1 ? 64 : 32;  // the record's scale bytes
   constexpr int kOffset = kType == VLAK_Q8_0 ? 128 : kType == VLAK_Q4_0 ? 8 : 0;
+  constexpr bool kHighInPlace = kType != VLAK_Q8_0 && kRa <= 2;
   const size_t nb = g.k / kQBlock;
   const __m512i low = _mm512_set1_epi8(0x0F);
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
@@ -69,7 +72,9 @@ template <int kType, size_t kRa>
       for (int p = 0; p < 4; ++p) {
         const __m512i v = _mm512_loadu_si512(r + quants + 64 * p);
         u[p] = _mm512_and_si512(v, low);
-        u[p + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), low);
+        // High nibbles: in place (16 q) for one or two rows of A, whose sums are then
+        // shifted right by 4 (exact); shifted down here for more rows.
+        u[p + 4] = kHighInPlace ? _mm512_andnot_si512(low, v) : _mm512_and_si512(_mm512_srli_epi16(v, 4), low);
       }
     }
     for (size_t i = 0; i < kRa; ++i) {
@@ -83,6 +88,7 @@ template <int kType, size_t kRa>
         s1 = _mm512_dpbusd_epi32(s1, u[p + 4], Bcast32(qa + 16 + 4 * p));
       }
       const float da = ar[i].d[b];
+      if constexpr (kHighInPlace) s1 = _mm512_srai_epi32(s1, 4);
       acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)), _mm512_mul_ps(dw, _mm512_set1_ps(da)), acc[i]);
       if constexpr (kType == VLAK_Q4_1) {
         const __m512 mw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + 32)));
