@@ -29,21 +29,15 @@ bool QuantCpuHasAmx();
 #endif
 
 namespace {
-bool CpuVnni() {
+// Whether the CPU (and the OS) can run each avx512 specialisation.
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
-  return QuantCpuHasVnni();
+bool CpuVnni() { return QuantCpuHasVnni(); }
+bool CpuAmx() { return QuantCpuHasAmx(); }
 #else
-  return false;
+bool CpuVnni() { return false; }
+bool CpuAmx() { return false; }
 #endif
-}
 constinit SpecialisationSwitch g_vnni{"VLAK_AVX512_VNNI", CpuVnni};
-bool CpuAmx() {
-#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
-  return QuantCpuHasAmx();
-#else
-  return false;
-#endif
-}
 constinit SpecialisationSwitch g_amx{"VLAK_AVX512_AMX", CpuAmx};
 }  // namespace
 
