@@ -275,7 +275,7 @@ TEST(GuardPages, QuantPacked) {
   ForEachTarget([] {
     for (vlak_qtype t : kTypes) {
       for (size_t n : {5, 16, 19}) {
-        for (size_t m : {1, 3, 16}) {
+        for (size_t m : {1, 3, 16, 17}) {  // 16 and 17: AMX tiles where the CPU has them, then VNNI
           const size_t k = 96, rb = vlak_qtype_row_bytes(t, k), bytes = vlak_matmul_q_packed_size(t, n, k);
           GuardedFloats a(m * k), c(m * n), y(n * k);
           GuardedBytes w(n * rb), p(bytes);
