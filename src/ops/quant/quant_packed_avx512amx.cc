@@ -157,7 +157,8 @@ void Packed(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
     const __mmask16 store = static_cast<__mmask16>((1u << cols) - 1u);
     // The next group's records, while this one's tiles run: a model's weights come from memory.
     if (j + kQGroup < j1) {
-      for (size_t line = 0; line < nb * rec; line += 64) _mm_prefetch(reinterpret_cast<const char*>(grp + nb * rec + line), _MM_HINT_T1);
+      const char* const next = reinterpret_cast<const char*>(grp + nb * rec);
+      for (size_t line = 0; line < nb * rec; line += 64) _mm_prefetch(next + line, _MM_HINT_T1);
     }
     if constexpr (kType != VLAK_Q8_0) {
       for (size_t b = 0; b < nb; ++b) UnpackB<kType>(grp + b * rec, bts + b * kBTileBytes);
