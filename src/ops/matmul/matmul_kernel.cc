@@ -38,9 +38,11 @@
 
 namespace vlak::VLAK_NS {
 
+// Defined below; x86's Block runs it too, over the block it has just packed.
 template <size_t kMR_, class D>
 void PackedRows(D d, const MatmulArgs& g, size_t pc, size_t kc, const float* packed, size_t j0, size_t ncols,
                 size_t i0, size_t i1);
+
 // The epilogue (vlak_matmul_ex_f32) is the activation kernels' BiasActivationRowsF32 of this
 // target, run on each tile of C right after its last k block is stored (still in L1).
 VLAK_ACTIVATION_KERNELS(VLAK_DECLARE_KERNEL)
@@ -99,10 +101,11 @@ constexpr size_t kBlockFloats = size_t{1} << 18;
 // pf + pf_stride, ... (a count fixed at compile time, so the loop body stays straight-line and
 // scripts/x86-cycles models it). RVV's in-order loop has its own pipelining and keeps its
 // instruction count:
-// - PackedRows (x86's Block, and MatmulPackedRowsF32) runs panel-outer: each row tile of a panel fetches
-//   its share of the next panel into L2, so a B read from memory (a model's weights, cold after
-//   the other layers ran) arrives while the panel's row tiles compute, instead of in the first
-//   row tile's pass, which at 256 bytes per 24 FMAs runs at memory speed (docs/ops/matmul.md).
+// - PackedRows (x86's Block, and MatmulPackedRowsF32) runs panel-outer: each row tile of a
+//   panel fetches its share of the next panel into L2, so a B read from memory (a model's
+//   weights, cold after the other layers ran) arrives while the panel's row tiles compute,
+//   instead of in the first row tile's pass, which at 256 bytes per 24 FMAs runs at memory speed
+//   (docs/ops/matmul.md).
 //   One prefetch per 4 k steps covers a share when a panel has 16 row tiles or more; fewer take
 //   the dense count, one per 64 bytes of B read (more tiles would prefetch one line many times
 //   over, each a load-port slot: docs/ops/matmul.md).
