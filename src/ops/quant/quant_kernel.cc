@@ -160,7 +160,7 @@ void QuantizeActRowsF32(size_t rows, size_t k, const float* a, size_t lda, uint8
     const QActRow r = QActRowAt(act, k, i);
     const float* const x = a + i * lda;
 #if defined(VLAK_SIMD_AVX512)
-    // 16 blocks at a time; the blocks it leaves (non-finite, subnormal d) by the loop.
+    // 16 blocks at a time; the blocks it leaves (non-finite, or d subnormal) by the scalar form.
     for (size_t b0 = 0; b0 < nb; b0 += 16) {
       const size_t n = nb - b0 < 16 ? nb - b0 : 16;
       const uint32_t left = x86::QuantizeActBlocks(x + b0 * kQBlock, n, r.qs + b0 * kQBlock, r.d + b0, r.sum + b0);
