@@ -169,6 +169,15 @@ void QuantizeActRowsF32(size_t rows, size_t k, const float* a, size_t lda, uint8
         QuantizeActBlockScalar(x + b * kQBlock, r, b);
       }
     }
+#elif defined(VLAK_SIMD_AVX2)
+    for (size_t b = 0; b < nb; ++b) {
+      float d;
+      if (x86::QuantizeActBlockAvx2(x + b * kQBlock, r.qs + b * kQBlock, &d, &r.sum[b])) {
+        r.d[b] = HalfToFloat(FloatToHalf(d));
+      } else {
+        QuantizeActBlockScalar(x + b * kQBlock, r, b);
+      }
+    }
 #else
     for (size_t b = 0; b < nb; ++b) QuantizeActBlockScalar(x + b * kQBlock, r, b);
 #endif

@@ -106,6 +106,54 @@ inline uint32_t QuantizeActBlocks(const float* x, size_t n, int8_t* q, float* d_
 }
 #endif
 
+#if defined(VLAK_SIMD_AVX2)
+// One block of 32 activations quantized as QuantizeActRowsF32's scalar loop does, bit for bit
+// (AVX2): amax = max |x| (three vmaxps, then across the register), d = amax / 127 and id = 1 / d
+// in scalar float, q = x * id rounded half away from zero (truncate, then +-1 where |x id -
+// trunc| >= 0.5: std::round's integer), packed to bytes (|q| <= 127, so the saturating packs are
+// exact), the sum exact in int32. false (nothing written) when the block holds a NaN or an
+// infinity, or its d is subnormal: the scalar loop handles those. About 45 vector ops per block.
+inline bool QuantizeActBlockAvx2(const float* x, int8_t* q, float* d_out, int32_t* sum_out) {
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  const __m256 big = _mm256_set1_ps(3.40282347e38f);
+  __m256 xv[4], m = _mm256_setzero_ps();
+  int nonfinite = 0;
+  for (int h = 0; h < 4; ++h) {
+    xv[h] = _mm256_loadu_ps(x + 8 * h);
+    const __m256 a = _mm256_and_ps(xv[h], magnitude);
+    nonfinite |= _mm256_movemask_ps(_mm256_cmp_ps(a, big, _CMP_NLE_UQ));  // not (|x| <= FLT_MAX)
+    m = _mm256_max_ps(m, a);
+  }
+  if (nonfinite != 0) return false;
+  __m128 t = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+  t = _mm_max_ps(t, _mm_movehl_ps(t, t));
+  t = _mm_max_ss(t, _mm_shuffle_ps(t, t, 1));
+  const float amax = _mm_cvtss_f32(t);
+  const float d = amax / 127.0f;
+  if (d != 0.0f && d < 1.17549435e-38f) return false;
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  const __m256 vid = _mm256_set1_ps(id);
+  const __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
+  __m256i qi[4];
+  for (int h = 0; h < 4; ++h) {
+    const __m256 p = _mm256_mul_ps(xv[h], vid);
+    const __m256 tr = _mm256_round_ps(p, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m256 up = _mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(p, tr), magnitude), half, _CMP_GE_OQ);
+    qi[h] = _mm256_cvttps_epi32(_mm256_add_ps(tr, _mm256_and_ps(up, _mm256_or_ps(_mm256_and_ps(p, sign), one))));
+  }
+  // Bytes in 128-bit lanes (q0 0-3, q1 0-3, q2 0-3, q3 0-3 | the same of 4-7), then in order.
+  const __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(qi[0], qi[1]), _mm256_packs_epi32(qi[2], qi[3]));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+  const __m256i s8 = _mm256_add_epi32(_mm256_add_epi32(qi[0], qi[1]), _mm256_add_epi32(qi[2], qi[3]));
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(s8), _mm256_extracti128_si256(s8, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+  *d_out = d;
+  *sum_out = _mm_cvtsi128_si32(s);
+  return true;
+}
+#endif
+
 // The next group of rows of W, block by block beside the current one: short rows (SmolLM2's 576
 // values, 10 to 20 cache lines) end before the hardware prefetcher has followed them (1x49152x576
 // q8_0: 3.34 -> 1.73 ms, docs/ops/quant.md).
