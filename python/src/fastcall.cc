@@ -1,5 +1,6 @@
 #include "fastcall.h"
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 
@@ -52,6 +53,48 @@ bool MatchArgs(const FastParams& p, PyObject* const* args, Py_ssize_t nargs, PyO
     }
   }
   return true;
+}
+
+namespace py = pybind11;
+
+int IntArg(PyObject* v, int dflt) {
+  const long long r = LongArg(v, dflt);
+  if (r < INT_MIN || r > INT_MAX) throw py::value_error("integer argument out of range");
+  return static_cast<int>(r);
+}
+
+long long LongArg(PyObject* v, long long dflt) {
+  if (v == nullptr) return dflt;
+  const long long r = PyLong_AsLongLong(v);
+  if (r == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return r;
+}
+
+bool BoolArg(PyObject* v, bool dflt) {
+  if (v == nullptr) return dflt;
+  const int r = PyObject_IsTrue(v);
+  if (r < 0) throw py::error_already_set();
+  return r != 0;
+}
+
+double FloatArg(PyObject* v, double dflt) {
+  if (v == nullptr) return dflt;
+  const double r = PyFloat_AsDouble(v);
+  if (r == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+  return r;
+}
+
+std::string StrArg(const char* fn, const char* name, PyObject* v, const char* dflt) {
+  if (v == nullptr) return dflt;
+  if (!PyUnicode_Check(v)) throw py::type_error(std::string("vlak.") + fn + ": " + name + " must be a str");
+  Py_ssize_t n = 0;
+  const char* c = PyUnicode_AsUTF8AndSize(v, &n);
+  if (c == nullptr) throw py::error_already_set();
+  return std::string(c, static_cast<size_t>(n));
+}
+
+void AddFunctions(py::module_& m, PyMethodDef* methods) {
+  if (PyModule_AddFunctions(m.ptr(), methods) != 0) throw py::error_already_set();
 }
 
 }  // namespace vlak::python

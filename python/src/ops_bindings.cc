@@ -1,7 +1,6 @@
 // The operators: each converts its NumPy arguments to the C API's (array_rows.h), releases the
 // GIL around the kernel and raises the status text on failure. Docstrings state the accuracy
 // bound the C API documents (include/vlak/vlak.h) and that tests/test_*.py check.
-#include <climits>
 #include <cstring>
 #include <utility>
 
@@ -787,56 +786,6 @@ Accuracy (u = 2^-24, M = the row's max of |scale| * sum_d |q_d k_jd| + |bias_j|)
 ValueError: shapes that do not match, H not a multiple of Hkv, window without causal, kv_lens
 of the wrong length or beyond S_kv. TypeError: not float32.)doc";
 
-// Argument conversions for the fast entry points; a failed one raises (error_already_set).
-int IntArg(PyObject* v, int dflt) {
-  if (v == nullptr) return dflt;
-  const long r = PyLong_AsLong(v);
-  if (r == -1 && PyErr_Occurred()) throw py::error_already_set();
-  if (r < INT_MIN || r > INT_MAX) throw py::value_error("integer argument out of range");
-  return static_cast<int>(r);
-}
-bool BoolArg(PyObject* v, bool dflt) {
-  if (v == nullptr) return dflt;
-  const int r = PyObject_IsTrue(v);
-  if (r < 0) throw py::error_already_set();
-  return r != 0;
-}
-double FloatArg(PyObject* v, double dflt) {
-  if (v == nullptr) return dflt;
-  const double r = PyFloat_AsDouble(v);
-  if (r == -1.0 && PyErr_Occurred()) throw py::error_already_set();
-  return r;
-}
-std::string StrArg(const char* fn, const char* name, PyObject* v, const char* dflt) {
-  if (v == nullptr) return dflt;
-  if (!PyUnicode_Check(v)) throw py::type_error(std::string("vlak.") + fn + ": " + name + " must be a str");
-  Py_ssize_t n = 0;
-  const char* c = PyUnicode_AsUTF8AndSize(v, &n);
-  if (c == nullptr) throw py::error_already_set();
-  return std::string(c, static_cast<size_t>(n));
-}
-py::handle Obj(PyObject* v) { return v != nullptr ? py::handle(v) : py::handle(Py_None); }
-
-// One METH_FASTCALL | METH_KEYWORDS entry point: match the arguments, run body(values), turn a
-// C++ exception into the Python error it stands for.
-template <class Body>
-PyObject* Entry(const FastParams& params, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Body body) {
-  PyObject* v[FastParams::kMax];
-  if (!MatchArgs(params, args, nargs, kwnames, v)) return nullptr;
-  try {
-    return body(v).release().ptr();
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (const py::builtin_exception& e) {
-    e.set_error();
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return nullptr;
-}
-
-#define VLAK_ENTRY(name) PyObject* name(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
-
 VLAK_ENTRY(SoftmaxEntry) {
   static const FastParams p("softmax", {"x", "axis", "log", "safe", "exp", "out"}, 1);
   return Entry(p, args, nargs, kwnames, [](PyObject** v) {
@@ -910,11 +859,8 @@ VLAK_ENTRY(RopeEntry) {
 VLAK_ENTRY(RopeTablesEntry) {
   static const FastParams p("rope_tables", {"positions", "head_dim", "base"}, 2);
   return Entry(p, args, nargs, kwnames, [](PyObject** v) {
-    const long long pos = PyLong_AsLongLong(v[0]);
-    if (pos == -1 && PyErr_Occurred()) throw py::error_already_set();
-    const long long dim = PyLong_AsLongLong(v[1]);
-    if (dim == -1 && PyErr_Occurred()) throw py::error_already_set();
-    return RopeTables(static_cast<py::ssize_t>(pos), static_cast<py::ssize_t>(dim), FloatArg(v[2], 10000.0));
+    return RopeTables(static_cast<py::ssize_t>(LongArg(v[0], 0)), static_cast<py::ssize_t>(LongArg(v[1], 0)),
+                      FloatArg(v[2], 10000.0));
   });
 }
 VLAK_ENTRY(MatmulEntry) {
@@ -929,17 +875,10 @@ VLAK_ENTRY(AttentionEntry) {
   static const FastParams p("attention", {"q", "k", "v", "causal", "window", "bias", "scale", "return_lse", "kv_lens"},
                             3);
   return Entry(p, args, nargs, kwnames, [](PyObject** v) {
-    long long window = 0;
-    if (v[4] != nullptr) {
-      window = PyLong_AsLongLong(v[4]);
-      if (window == -1 && PyErr_Occurred()) throw py::error_already_set();
-    }
-    return Attention(v[0], v[1], v[2], Obj(v[3]), window, Obj(v[5]), Obj(v[6]), BoolArg(v[7], false), Obj(v[8]));
+    return Attention(v[0], v[1], v[2], Obj(v[3]), LongArg(v[4], 0), Obj(v[5]), Obj(v[6]), BoolArg(v[7], false),
+                     Obj(v[8]));
   });
 }
-
-#define VLAK_METHOD(pyname, fn, doc) \
-  { pyname, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), METH_FASTCALL | METH_KEYWORDS, doc }
 
 PyMethodDef kMethods[] = {
     VLAK_METHOD("softmax", SoftmaxEntry, kDocSoftmax),
@@ -961,10 +900,6 @@ PyMethodDef kMethods[] = {
 
 }  // namespace
 
-// The operators are plain CPython vectorcall functions (fastcall.h says why), added to the
-// pybind11 module.
-void BindOps(py::module_& m) {
-  if (PyModule_AddFunctions(m.ptr(), kMethods) != 0) throw py::error_already_set();
-}
+void BindOps(py::module_& m) { AddFunctions(m, kMethods); }
 
 }  // namespace vlak::python
