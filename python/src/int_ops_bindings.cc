@@ -1,7 +1,6 @@
 // The integer operators (int8 / uint8 images and quantised softmax): NumPy arrays to the C API's
 // dense planes or strided rows, the GIL released around the kernel, the status text raised on
-// failure. These are plain pybind11 functions: their kernels are image-sized, so the fast-call
-// path of ops_bindings.cc (which buys ~1 us per call) would not show.
+// failure. Each is a fast-call entry point (fastcall.h), as the float operators are.
 //
 // Dtypes are never converted: a wrong dtype is a TypeError (an int8 image silently cast from
 // int64 would wrap). Inputs that are not C-contiguous go through a contiguous copy; an `out` that
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "fastcall.h"
 
 namespace vlak::python {
 namespace {
@@ -319,19 +319,38 @@ Strided views whose rows are contiguous are used in place; out may be x itself.
 ValueError: input_scale not finite or <= 2^-26, 0-d x, out of the wrong shape. TypeError: not
 int8/uint8, or out of another dtype than x.)doc";
 
+VLAK_ENTRY(ResizeBilinearEntry) {
+  static const FastParams p("resize_bilinear", {"x", "out_h", "out_w", "half_pixel", "out"}, 3);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    return ResizeBilinear(v[0], LongArg(v[1], 0), LongArg(v[2], 0), BoolArg(v[3], false), Obj(v[4]));
+  });
+}
+VLAK_ENTRY(WarpEntry) {
+  static const FastParams p("warp", {"x", "offsets", "out"}, 2);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) { return Warp(v[0], v[1], Obj(v[2])); });
+}
+VLAK_ENTRY(CorrelationEntry) {
+  static const FastParams p("correlation", {"a", "b", "displacements", "shift", "wrap16", "out"}, 4);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    return Correlation(v[0], v[1], LongArg(v[2], 0), LongArg(v[3], 0), BoolArg(v[4], false), Obj(v[5]));
+  });
+}
+VLAK_ENTRY(SoftmaxI8Entry) {
+  static const FastParams p("softmax_i8", {"x", "input_scale", "lut", "out"}, 2);
+  return Entry(p, args, nargs, kwnames,
+               [](PyObject** v) { return SoftmaxI8(v[0], FloatArg(v[1], 0.0), BoolArg(v[2], false), Obj(v[3])); });
+}
+
+PyMethodDef kMethods[] = {
+    VLAK_METHOD("resize_bilinear", ResizeBilinearEntry, kDocResize),
+    VLAK_METHOD("warp", WarpEntry, kDocWarp),
+    VLAK_METHOD("correlation", CorrelationEntry, kDocCorrelation),
+    VLAK_METHOD("softmax_i8", SoftmaxI8Entry, kDocSoftmaxI8),
+    {nullptr, nullptr, 0, nullptr},
+};
+
 }  // namespace
 
-void BindIntOps(py::module_& m) {
-  // The docstrings carry their own typed signature line, as the fast-call operators' do.
-  py::options options;
-  options.disable_function_signatures();
-  m.def("resize_bilinear", &ResizeBilinear, kDocResize, py::arg("x"), py::arg("out_h"), py::arg("out_w"),
-        py::arg("half_pixel") = false, py::arg("out") = py::none());
-  m.def("warp", &Warp, kDocWarp, py::arg("x"), py::arg("offsets"), py::arg("out") = py::none());
-  m.def("correlation", &Correlation, kDocCorrelation, py::arg("a"), py::arg("b"), py::arg("displacements"),
-        py::arg("shift"), py::arg("wrap16") = false, py::arg("out") = py::none());
-  m.def("softmax_i8", &SoftmaxI8, kDocSoftmaxI8, py::arg("x"), py::arg("input_scale"), py::arg("lut") = false,
-        py::arg("out") = py::none());
-}
+void BindIntOps(py::module_& m) { AddFunctions(m, kMethods); }
 
 }  // namespace vlak::python
