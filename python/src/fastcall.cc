@@ -70,6 +70,12 @@ long long LongArg(PyObject* v, long long dflt) {
   return r;
 }
 
+size_t UnsignedArg(const char* fn, const char* name, PyObject* v) {
+  const long long r = LongArg(v, 0);
+  if (r < 0) throw py::type_error(std::string("vlak.") + fn + ": " + name + " must be an int >= 0");
+  return static_cast<size_t>(r);
+}
+
 bool BoolArg(PyObject* v, bool dflt) {
   if (v == nullptr) return dflt;
   const int r = PyObject_IsTrue(v);
@@ -91,6 +97,12 @@ std::string StrArg(const char* fn, const char* name, PyObject* v, const char* df
   const char* c = PyUnicode_AsUTF8AndSize(v, &n);
   if (c == nullptr) throw py::error_already_set();
   return std::string(c, static_cast<size_t>(n));
+}
+
+std::optional<std::string> OptStrArg(const char* fn, const char* name, PyObject* v) {
+  if (v == nullptr || v == Py_None) return std::nullopt;
+  if (!PyUnicode_Check(v)) throw py::type_error(std::string("vlak.") + fn + ": " + name + " must be a str or None");
+  return StrArg(fn, name, v, "");
 }
 
 void AddFunctions(py::module_& m, PyMethodDef* methods) {

@@ -23,6 +23,7 @@
 #include <exception>
 #include <initializer_list>
 #include <new>
+#include <optional>
 #include <string>
 
 namespace vlak::python {
@@ -55,9 +56,13 @@ bool MatchArgs(const FastParams& p, PyObject* const* args, Py_ssize_t nargs, PyO
 // naming the argument).
 int IntArg(PyObject* v, int dflt);  // ValueError outside int's range
 long long LongArg(PyObject* v, long long dflt);
+// A size_t parameter: an int >= 0, else TypeError "vlak.<fn>: <name> must be an int >= 0".
+size_t UnsignedArg(const char* fn, const char* name, PyObject* v);
 bool BoolArg(PyObject* v, bool dflt);  // any object, by its truth
 double FloatArg(PyObject* v, double dflt);
 std::string StrArg(const char* fn, const char* name, PyObject* v, const char* dflt);
+// A str, or None / not given (nullopt).
+std::optional<std::string> OptStrArg(const char* fn, const char* name, PyObject* v);
 // An optional object parameter: None when not given.
 inline pybind11::handle Obj(PyObject* v) { return v != nullptr ? pybind11::handle(v) : pybind11::handle(Py_None); }
 

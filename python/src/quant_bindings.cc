@@ -1,7 +1,7 @@
-// Quantized weights (GGUF's q8_0, q4_0, q4_1 blocks): quantize, dequantize, matmul_q, pack_q. Plain pybind11
-// functions (their kernels are weight-sized). Blocks are uint8 arrays of shape (rows, row_bytes);
-// float inputs must be float32 (never converted), and go through a C-contiguous copy when they are
-// not contiguous.
+// Quantized weights (GGUF's q8_0, q4_0, q4_1 blocks): quantize, dequantize, matmul_q, pack_q, as
+// fast-call entry points (fastcall.h); pack_q's PackedQ is a pybind11 class. Blocks are uint8
+// arrays of shape (rows, row_bytes); float inputs must be float32 (never converted), and go
+// through a C-contiguous copy when they are not contiguous.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,6 +10,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.h"
+#include "fastcall.h"
 
 namespace vlak::python {
 namespace {
@@ -157,20 +158,73 @@ PackedQ PackQ(py::handle w_obj, const std::string& qtype, size_t k) {
   return p;
 }
 
+constexpr const char* kDocQtypeRowBytes = R"doc(qtype_row_bytes(qtype: str, k: int) -> int
+
+Bytes of one row of k values in blocks of qtype ('q8_0', 'q4_0', 'q4_1'); 0 when k is not a multiple of 32.)doc";
+
+constexpr const char* kDocQuantize = R"doc(quantize(x: ndarray[float32], qtype: str) -> ndarray[uint8]
+
+Rows of x (1-D or 2-D, k a multiple of 32) as GGUF blocks of qtype ('q8_0', 'q4_0', 'q4_1'), shape (rows, row_bytes): the bytes of ggml's quantize_row_*_ref. A NaN or inf in x raises ValueError.)doc";
+
+constexpr const char* kDocDequantize = R"doc(dequantize(q: ndarray[uint8], qtype: str, k: int) -> ndarray[float32]
+
+Blocks (rows, row_bytes) as float32 (rows, k): the floats of ggml's dequantize_row_*.)doc";
+
+constexpr const char* kDocPackQ = R"doc(pack_q(w: ndarray[uint8], qtype: str, k: int) -> PackedQ
+
+W (n, row_bytes) blocks of qtype repacked once for the active target (vlak_matmul_q_pack; 16 rows interleaved on AVX-512 VNNI). A PackedQ made for one target is refused by another (vlak.set_target): pack again.)doc";
+
+constexpr const char* kDocMatmulQ = R"doc(matmul_q(a: ndarray[float32], w: ndarray[uint8], qtype: str, quantize_a: bool = False, bias: ndarray[float32] | None = None, activation: str | None = None) -> ndarray[float32]
+
+activation(a @ W.T + bias) for a (m, k) and W (n, row_bytes) blocks of qtype. Default: exact weights, |C - C64| <= 2k 2^-24 sum|a||w| against float64 of the dequantized W. quantize_a=True: ggml's arithmetic (a quantized per block of 32 to int8), the bound adds sum |w| |a - a_q| (include/vlak/vlak.h). bias (n,) and activation (vlak.activation's names) as vlak_matmul_ex_f32's epilogue.)doc";
+
+VLAK_ENTRY(QtypeRowBytesEntry) {
+  static const FastParams p("qtype_row_bytes", {"qtype", "k"}, 2);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    const char* fn = "qtype_row_bytes";
+    return py::int_(vlak_qtype_row_bytes(QType(fn, StrArg(fn, "qtype", v[0], "")), UnsignedArg(fn, "k", v[1])));
+  });
+}
+VLAK_ENTRY(QuantizeEntry) {
+  static const FastParams p("quantize", {"x", "qtype"}, 2);
+  return Entry(p, args, nargs, kwnames,
+               [](PyObject** v) { return Quantize(v[0], StrArg("quantize", "qtype", v[1], "")); });
+}
+VLAK_ENTRY(DequantizeEntry) {
+  static const FastParams p("dequantize", {"q", "qtype", "k"}, 3);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    const char* fn = "dequantize";
+    return Dequantize(v[0], StrArg(fn, "qtype", v[1], ""), UnsignedArg(fn, "k", v[2]));
+  });
+}
+VLAK_ENTRY(PackQEntry) {
+  static const FastParams p("pack_q", {"w", "qtype", "k"}, 3);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    const char* fn = "pack_q";
+    return py::cast(PackQ(v[0], StrArg(fn, "qtype", v[1], ""), UnsignedArg(fn, "k", v[2])));
+  });
+}
+VLAK_ENTRY(MatmulQEntry) {
+  static const FastParams p("matmul_q", {"a", "w", "qtype", "quantize_a", "bias", "activation"}, 3);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) {
+    const char* fn = "matmul_q";
+    return MatmulQ(v[0], v[1], StrArg(fn, "qtype", v[2], ""), BoolArg(v[3], false), Obj(v[4]),
+                   OptStrArg(fn, "activation", v[5]));
+  });
+}
+
+PyMethodDef kMethods[] = {
+    VLAK_METHOD("qtype_row_bytes", QtypeRowBytesEntry, kDocQtypeRowBytes),
+    VLAK_METHOD("quantize", QuantizeEntry, kDocQuantize),
+    VLAK_METHOD("dequantize", DequantizeEntry, kDocDequantize),
+    VLAK_METHOD("pack_q", PackQEntry, kDocPackQ),
+    VLAK_METHOD("matmul_q", MatmulQEntry, kDocMatmulQ),
+    {nullptr, nullptr, 0, nullptr},
+};
+
 }  // namespace
 
 void BindQuant(py::module_& m) {
-  m.def("qtype_row_bytes", [](const std::string& qtype, size_t k) { return vlak_qtype_row_bytes(QType("qtype_row_bytes", qtype), k); },
-        py::arg("qtype"), py::arg("k"),
-        "qtype_row_bytes(qtype: str, k: int) -> int\n\nBytes of one row of k values in blocks of qtype ('q8_0', "
-        "'q4_0', 'q4_1'); 0 when k is not a multiple of 32.");
-  m.def("quantize", &Quantize, py::arg("x"), py::arg("qtype"),
-        "quantize(x: ndarray[float32], qtype: str) -> ndarray[uint8]\n\nRows of x (1-D or 2-D, k a multiple of 32) as "
-        "GGUF blocks of qtype ('q8_0', 'q4_0', 'q4_1'), shape (rows, row_bytes): the bytes of ggml's "
-        "quantize_row_*_ref. A NaN or inf in x raises ValueError.");
-  m.def("dequantize", &Dequantize, py::arg("q"), py::arg("qtype"), py::arg("k"),
-        "dequantize(q: ndarray[uint8], qtype: str, k: int) -> ndarray[float32]\n\nBlocks (rows, row_bytes) as float32 "
-        "(rows, k): the floats of ggml's dequantize_row_*.");
   py::class_<PackedQ>(m, "PackedQ", "W packed by vlak.pack_q (opaque; n, k and qtype as attributes)")
       .def_readonly("n", &PackedQ::n)
       .def_readonly("k", &PackedQ::k)
@@ -190,18 +244,7 @@ void BindQuant(py::module_& m) {
           "str | None = None) -> ndarray[float32]\n\nvlak.matmul_q's product with this packed W "
           "(vlak_matmul_q_packed_f32): its bits with exact weights; with quantize_a=True its bound, and on "
           "AVX-512 VNNI a kernel of its own for the x16 layout.");
-  m.def("pack_q", &PackQ, py::arg("w"), py::arg("qtype"), py::arg("k"),
-        "pack_q(w: ndarray[uint8], qtype: str, k: int) -> PackedQ\n\nW (n, row_bytes) blocks of qtype repacked "
-        "once for the active target (vlak_matmul_q_pack; 16 rows interleaved on AVX-512 VNNI). A PackedQ made for "
-        "one target is refused by another (vlak.set_target): pack again.");
-  m.def("matmul_q", &MatmulQ, py::arg("a"), py::arg("w"), py::arg("qtype"), py::arg("quantize_a") = false,
-        py::arg("bias") = py::none(), py::arg("activation") = py::none(),
-        "matmul_q(a: ndarray[float32], w: ndarray[uint8], qtype: str, quantize_a: bool = False, bias: "
-        "ndarray[float32] | None = None, activation: str | None = None) -> ndarray[float32]\n\n"
-        "activation(a @ W.T + bias) for a (m, k) and W (n, row_bytes) blocks of qtype. Default: exact weights, "
-        "|C - C64| <= 2k 2^-24 sum|a||w| against float64 of the dequantized W. quantize_a=True: ggml's arithmetic "
-        "(a quantized per block of 32 to int8), the bound adds sum |w| |a - a_q| (include/vlak/vlak.h). bias (n,) "
-        "and activation (vlak.activation's names) as vlak_matmul_ex_f32's epilogue.");
+  AddFunctions(m, kMethods);  // after PackedQ: pack_q returns one
 }
 
 }  // namespace vlak::python
