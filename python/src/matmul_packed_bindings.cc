@@ -1,11 +1,13 @@
 // vlak.pack_b and vlak.PackedB.matmul: B packed once (vlak_matmul_pack_b_f32) for many products
-// (vlak_matmul_packed_f32), as a model's weights are.
+// (vlak_matmul_packed_f32), as a model's weights are. pack_b is a fast-call entry point
+// (fastcall.h); PackedB, which owns the packed panels, a pybind11 class.
 #include <pybind11/stl.h>
 
 #include <string>
 #include <vector>
 
 #include "bindings.h"
+#include "fastcall.h"
 
 namespace vlak::python {
 namespace {
@@ -26,6 +28,37 @@ constexpr const char* kDocPackedMatmul = R"doc(matmul(a: ndarray[float32], out: 
 
 C = act(a @ B + bias) with this packed B (vlak_matmul_packed_f32): the same bits as vlak.matmul
 with the same arguments and the unpacked b.)doc";
+
+PackedB PackB(py::handle b_obj, bool trans_b) {
+  const char* fn = "pack_b";
+  py::array b = F32Array(fn, "b", b_obj);
+  if (b.ndim() != 2) Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "b must be 2-D");
+  py::object kb;
+  Rows rb = RowsOrCopy(LayoutOf(b), &kb);
+  PackedB p;
+  p.k = static_cast<size_t>(trans_b ? b.shape(1) : b.shape(0));
+  p.n = static_cast<size_t>(trans_b ? b.shape(0) : b.shape(1));
+  const size_t bytes = vlak_matmul_packed_size_f32(p.k, p.n);
+  if (bytes == 0) Check(fn, VLAK_ERROR_OVERFLOW);
+  p.data.assign((bytes + sizeof(float) - 1) / sizeof(float), 0.0f);
+  vlak_status s;
+  {
+    py::gil_scoped_release release;
+    s = vlak_matmul_pack_b_f32(p.k, p.n, rb.F32(), rb.stride, trans_b ? VLAK_MATMUL_TRANS_B : 0u, p.data.data(), bytes);
+  }
+  Check(fn, s);
+  return p;
+}
+
+VLAK_ENTRY(PackBEntry) {
+  static const FastParams p("pack_b", {"b", "trans_b"}, 1);
+  return Entry(p, args, nargs, kwnames, [](PyObject** v) { return py::cast(PackB(v[0], BoolArg(v[1], false))); });
+}
+
+PyMethodDef kMethods[] = {
+    VLAK_METHOD("pack_b", PackBEntry, kDocPackB),
+    {nullptr, nullptr, 0, nullptr},
+};
 
 }  // namespace
 
@@ -80,30 +113,7 @@ void BindMatmulPacked(py::module_& m) {
           },
           py::arg("a"), py::arg("out") = py::none(), py::arg("accumulate") = false, py::arg("bias") = py::none(),
           py::arg("activation") = py::none(), py::arg("accuracy") = "accurate", kDocPackedMatmul);
-  m.def(
-      "pack_b",
-      [](py::handle b_obj, bool trans_b) {
-        const char* fn = "pack_b";
-        py::array b = F32Array(fn, "b", b_obj);
-        if (b.ndim() != 2) Raise(fn, VLAK_ERROR_INVALID_ARGUMENT, "b must be 2-D");
-        py::object kb;
-        Rows rb = RowsOrCopy(LayoutOf(b), &kb);
-        PackedB p;
-        p.k = static_cast<size_t>(trans_b ? b.shape(1) : b.shape(0));
-        p.n = static_cast<size_t>(trans_b ? b.shape(0) : b.shape(1));
-        const size_t bytes = vlak_matmul_packed_size_f32(p.k, p.n);
-        if (bytes == 0) Check(fn, VLAK_ERROR_OVERFLOW);
-        p.data.assign((bytes + sizeof(float) - 1) / sizeof(float), 0.0f);
-        vlak_status s;
-        {
-          py::gil_scoped_release release;
-          s = vlak_matmul_pack_b_f32(p.k, p.n, rb.F32(), rb.stride, trans_b ? VLAK_MATMUL_TRANS_B : 0u, p.data.data(),
-                                     bytes);
-        }
-        Check(fn, s);
-        return p;
-      },
-      py::arg("b"), py::arg("trans_b") = false, kDocPackB);
+  AddFunctions(m, kMethods);  // after PackedB: pack_b returns one
 }
 
 }  // namespace vlak::python
