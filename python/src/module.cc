@@ -1,5 +1,6 @@
 // `import vlak`: the module's entry point, its exceptions and the process-wide controls
-// (target, threads, info). The operators are in ops_bindings.cc.
+// (target, threads, info). The operators are in ops_bindings.cc, int_ops_bindings.cc,
+// quant_bindings.cc and matmul_packed_bindings.cc.
 #include <pybind11/stl.h>
 
 #include <chrono>
@@ -285,6 +286,12 @@ them (set_parallel_runner). ValueError for n < 0.)doc");
 
 }  // namespace vlak::python
 
+// Binding style: every operator function is a CPython vectorcall function through fastcall.h
+// (pybind11's dispatcher costs more than a small kernel). The classes with state (PackedB,
+// PackedQ, vlak.models) are pybind11 classes: pybind11 ties the C++ object to its Python object,
+// where the C API would need a hand-written type, and their methods do weight-sized work. The
+// process-wide controls (info, set_target, threads, runner) are pybind11 functions: they are set
+// once, not called per kernel.
 PYBIND11_MODULE(_vlak, m) {
   m.doc() = "vlak: vector-length-agnostic kernels for AI inference, over NumPy float32 arrays.";
   m.attr("__version__") = vlak_version();
