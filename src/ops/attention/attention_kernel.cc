@@ -1,23 +1,18 @@
 // Fused attention f32 kernel, generic over the tag: compiled once per target.
 //
-// Algorithm: FlashAttention (Dao et al. 2022, Algorithm 1) on registers and L1/L2, the plan of
-// PyTorch's FlashAttentionKernel.cpp and llama.cpp's flash_attn_ext. A unit is up to BR query
-// rows of one (batch, kv head); a group's query heads are rows of one unit. Per block of BC keys:
-// S = scale Q K^T (K packed into [BC/NR][D][NR] panels, an MR x NR register tile; units under MR
-// rows take a dot product per key instead); per row m' = max(m, max S), alpha = e^(m - m'),
-// P = exp(S - m') (exp_accurate.h), l = l alpha + sum P in float64; O = O alpha + P V (MR x NR
-// tile). At the end o = O / l, lse = m + log l. A thread keeps the K^T and V blocks it packed for
-// the (batch, kv head) it last worked on. Split-KV (decode, > 256 keys): splits of 256 keys,
-// merged in attention.cc. Masks: only visible blocks and panels are computed, and a key a row
-// does not see (a future key's inf or NaN in V) never reaches it.
+// Algorithm: FlashAttention (Dao et al. 2022, Algorithm 1) on registers and L1/L2. A unit is up to
+// BR query rows of one (batch, kv head). Per block of BC keys: S = scale Q K^T (K packed into
+// [BC/NR][D][NR] panels, an MR x NR register tile; units under MR rows take a dot product per key);
+// per row m' = max(m, max S), alpha = e^(m - m'), P = exp(S - m'), l = l alpha + sum P in float64;
+// O = O alpha + P V. At the end o = O / l, lse = m + log l. Split-KV (decode, > 256 keys): splits
+// of 256 keys, merged in attention.cc. Masks: only visible blocks and panels are computed, and a
+// key a row does not see (a future key's inf or NaN in V) never reaches it.
 // Bits: fixed by the shape and the target (lanes, BC, BR, the exp, VLEN), never by thread count.
 // Bound (u = 2^-24, D = head_dim, M = max_j |scale| sum |q k_j| + |bias_j|): vlak.h's
 // (1e-5 + 2 (D + 2) u M + 2 kv_len u) sum p64 |v|; weights under 2^-126 of the largest flush to 0.
-// Tiles MR x NR: AVX-512 6 x 64, AVX2 6 x 16, RVV 6 x (4 VLEN / 32), scalar 4 x 4 (P V at half
-// width when value_dim fits it); BC = 256 (max(256, NR) on RVV), BR = 16 MR rows (96 on x86): a
-// unit's working set fits L2.
 // Cost per block: D x BC floats packed, BR BC D FMAs (S), BR BC exps, BR BC value_dim FMAs (P V).
-// The derivation of the bound, the tile and block choices and the speed: docs/ops/attention.md.
+// Tiles and blocks: attention_config.h; the plan, the bound's derivation, the tile and block
+// choices and the speed: docs/ops/attention.md.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +20,7 @@
 #include <limits>
 
 #include "math/exp_accurate.h"
+#include "ops/attention/attention_config.h"
 #include "ops/attention/attention.h"
 #include "ops/attention/attention_kernels.h"
 #include "simd/simd.h"
@@ -32,33 +28,17 @@
 namespace vlak::VLAK_NS {
 namespace {
 
-#if defined(VLAK_SIMD_RVV)
-constexpr int kPow2 = 2;  // 6 x 4 + 4 = 28 registers
-constexpr size_t kMR = 6;
-#elif defined(VLAK_SIMD_AVX512)
-constexpr int kPow2 = 2;  // 6 x 4 + 4 + 1 = 29 zmm
-constexpr size_t kMR = 6;
-#elif defined(VLAK_SIMD_AVX2)
-constexpr int kPow2 = 1;  // 6 x 2 + 2 + 1 = 15 ymm
-constexpr size_t kMR = 6;
-#else
-constexpr int kPow2 = 0;
-constexpr size_t kMR = 4;
-#endif
+constexpr int kPow2 = kAttentionConfig.pow2;
+constexpr size_t kMR = kAttentionConfig.mr;
 using DF = Simd<float, kPow2>;
 // P V's tile for value_dim up to half a group (a BERT-small head of 32 at 64 lanes): half the
 // group, so that its FMAs carry no padding lanes and its loads are whole (the unswitched loop).
 // Scalar: the same group.
 using DFHalf = Simd<float, (kPow2 > 0 ? kPow2 - 1 : 0)>;
-constexpr size_t kBR = 16 * kMR;
-constexpr size_t kMinBlockKeys = 256;
-// The dot path's keys per pass over a group's rows (below): x86. On RVV the passes' extra calls
-// cost 4 % more instructions at grouped decode (qemu-icount), and no RVV core's caches were measured.
-#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
-constexpr size_t kDotKeys = 64;
-#else
-constexpr size_t kDotKeys = 0;
-#endif
+constexpr size_t kBR = kAttentionConfig.br_tiles * kMR;
+constexpr size_t kMinBlockKeys = kAttentionConfig.min_block_keys;
+// The dot path's keys per pass over a group's rows (below); 0 on RVV (docs/ops/attention.md).
+constexpr size_t kDotKeys = kAttentionConfig.dot_keys;
 // RVV: the exp's lean evaluation needs no splatted constants (exp_common.h).
 constexpr ExpEval kEval = VLAK_TARGET_ID == ::vlak::Target::kRvv ? ExpEval::kLean : ExpEval::kFused;
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -82,11 +62,7 @@ static_assert(kMR <= 6, "VLAK_AT_ROWS covers 6 rows");
 
 // x86: full panels are copied element by element (a load and a store per float, each key's row
 // read contiguously) instead of LoadStrided's gathers (vgatherdps).
-#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
-constexpr bool kScalarPack = true;
-#else
-constexpr bool kScalarPack = false;
-#endif
+constexpr bool kScalarPack = kAttentionConfig.scalar_pack;
 // Packs keys [0, nkeys) of the block (k: its first key, ks: the key stride) into panels
 // [ceil(nkeys / NR)][dh][NR] at kt, starting with panel p0; lanes past nkeys are zero.
 [[gnu::noinline]] void PackKt(size_t dh, const float* k, size_t ks, size_t p0, size_t p1, size_t nkeys, float* kt) {
@@ -175,7 +151,7 @@ template <size_t kR>
 // The dot path (units of fewer than MR rows): s[j - j0] = scale * q . k_j for j in [a, e),
 // head_dim along the vector, four keys at a time. RVV: half the group (LMUL 2), so that four
 // accumulators, q and four keys fit the 32 registers (at LMUL 4 they spilled).
-using DDot = Simd<float, (VLAK_TARGET_ID == ::vlak::Target::kRvv && kPow2 > 0 ? kPow2 - 1 : kPow2)>;
+using DDot = Simd<float, kAttentionConfig.dot_pow2>;
 [[gnu::noinline]] void SDot(size_t dh, const float* q, const float* k, size_t ks, size_t j0, size_t a, size_t e,
                             float scale, float* s) {
   const DDot d;
@@ -350,13 +326,7 @@ template <size_t kR, class D>
 // softmax_kernel.cc: more independent exps in flight (at two the exps took 6.7 % of 1x8x512x64
 // against softmax's 4.4 %). RVV keeps the tiles' LMUL 4: LMUL 8 costs 4.4 % more SpacemiT X60
 // cycles on the budget test's call. Figures: docs/ops/attention.md.
-#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
-using DExp = Simd<float, 2>;
-#elif defined(VLAK_SIMD_RVV)
-using DExp = Simd<float, 2>;
-#else
-using DExp = DF;
-#endif
+using DExp = Simd<float, kAttentionConfig.exp_pow2>;
 [[gnu::noinline]] float ExpSum(float* s, size_t n, float m) {
   const DExp d;
   auto acc = Zero(d);
