@@ -11,6 +11,7 @@
 #include "math/exp_bittrick_p5.h"
 #include "math/exp_precise.h"
 #include "ops/softmax/softmax.h"
+#include "ops/softmax/softmax_config.h"
 #include "ops/softmax/softmax_kernels.h"
 #include "ops/softmax/softmax_pipelined.h"
 #include "ops/softmax/softmax_three_pass.h"
@@ -19,26 +20,9 @@
 namespace vlak::VLAK_NS {
 namespace {
 
-// LMUL per target and exp. RVV, accurate exp without log: softmax_pipelined.h (LMUL 8 / 2 / 4
-// per pass, chosen by llvm-mca-22's cycles on the X60 model; its header has the table). RVV
-// otherwise: LMUL 8, which retires the fewest instructions once spill-free
-// (scripts/rvv-hackathon-table, n = 2048, accurate: 2.5K at VLEN 128 vs 4.0K at LMUL 4); the
-// precise exp keeps four register groups live (th, m, t, q besides the exponent) and spills at
-// LMUL 8, so it runs at LMUL 4. x86: LMUL 4 (4 registers per group), measured against LMUL 1 / 2
-// / 8 on the Xeon (AVX-512), rows of 1K / 4K / 16K / 64K, ratio to oneDNN in the same run:
-//   LMUL 1: 2.54 / 1.86 / 1.55 / 1.44x   LMUL 2: 3.01 / 2.30 / 1.75 / 1.81x
-//   LMUL 4: 3.12 / 2.58 / 1.78 / 1.92x   LMUL 8: 3.05 / 2.45 / 1.68 / 1.84x
-// AVX2 at 1K / 4K / 16K: LMUL 2 2.06 / 1.56 / 1.37x, LMUL 4 2.23 / 1.63 / 1.33x. Scalar: 1.
-#if defined(VLAK_SIMD_RVV)
-constexpr int kPow2 = 3;
-constexpr int kPrecisePow2 = 2;
-#elif defined(VLAK_SIMD_SCALAR)
-constexpr int kPow2 = 0;
-constexpr int kPrecisePow2 = 0;
-#else
-constexpr int kPow2 = 2;
-constexpr int kPrecisePow2 = 2;
-#endif
+// LMUL per target and exp: softmax_config.h (the measurements: docs/ops/softmax.md).
+constexpr int kPow2 = kSoftmaxConfig.pow2;
+constexpr int kPrecisePow2 = kSoftmaxConfig.precise_pow2;
 template <unsigned kExp>
 using DF = Simd<float, kExp == VLAK_SOFTMAX_EXP_PRECISE ? kPrecisePow2 : kPow2>;
 // The accurate exp (ExpAccurateNonPositive) has no mask on RVV, so its sum keeps a whole group.
@@ -76,7 +60,7 @@ constexpr auto kExpOf = [](auto d, auto v) { return ExpVariant<kExp>(d, v); };
 // (ExpScale). Memory traffic is Dukhan & Ablavatski's 12 bytes/element; the rescaling is per block instead of their
 // per-element extended-exponent sums, which measured ~2x the arithmetic of three-pass here and
 // lost to it even at 16M elements (compute-bound on one core).
-constexpr size_t kTwoPassBlock = 4096;  // 16 KiB of x: stays in L1 between the two block reads
+constexpr size_t kTwoPassBlock = kSoftmaxConfig.two_pass_block;  // 16 KiB of x: stays in L1 between the reads
 
 // One block's max m and sum of exp(x - m); false if the max is not finite. Out of line: the
 // caller's block loop calls std::exp, across which no vector register survives, so the vector
@@ -90,10 +74,10 @@ template <unsigned kExp>
   if constexpr (kPipe<kExp>) {
     // The three-pass row's max and exp passes (no prefetch: rv64gcv has none). s carries the
     // exp's factor K, as TwoPass's second pass does: it cancels.
-    m = softmax_detail::RowMaxAhead(Simd<float, 3>(), x, len);
+    m = softmax_detail::RowMaxAhead(Simd<float, kSoftmaxConfig.pipe_max_pow2>(), x, len);
     if (!std::isfinite(m)) return false;
-    s = softmax_detail::ExpPipelined<kPipeExp<kExp>, softmax_detail::PipeOut::kSum>(Simd<float, 1>(), x, nullptr,
-                                                                                     len, m);
+    s = softmax_detail::ExpPipelined<kPipeExp<kExp>, softmax_detail::PipeOut::kSum>(
+        Simd<float, kSoftmaxConfig.pipe_exp_pow2>(), x, nullptr, len, m);
     return true;
   }
 #endif
@@ -127,7 +111,7 @@ template <unsigned kExp>
 #if defined(VLAK_SIMD_RVV)
   if constexpr (kPipe<kExp>) {
     softmax_detail::ExpPipelined<kPipeExp<kExp>, softmax_detail::PipeOut::kStoreScaled>(
-        Simd<float, 1>(), x, y, n, row_max, static_cast<float>(1.0 / sum));
+        Simd<float, kSoftmaxConfig.pipe_exp_pow2>(), x, y, n, row_max, static_cast<float>(1.0 / sum));
     return true;
   }
 #endif
@@ -145,9 +129,11 @@ template <unsigned kExp>
   // The accurate and the fast softmax and log-softmax on RVV: softmax_pipelined.h.
   if constexpr (kPipe<kExp>) {
     if (flags & VLAK_SOFTMAX_LOG) {
-      softmax_detail::ThreePassPipelined<kPipeExp<kExp>, true>(x, y, n, flags);
+      softmax_detail::ThreePassPipelined<kPipeExp<kExp>, true, kSoftmaxConfig.pipe_max_pow2,
+                                         kSoftmaxConfig.pipe_exp_pow2, kSoftmaxConfig.pipe_scale_pow2>(x, y, n, flags);
     } else {
-      softmax_detail::ThreePassPipelined<kPipeExp<kExp>, false>(x, y, n, flags);
+      softmax_detail::ThreePassPipelined<kPipeExp<kExp>, false, kSoftmaxConfig.pipe_max_pow2,
+                                         kSoftmaxConfig.pipe_exp_pow2, kSoftmaxConfig.pipe_scale_pow2>(x, y, n, flags);
     }
     return VLAK_OK;
   }

@@ -1,20 +1,12 @@
 // The accurate three-pass softmax row on RVV, its loops scheduled for in-order cores: max;
 // y = K exp(x - max) and its sum; y *= 1/sum (K = exp_softmax.h's scale, cancelled by the sum).
-//
-// Why: on an in-order core (SpacemiT X60) a loop whose strips each run one dependent chain waits
-// on every latency; the exp pass dominated (18 vector FP instructions per strip, 8 cycles each at
-// LMUL 8). So:
 //   - exp + sum + store: LMUL 2, three strips in flight (a software pipeline: stage A loads and
 //     reduces strip i + 2, stage B finishes the reduction and starts the polynomial of i + 1,
-//     stage C ends strip i, stores and sums it), 13 vector FP instructions per strip
-//     (exp_softmax.h). LMUL 2 is the largest whose 16 register groups hold the polynomial's 5
-//     splats, the 3 strips' 3 values and the sum; at LMUL 4 or 8 the splats spill or become
-//     two-instruction steps. The stages' instructions interleave so that the FP unit gets an
-//     independent instruction every issue slot (order searched against llvm-mca's X60 model).
+//     stage C ends strip i, stores and sums it), 13 vector FP instructions per strip (exp_softmax.h).
 //   - max: LMUL 8, each strip's load issued one strip ahead of its vfmax.
 //   - scale: LMUL 4, two strips per iteration, loads one iteration ahead of the stores.
 // Cost: ~2.7 / 3.0 / 2.5 modelled cycles/element on X60 / X280 / P670, at ~4x the instructions of
-// LMUL 8 strips. Per-LMUL tables and what it replaced: docs/ops/softmax.md.
+// LMUL 8 strips. Why, the per-LMUL tables and what it replaced: docs/ops/softmax.md.
 // Sums: per-lane f32 sums of at most kPipelineBlock x 3 strips, added into a block-sum vector,
 // which goes to f64 every kPipelineFlush blocks.
 // Include after simd/simd.h; defines into vlak::VLAK_NS::softmax_detail.

@@ -1,7 +1,7 @@
 // Three-pass softmax for every exp variant x LMUL, for the RISC-V hackathon harness (`vlak hackathon`)
 // and the lab: the production kernel picks one LMUL per target, this file exposes them all.
 // One of them spills by construction, and is measured as such: precise at LMUL 8 on RVV keeps
-// five register groups live (th, m, t, q and the exponent; see softmax_kernel.cc, which runs the
+// five register groups live (th, m, t, q and the exponent; softmax_config.h runs the
 // production precise softmax at LMUL 4), so scripts/rvv-spill-check excludes it by name.
 #include "math/exp_accurate.h"
 #include "math/exp_bittrick_p3.h"
