@@ -3,67 +3,40 @@
 // Per pixel (vlak.h): n = o >> 8, f = (int8)o, r = w - n, out = bits 8..15 of
 // R * 256 + (L - R) * f with R = src[r], L = src[r - 1] (0 outside the row). Only bits 8..15 of
 // the sum matter, so any lane width of 16 bits or more gives the bits of Terapines AI-Benchmark's
-// warp (its int16 arithmetic): bit-exact on every
-// target.
-//
+// warp (its int16 arithmetic): bit-exact on every target.
 // The taps are data-dependent, so they are gathered. A row is cut into blocks of kBlock columns;
 // a block's taps lie within 129 columns of it, so the block's source columns, with zeros outside
-// the row, are first copied to a stack buffer (in L1). Then the gather indices need no clamping
-// and no bounds test: out-of-row taps land on the zeros. How the taps are fetched depends on what
-// a gather costs on the target (kTaps):
-//  - RVV (kBytes): an indexed load is one instruction whatever its width, so the buffer keeps the
-//    bytes and the arithmetic wraps in int16 lanes (LMUL: kGroupPow2), twice the lanes per strip
-//    of int32, and the index fits in 16 bits, so two vluxei16 (L, and R from the base + 1) fetch
-//    the taps. Per strip: 1 load of offsets, 3 shifts for n and f, vid + add + sub for the index,
-//    once for up to kGroupRows channels that share the offsets; then per channel 2 gathers, 2
-//    widenings, sub, shift, multiply-add, shift, narrowing, store; the block copy is a byte copy.
-//    3x8x1024 retires 21,401 / 11,401 / 6,569 instructions at VLEN 128 / 256 / 512 (at LMUL 4;
-//    row by row at LMUL 8 it was 13,943 / 7,823 / 4,943, and 20% more X60 cycles), against
-//    AI-Benchmark's loop in plain C auto-vectorised by clang-19 62,103 / 31,383 / 16,023: 2.90x /
-//    2.75x / 2.44x fewer (tests/icount). An int32 form (two vluxei32 on a widened copy) would
-//    retire 28,682 / 15,626 / 9,098 (1.76x fewer at VLEN 512).
-//  - x86 (kPairs): vpgatherdd costs one load per 32-bit lane and the kernel is gather-bound, so
-//    slot p holds both taps (column p in the low int16, column p + 1 in the high) and one gather
-//    replaces two; two shifts split the pair (1024x1024x3: 2.9x gcc's plain C, docs/ops/warp.md).
-//  - scalar (kTwo): the int32 slots and two loads.
+// the row, are first copied to a stack buffer (in L1): the gather indices need no clamping and no
+// bounds test (out-of-row taps land on the zeros). The taps' fetch (kTaps, warp_config.h):
+// RVV byte slots and two vluxei16 into int16 lanes, for up to kGroupRows channels that share the
+// offsets; x86 one vpgatherdd per pixel of both taps as int16 halves; scalar two int32 loads.
+// Cost per strip and channel (RVV): 2 gathers, 2 widenings, sub, shift, multiply-add, shift,
+// narrowing, store. Instruction counts and timings of each form: docs/ops/warp.md.
 #include <algorithm>
 #include <cstdint>
 
+#include "ops/warp/warp_config.h"
 #include "ops/warp/warp_kernels.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
 namespace {
 
-constexpr int kWarpPow2 = 3;
+constexpr int kWarpPow2 = kWarpConfig.pow2;
 // RVV byte form: rows of up to kGroupRows channels at a time, int16 lanes at LMUL 2^kGroupPow2
-// (the index and fraction stay live across the rows: at LMUL 8 they and the taps would not fit).
-// LMUL 4 by whole-call cycles on the llvm-mca-22 models (table: docs/ops/warp.md).
-//   (int16 LMUL 1 would need int8 LMUL 1/2, which simd/ does not offer.) The models charge indexed
-//   loads more per element at larger LMUL (vluxei16, 8-bit data, X60: 8 cycles for 32 elements at
-//   m1, 32 for 64 at m2, 64 for 128 at m4), which is most of the difference.
-// clang -O3's auto-vectorised plain C (warp_peer.c): 7.61 / 3.99 / 5.34.
-constexpr size_t kGroupRows = 4;
-constexpr int kGroupPow2 = 2;
-constexpr size_t kBlock = 1024;
+// (LMUL 4 by whole-call cycles on the llvm-mca-22 models: docs/ops/warp.md).
+constexpr size_t kGroupRows = kWarpConfig.group_rows;
+constexpr int kGroupPow2 = kWarpConfig.group_pow2;
+constexpr size_t kBlock = kWarpConfig.block;
 // Slot p of the buffer holds column w0 - kReach + p; taps reach 128 columns left of w (n = 127
 // gives r = w - 127, l = w - 128) and 128 right (n = -128), plus one slot so that both gather
 // bases stay inside the buffer.
 constexpr size_t kReach = 129;
 constexpr size_t kSlots = kBlock + 2 * kReach + 1;  // + 1: the pair form reads one slot further
 
-// How the two taps are fetched (see the header):
-//   kPairs (x86): 32-bit slots holding (column p, column p + 1) as int16 halves, one gather;
-//   kBytes (RVV): byte slots, two vluxei16 byte gathers, int16 arithmetic;
-//   kTwo (scalar): 32-bit slots, two gathers.
-enum class Taps { kTwo, kPairs, kBytes };
-#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
-constexpr Taps kTaps = Taps::kPairs;
-#elif defined(VLAK_SIMD_RVV)
-constexpr Taps kTaps = Taps::kBytes;
-#else
-constexpr Taps kTaps = Taps::kTwo;
-#endif
+// How the two taps are fetched: warp_config.h.
+using Taps = WarpTaps;
+constexpr Taps kTaps = kWarpConfig.taps;
 
 // Zeros with vector stores: std::fill becomes a call to memset, which on RISC-V (glibc 2.36, no
 // vector memset) stored the 2 x 129 border slots word by word, ~290 instructions per row: 40 % of
