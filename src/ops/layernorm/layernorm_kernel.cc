@@ -1,47 +1,31 @@
 // LayerNorm forward and backward row kernels, generic over the tag: compiled once per target.
 //
-// Forward, per row (n = cols):
-//   1. k = the mean of 16 samples spread over the row (one strided load): a shift near the
-//      mean. s1 = sum(x - k), s2 = sum((x - k)^2) in one pass (row_sums.h: f32 lanes, f64 per
-//      block). With d = s1 / n: var = s2 / n - d^2. Its rounding error is that of s2 times
-//      s2 / (n var) = 1 / (1 - r), r = d^2 n / s2; the pass is kept when r <= 1/2 (error at most
-//      doubled), i.e. when k is within one standard deviation of the mean: nearly every row.
-//   2. Otherwise (k was an outlier) the same pass again about k' = f32(k + d): now d' ~ 1e-7 sd.
-//      Never E[x^2] - E[x]^2 about 0: that loses everything on rows like 1e4 + N(0, 1).
-//   3. y = ((x - m) * rstd) * gamma + beta with m = f32(mean) and the rounding residue of m
-//      folded in: xhat = fma(x - m, rstd, -(mean - m) * rstd). x - m is exact or nearly (the
-//      same binade), so xhat keeps ~1 ulp even when |mean| >> sd.
-// Measured against the float64 reference on every x86 target, rows of N(offset, 1) with offsets
-// 0, 1e4, -3e5 and cols 1 .. 10^6: |y - y64| <= 1.1e-7 * (|gamma| (1 + |xhat|) + |beta|), mean
-// within 4.5e-8 * (|mean| + sd), rstd within 5.9e-8 relative; the tests assert vlak.h's 1e-5 and
-// 1e-6. Rows with a NaN/inf, or sums that overflow f32 (|x - k| > ~1e19), take a cold path in f64
-// (NaN rows for NaN/inf). Cost per element: 1 pass of load + sub + add + fma (2 passes on the rare
-// outlier rows), then load, sub, fma, (load gamma, load beta, fma), store; the output is streamed
-// past L2 with the next row prefetched (output_strips.h). RVV: 1.25 / 0.65 / 0.36 instructions
-// per element at VLEN 128 / 256 / 512 (16 x 2048, tests/icount).
-// Fused residual add (AddLayerNormRowsF32): the row is s = x + r, stored as pass 1 loads it (and
-// sampled as x + r at the same 16 places), then steps 2-3 on s from L1: the plain kernel's bits.
-//
-// Backward, per row, given the forward's mean and rstd: xhat = (x - mean) * rstd, g = dy * gamma.
-//   1. sum(g), sum(g * xhat) (f32 lanes, f64 per block); column partials dgamma += dy * xhat and
-//      dbeta += dy into f32 accumulators that are flushed to f64 every kFlushRows rows.
-//   2. dx = fma(g, rstd, fma(xhat, -rstd * mean(g xhat), -rstd * mean(g))), streamed past L2.
-// The first row of a flush group assigns the partials (no zeroing pass); the API adds the
-// per-thread f64 sums in thread order (LayerNormColumnSumsF32). RVV: 4.06 / 2.05 / 1.04
-// instructions per element at VLEN 128 / 256 / 512 (16 x 2048; rows in pairs at LMUL 2, below).
+// Forward, per row: k = the mean of 16 samples spread over the row (a shift near the mean);
+// s1 = sum(x - k), s2 = sum((x - k)^2) in one pass (row_sums.h: f32 lanes, f64 per block); with
+// d = s1 / n, var = s2 / n - d^2, the pass repeated about k' = f32(k + d) when d^2 n / s2 > 1/2;
+// then y = fma(x - m, rstd, -(mean - m) rstd) * gamma + beta, m = f32(mean), streamed past L2.
+// Fused residual add (AddLayerNormRowsF32): s = x + r, stored as pass 1 loads it: the plain bits.
+// Backward, per row: g = dy gamma; sum(g), sum(g xhat) (f32 lanes, f64 per block); dgamma and
+// dbeta partials in f32, flushed to f64 every kFlushRows rows; dx = fma(g, rstd, fma(xhat,
+// -rstd mean(g xhat), -rstd mean(g))), streamed past L2.
+// Bound: vlak.h's 1e-5 (|gamma| (1 + |xhat|) + |beta|), mean 1e-6 (|mean| + sd), rstd 1e-6. Rows
+// with a NaN/inf, or sums that overflow f32 (|x - k| > ~1e19), take a cold f64 path (NaN rows).
+// Cost per element: 1 pass of load + sub + add + fma (2 on rare outlier rows), then load, sub,
+// fma, (load gamma, load beta, fma), store. Tuning: layernorm_config.h; the derivation, the
+// measured accuracy and instruction counts: docs/ops/layernorm.md.
 #include <cmath>
 #include <limits>
 
+#include "ops/layernorm/layernorm_config.h"
 #include "ops/layernorm/layernorm_kernels.h"
 #include "ops/row_sums.h"
 #include "ops/output_strips.h"
-#include "ops/row_kernel_lmul.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
 namespace {
 
-constexpr int kPow2 = kRowKernelPow2;  // ops/row_kernel_lmul.h
+constexpr int kPow2 = kLayerNormConfig.pow2;
 using DF = Simd<float, kPow2>;
 
 constexpr size_t kShiftSamples = 16;
@@ -137,9 +121,9 @@ void Normalize(const float* x, const float* gamma, const float* beta, float* y, 
 // once per pair of rows: per element 2 loads instead of 3 before the store. Two rows, not four:
 // each row keeps its bias broadcast in a register group (fma(x - m, rstd, bias) takes a vector
 // addend), and at LMUL 4 four rows' biases would take 16 of the 32 vector registers beside the 12
-// or more of gamma, beta and the temporaries. LMUL 4 (ops/row_kernel_lmul.h) by modelled cycles:
+// or more of gamma, beta and the temporaries. LMUL 4 (layernorm_config.h) by modelled cycles:
 // docs/ops/layernorm.md. x86 keeps row by row: its output pass streams and prefetches per row.
-constexpr bool kRowPairs = VLAK_TARGET_ID == ::vlak::Target::kRvv;
+constexpr bool kRowPairs = kLayerNormConfig.row_pairs;
 
 struct RowScale {
   float m, rs, bias;
@@ -222,11 +206,11 @@ void AddForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, c
 }
 
 // ---- backward ---------------------------------------------------------------------------------
-constexpr size_t kFlushRows = 16;  // f32 column partials see at most 16 terms before f64
+constexpr size_t kFlushRows = kLayerNormConfig.flush_rows;  // f32 column partials: at most 16 terms before f64
 static_assert(kFlushRows % 2 == 0, "row pairs (BackwardRowPair) must not straddle a flush");
 // RVV: rows two at a time (BackwardRowPair), at LMUL 2: the fewest modelled cycles on X60 / X280 /
 // P670 (docs/ops/layernorm.md). x86 keeps row by row: its output pass streams and prefetches per row.
-constexpr bool kBackwardPairs = VLAK_TARGET_ID == ::vlak::Target::kRvv;
+constexpr bool kBackwardPairs = kLayerNormConfig.backward_pairs;
 
 // f64 lanes beside DF's f32 lanes: the same count (f32 LMUL 2^p, f64 LMUL 2^(p+1)).
 using DD = Simd<double, kPow2 + 1>;

@@ -12,19 +12,19 @@
 #include <limits>
 
 #include "ops/output_strips.h"
+#include "ops/rmsnorm/rmsnorm_config.h"
 #include "ops/rmsnorm/rmsnorm_kernels.h"
 #include "ops/row_sums.h"
-#include "ops/row_kernel_lmul.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
 namespace {
 
-constexpr int kPow2 = kRowKernelPow2;  // ops/row_kernel_lmul.h
+constexpr int kPow2 = kRmsNormConfig.pow2;
 using DF = Simd<float, kPow2>;
 // RVV: the grouped output pass at LMUL 8 (the table at kGroup): gamma, x and a product, 3 groups.
 // The sum pass stays at kPow2 (all at LMUL 8, clang spilled in the row loop).
-using DO = Simd<float, VLAK_TARGET_ID == ::vlak::Target::kRvv ? 3 : kPow2>;
+using DO = Simd<float, kRmsNormConfig.out_pow2>;
 
 [[gnu::noinline, gnu::cold]] double RstdF64(const float* x, size_t n, float eps) {
   double s = 0;
@@ -38,7 +38,7 @@ using DO = Simd<float, VLAK_TARGET_ID == ::vlak::Target::kRvv ? 3 : kPow2>;
 // 3 loads + 1 store before the multiplies); sums at LMUL 4, output at LMUL 8: the fewest modelled
 // cycles on X60 / X280 / P670 without spilling (docs/ops/rmsnorm.md). x86 keeps row by row
 // (kGroup 1): its output pass streams and prefetches per row (output_strips.h).
-constexpr size_t kGroup = VLAK_TARGET_ID == ::vlak::Target::kRvv ? 4 : 1;
+constexpr size_t kGroup = kRmsNormConfig.group;
 
 // Not inlined into the row loop: there clang kept a hoisted vector group live across the cold
 // calls (RstdF64, sqrt's errno path) and reloaded it from the stack after them.

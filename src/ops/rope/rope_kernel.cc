@@ -9,23 +9,22 @@
 // 2 stores per strip; the position's table strips are re-read for each of its rows (from L1).
 // Outputs larger than L2 are stored non-temporally (no read-for-ownership of y), after a head that
 // aligns both halves (when d/2 is a multiple of 16 floats).
-// Interleaved pairing (a = 2i, b = 2i + 1): the same arithmetic on pairs split and joined by
-// LoadInterleaved2/StoreInterleaved2: two contiguous loads and two permutes per register on x86,
-// one segment load/store (vlseg2/vsseg2) on RVV, instead of stride-2 gathers/scatters (x86) or
-// two strided accesses that each walk every cache line of the row (RVV).
+// Interleaved pairing (a = 2i, b = 2i + 1): the same arithmetic, pairs split and joined by
+// Load/StoreInterleaved2 (x86: two contiguous loads and two permutes per register; RVV: vlseg2/
+// vsseg2), not stride-2 gathers/scatters (x86) or two strided walks over the row's lines (RVV).
 // The loads of a strip precede its stores and a strip touches only its own pairs, so y == x works.
 #include <cstdint>
 
 #include "ops/output_strips.h"
+#include "ops/rope/rope_config.h"
 #include "ops/rope/rope_kernels.h"
-#include "ops/row_kernel_lmul.h"
 #include "simd/simd.h"
 #include "vlak/vlak.h"
 
 namespace vlak::VLAK_NS {
 namespace {
 
-constexpr int kPow2 = kRowKernelPow2;  // ops/row_kernel_lmul.h
+constexpr int kPow2 = kRopeConfig.pow2;
 using DF = Simd<float, kPow2>;
 
 // Pairs [begin, end) of a row. kStream: whole strips stored with Stream (non-temporal on x86),
@@ -110,9 +109,9 @@ void PositionRows(const float* x, const float* cos, const float* sin, float* y, 
 
 // RVV: a position's rows strip by strip (PositionRows), which loads the table strips once per
 // position instead of once per row: per pair 2 loads, 4 multiplies, 2 stores instead of 4, 4, 2.
-// LMUL 4 (ops/row_kernel_lmul.h): the fewest modelled cycles; LMUL 8 spills (docs/ops/rope.md).
+// LMUL 4 (rope_config.h): the fewest modelled cycles; LMUL 8 spills (docs/ops/rope.md).
 // x86 keeps row by row: its streamed stores and prefetches are per row.
-inline constexpr bool kTableOuter = VLAK_TARGET_ID == ::vlak::Target::kRvv;
+inline constexpr bool kTableOuter = kRopeConfig.table_outer;
 
 }  // namespace
 
