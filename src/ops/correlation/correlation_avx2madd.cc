@@ -7,9 +7,8 @@
 // against one oracle.
 // vpmaddwd multiplies 16 int16 pairs and adds each pair's two products into an int32 lane: 16
 // multiply-accumulates per instruction. The generic kernel sign-extends both bytes, multiplies in
-// int16 and widens the products into int32 sums: about 2 per instruction on AVX2. Measured at
-// 5x58x112x88 on an AVX2-only EPYC (2026-11-25), the generic kernel is no faster than gcc's
-// auto-vectorised C (1.04 ms against 1.00 ms). The pair must be two channels of one pixel:
+// int16 and widens the products into int32 sums: about 2 per instruction on AVX2, no faster than
+// gcc's auto-vectorised C (docs/ops/correlation.md). The pair must be two channels of one pixel:
 //  - Per row i, each pair of channels of a and of b is interleaved once into a buffer
 //    ([pair][pixel][2] int16). Per 16 pixels that is two byte unpacks and two sign extensions,
 //    shared by every displacement.
@@ -20,10 +19,7 @@
 // D vpmaddwd and D vpaddd, for 16 D multiply-accumulates (11 of the 16 ymm registers at D = 8).
 // After the pairs: an arithmetic shift, then saturation through two packs (int32 -> int16 -> int8
 // saturating is the int8 saturation), or WRAP16's low byte of (sum << 16) >> (16 + s).
-// Measured (vlak bench --op correlation --impls vlak,vlak@avx2-generic,c-gcc,c-clang, 1 thread,
-// AMD EPYC (Zen 3) with AVX2 only, shared 2-vCPU VM, 2026-11-25): 5x58x112x88 in 185 us against
-// 549 us for the generic kernel and 1.02 ms for gcc's C (5.5x, 15 G MAC/s); 32x96x256x256 in
-// 6.5 ms (33x gcc's C, 29 G MAC/s).
+// Measurements: docs/ops/correlation.md.
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
 
 #include <immintrin.h>

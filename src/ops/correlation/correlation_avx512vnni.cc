@@ -21,8 +21,7 @@
 // 1 + D vpdpbusd for 64 D multiply-accumulates. Padding: b's channels beyond C are 0 (so a's
 // padding is irrelevant); a's buffer has 16 spare pixels past the width for the last strip of a
 // displacement, whose lanes past the width are not stored.
-// Measured (vlak bench --op correlation, 5x58x112x88, 1 thread, AMD EPYC Zen4, 2026-11-24):
-// 77.7 us, 3.05x the generic avx512 kernel, 11.6x gcc's plain C (WRAP16: 8.0x).
+// Measurements: docs/ops/correlation.md.
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 
 #include <immintrin.h>

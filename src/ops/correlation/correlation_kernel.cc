@@ -6,17 +6,12 @@
 // k x width slices of row i of a and b are a few KiB) and each output written once.
 // Per channel k and strip: two byte loads (a at j, b at j - d) and
 //   default: WidenMul (int8 x int8 -> int16, exact: |a b| <= 2^14) + WidenAdd into int32 sums;
-//   WRAP16:  WidenMulAdd into int16 sums (Terapines AI-Benchmark's arithmetic,
-//            modulo 2^16);
-// on RVV vwmul.vv + vwadd.wv, or one vwmacc.vv (AI-Benchmark's widening MAC). After the k loop: an
-// arithmetic shift, then saturation to int8 (DemoteTo) or truncation (WRAP16: TruncateTo). Integer
-// sums are exact (or wrap identically), so every target gives the same bytes.
+//   WRAP16:  WidenMulAdd into int16 sums (Terapines AI-Benchmark's arithmetic, modulo 2^16);
+// on RVV vwmul.vv + vwadd.wv, or one vwmacc.vv. After the k loop: an arithmetic shift, then
+// saturation to int8 (DemoteTo) or truncation (WRAP16: TruncateTo). Integer sums are exact (or
+// wrap identically), so every target gives the same bytes.
 // LMUL: bytes at LMUL 2 (kCorrPow2), int16 products at 4, int32 sums at 8: 16 of the 32 RVV
-// registers are live, no spill; AI-Benchmark's 88-column rows are 3 strips at VLEN 128, 1 at 512.
-// 5x58x4x88 retires 36,954 / 25,074 / 13,054 instructions at VLEN 128 / 256 / 512 (WRAP16:
-// 29,894 / 20,374 / 10,734), against AI-Benchmark's loop in plain C auto-vectorised by clang-19
-// 289,745 (265,026): 7.8x / 11.6x / 22.2x fewer (tests/icount). LMUL 1 for the bytes: 72,622 at
-// VLEN 128.
+// registers live, no spill. Instruction counts: docs/ops/correlation.md.
 #include <algorithm>
 #include <cstdint>
 

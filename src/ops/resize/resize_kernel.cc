@@ -1,34 +1,18 @@
 // Bilinear resize kernel (vlak.h's Q7 definition), generic over the tag: compiled once per target.
 //
 // Three forms, all exact integer arithmetic (the same bits on every target and thread count):
-// 1. Terapines AI-Benchmark's case, out = 2 in both ways, ASYMMETRIC (RowPair2x): every weight is 0 or 64, so
-//    each output is an input pixel or a floored mean of means; two output rows per pass over the
-//    columns, from contiguous loads of s[i..] and s[i+1..] of two input rows, 4 AverageFloor (one
-//    vaadd.vv with round-down each on RVV) and 2 interleaving stores (vsseg2) per strip of n input
-//    columns = 4n outputs. No gathers (x0 = ox / 2 is affine), no widening, no row buffers.
-// 2. Otherwise, separable row by row: output row oy needs the horizontally blended rows
-//      H[y][ox] = (s[y][x0] * wx0 + s[y][x1] * wx1) >> 7   (a value of the input type)
-//    of y0 and y1, then out = (H[y0] * wy0 + H[y1] * wy1) >> 7. Two row buffers keyed by (channel,
-//    input row) blend each input row once per chunk of output rows. The horizontal pass:
-//    - out_w = 2 in_w (either mapping): pairs of fixed weights (0/64 asymmetric, 32/96 half pixel)
-//      from contiguous loads and an interleaving store (Pairs);
-//    - any other ratio: the input row widened to int32 once, two gathers per strip of outputs
-//      (x0, x1 tables; vluxei32 on RVV, vpgatherdd on x86), (a << 7) + (b - a) * wx1 >> 7 in int32.
-//    The vertical pass: wy1 = 0 copies, wy1 = 64 is AverageFloor, 32 and 96 (half pixel at 2x)
-//    two AverageFloor (MeanQuarter), otherwise int16 lanes (|a * wy0 + b * wy1| <= 255 * 128 <
-//    2^15): mul + multiply-add (.vx on RVV) and >> 7.
-//
-// RVV: bytes at LMUL 2 (int16 at LMUL 4 where widened; spill-free, rvv.spill_check). Retired
-// instructions per output, 3x512x512 -> 1024x1024 int8 at VLEN 128 / 256 / 512 (qemu):
-// form 1 0.169 / 0.098 / 0.062 (AI-Benchmark's C by clang -O3: 2.65 / 1.34 / 0.68, 16x / 14x /
-// 11x more); half pixel (form 2, pairs, its 32/96 weights as two AverageFloor: MeanQuarter) at the
-// icount test's 3x32x96: 0.87 / 0.69 / 0.60. x86 (lab, 1 thread, Xeon AVX-512):
-// form 1 at 88-95 % of the copy bandwidth of its bytes. AVX2 (Zen 3 EPYC): AverageFloor is one
-// vpavgb between xors, which cancel along the mean of means, and the last strip of a row
-// overlaps the one before instead of masking (AVX2 has no byte masks; ForEachStripOverlapped):
-// form 1 at 3x512x512 in 82-90 us run alone (60-65 % of the copy bound), 166 us (34 %) when
-// interleaved with the baselines, whose runs evict its buffers. Half pixel at 3x512x512: 121 us
-// alone (2026-11-25).
+// 1. Out = 2 in both ways, ASYMMETRIC (RowPair2x; Terapines AI-Benchmark's case): every weight is
+//    0 or 64, so each output is an input pixel or a floored mean of means (AverageFloor); two
+//    output rows per pass, from contiguous loads and interleaving stores: no gathers, no widening.
+// 2. Otherwise, separable row by row: H[y][ox] = (s[y][x0] * wx0 + s[y][x1] * wx1) >> 7 for input
+//    rows y0 and y1 (two row buffers, each input row blended once per chunk of output rows), then
+//    out = (H[y0] * wy0 + H[y1] * wy1) >> 7. Horizontal: out_w = 2 in_w by pairs of fixed weights
+//    (0/64, 32/96) from contiguous loads; any other ratio from two gathers per strip in int32.
+//    Vertical: wy1 = 0 copies, 64 one AverageFloor, 32 and 96 two (MeanQuarter), otherwise int16
+//    lanes (|a * wy0 + b * wy1| <= 255 * 128 < 2^15).
+// RVV: bytes at LMUL 2 (kBytePow2; int16 at LMUL 4 where widened; spill-free). Cost: form 1
+// 0.169 / 0.098 / 0.062 retired instructions per output at VLEN 128 / 256 / 512. The forms in
+// detail and the measurements on RVV and x86: docs/ops/resize.md.
 #include <cstdint>
 #include <type_traits>
 

@@ -5,24 +5,14 @@
 //   pass 2  S = sum of T[d] over the row: bytes widened to 32-bit indices, one 32-bit gather from
 //           the call's 256-entry table (softmax_i8.cc), lanes summed in blocks into int64/double;
 //   row     from S, the output byte of every d the row holds (d <= max - min): a 256-byte table;
-//   pass 3  y = that table[d], one byte lookup per element (TableLookup256: RVV vluxei8, AVX-512
-//           vpermt2w pairs, AVX2 16 pshufb + blends).
-// TFLITE mode: T = TFLite's Q12.19 terms; out[d] = clamp(DivPot(Mul31(1/S, e_q31[d]), nbits + 23)
-//   - 128), its two roundings folded into one 64-bit product and shift (OutTflite): the same
-//   bits as TFLite's reference (vlak.h states the two places where TFLite's own code leaves int32
-//   and what vlak gives there).
+//   pass 3  y = that table[d], one byte lookup per element (TableLookup256).
+// TFLITE mode: T = TFLite's Q12.19 terms; the same bits as TFLite's reference (vlak.h states the
+//   two places where TFLite's own code leaves int32). Rows much shorter than their range
+//   (4 n <= max - min) skip the table: each element's byte from the same function, in scalar.
 // LUT mode: T = exp(-s d) in float; out[d] = min(255, nearest(e[d] * (256 / S))) in f32 lanes:
 //   |out - 256 p| <= 1/2 + 256 p (2^-24 + block sum error 2^-16 + 2^-23) < 1 LSB (vlak.h's contract).
-// TFLITE rows much shorter than their range (4 n <= max - min) skip the table: each element's byte
-// from the same function, in scalar (a table would cost more entries than the row has).
 // Work per element: 2 loads, ~4 vector ops + a gather (pass 2), 1 lookup (pass 3); per row up to
-// 256 table entries (~4 integer ops each, vectorised by the compiler on x86) and TFLite's reciprocal.
-// Measured (u8, input_scale 1/16, uniform bytes, 1 thread, Xeon with AVX-512 under load,
-// 2026-11-24, `vlak bench --op softmax-i8 --shapes 64x64,64x256,64x1024,64x4096 --threads 1 --baseline xnnpack`,
-// round-by-round ratios): AVX-512 1.9x / 4.0x / 5.8x / 5.7x XNNPACK's qu8 softmax and 11x / 27x /
-// 41x / 40x TFLite's reference in C (gcc -O3); AVX2 1.3x / 2.7x / 3.9x / 4.3x XNNPACK. RVV
-// (qemu-icount, 16x1024): 2.04 / 1.27 / 0.89 instructions per element at VLEN 128 / 256 / 512,
-// 29x / 24x / 17x fewer than the C reference auto-vectorised by clang.
+// 256 table entries and TFLite's reciprocal. Details and speed: docs/ops/softmax_i8.md.
 #include <cstring>
 #include <limits>
 
