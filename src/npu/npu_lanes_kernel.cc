@@ -6,10 +6,9 @@
 // saturating 32-bit add/sub/mul needs the 64-bit result and takes a scalar path (the model's
 // programs do not use it). Per lane: 2 loads, <= 4 shifts, the op, <= 2 min/max, 1 and, 1 store.
 // The LUT is a gather of 32-bit words from the bank's widened copy (the machine keeps one).
-// Measured (2026-11-24): `vlak npu accuracy` (24.6M outputs, K 2..64) takes the same time on scalar, AVX2 and
-// AVX-512 within the noise of a loaded machine (37-48 s each, load average 15): at K <= 64 the
-// interpreter's per-instruction work (decode, register views) dominates, not these loops. They
-// keep every target bit-identical (tests/npu: SameOnEveryTarget, ArithOnEveryTarget).
+// At K <= 64 the interpreter's per-instruction work (decode, register views) dominates, not these
+// loops (measured: docs/npu.md). They keep every target bit-identical (tests/npu:
+// SameOnEveryTarget, ArithOnEveryTarget).
 #include <algorithm>
 #include <cstdint>
 

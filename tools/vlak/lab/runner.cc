@@ -89,9 +89,8 @@ bool OtherThreadsRunning() {
 // about 8 ms on the 2-core CI machine, by default 300,000 spins; vlak's pool 0.2 ms; OpenBLAS's
 // workers call sched_yield in a loop for 2^28 TSC ticks, about 0.1 s, by default), and on a
 // machine with few cores the spinners of the implementation just timed take the core that the
-// next implementation's second thread needs: measured on a 2-core AMD EPYC (2026-11-26), vlak
-// rows at 2 threads ran up to 4x slower than at 1 thread in an interleaved run (XNNPACK's up to
-// 15x), and not when run alone. Each implementation's turn starts from a quiet process, as a
+// next implementation's second thread needs (measured: docs/lab.md). Each implementation's turn
+// starts from a quiet process, as a
 // call between two of a user's own calls would; within its turn, each runtime keeps the benefit
 // of its own spinning.
 void WaitForIdleThreads() {
