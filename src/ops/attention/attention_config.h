@@ -29,18 +29,18 @@ struct AttentionConfig {
 
 #if defined(VLAK_SIMD_RVV)
 // Tiles 6 x 4 + 4 = 28 registers.
-inline constexpr AttentionConfig kAttentionConfig{.pow2 = 2, .mr = 6, .br_tiles = 16, .min_block_keys = 256,
+constexpr AttentionConfig kAttentionConfig{.pow2 = 2, .mr = 6, .br_tiles = 16, .min_block_keys = 256,
                                                   .dot_keys = 0, .dot_pow2 = 1, .exp_pow2 = 2, .scalar_pack = false};
 #elif defined(VLAK_SIMD_AVX512)
 // Tiles 6 x 4 + 4 + 1 = 29 zmm.
-inline constexpr AttentionConfig kAttentionConfig{.pow2 = 2, .mr = 6, .br_tiles = 16, .min_block_keys = 256,
+constexpr AttentionConfig kAttentionConfig{.pow2 = 2, .mr = 6, .br_tiles = 16, .min_block_keys = 256,
                                                   .dot_keys = 64, .dot_pow2 = 2, .exp_pow2 = 2, .scalar_pack = true};
 #elif defined(VLAK_SIMD_AVX2)
 // Tiles 6 x 2 + 2 + 1 = 15 ymm.
-inline constexpr AttentionConfig kAttentionConfig{.pow2 = 1, .mr = 6, .br_tiles = 16, .min_block_keys = 256,
+constexpr AttentionConfig kAttentionConfig{.pow2 = 1, .mr = 6, .br_tiles = 16, .min_block_keys = 256,
                                                   .dot_keys = 64, .dot_pow2 = 1, .exp_pow2 = 2, .scalar_pack = true};
 #else
-inline constexpr AttentionConfig kAttentionConfig{.pow2 = 0, .mr = 4, .br_tiles = 16, .min_block_keys = 256,
+constexpr AttentionConfig kAttentionConfig{.pow2 = 0, .mr = 4, .br_tiles = 16, .min_block_keys = 256,
                                                   .dot_keys = 0, .dot_pow2 = 0, .exp_pow2 = 0, .scalar_pack = false};
 #endif
 

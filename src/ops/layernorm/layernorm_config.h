@@ -22,16 +22,16 @@ struct LayerNormConfig {
 };
 
 #if defined(VLAK_SIMD_RVV)
-inline constexpr LayerNormConfig kLayerNormConfig{.pow2 = 2, .row_pairs = true, .backward_pairs = true,
+constexpr LayerNormConfig kLayerNormConfig{.pow2 = 2, .row_pairs = true, .backward_pairs = true,
                                                   .flush_rows = 16};
 #elif defined(VLAK_SIMD_AVX512)
-inline constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = false, .backward_pairs = false,
+constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = false, .backward_pairs = false,
                                                   .flush_rows = 16};
 #elif defined(VLAK_SIMD_AVX2)
-inline constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = false, .backward_pairs = false,
+constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = false, .backward_pairs = false,
                                                   .flush_rows = 16};
 #else
-inline constexpr LayerNormConfig kLayerNormConfig{.pow2 = 0, .row_pairs = false, .backward_pairs = false,
+constexpr LayerNormConfig kLayerNormConfig{.pow2 = 0, .row_pairs = false, .backward_pairs = false,
                                                   .flush_rows = 16};
 #endif
 

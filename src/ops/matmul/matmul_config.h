@@ -22,14 +22,15 @@ struct MatmulDirectConfig {
   size_t direct_kc;
 };
 
+// Not `inline`: each target's build defines its own table, so each has internal linkage.
 #if defined(VLAK_SIMD_RVV)
-inline constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256};
+constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256};
 #elif defined(VLAK_SIMD_AVX512)
-inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 32};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 32};
 #elif defined(VLAK_SIMD_AVX2)
-inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32};
 #else
-inline constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32};
 #endif
 
 // Vectors per pass over r rows.

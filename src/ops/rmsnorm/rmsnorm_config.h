@@ -18,13 +18,13 @@ struct RmsNormConfig {
 };
 
 #if defined(VLAK_SIMD_RVV)
-inline constexpr RmsNormConfig kRmsNormConfig{.pow2 = 2, .out_pow2 = 3, .group = 4};
+constexpr RmsNormConfig kRmsNormConfig{.pow2 = 2, .out_pow2 = 3, .group = 4};
 #elif defined(VLAK_SIMD_AVX512)
-inline constexpr RmsNormConfig kRmsNormConfig{.pow2 = 1, .out_pow2 = 1, .group = 1};
+constexpr RmsNormConfig kRmsNormConfig{.pow2 = 1, .out_pow2 = 1, .group = 1};
 #elif defined(VLAK_SIMD_AVX2)
-inline constexpr RmsNormConfig kRmsNormConfig{.pow2 = 1, .out_pow2 = 1, .group = 1};
+constexpr RmsNormConfig kRmsNormConfig{.pow2 = 1, .out_pow2 = 1, .group = 1};
 #else
-inline constexpr RmsNormConfig kRmsNormConfig{.pow2 = 0, .out_pow2 = 0, .group = 1};
+constexpr RmsNormConfig kRmsNormConfig{.pow2 = 0, .out_pow2 = 0, .group = 1};
 #endif
 
 }  // namespace vlak

@@ -14,13 +14,13 @@ struct RopeConfig {
 };
 
 #if defined(VLAK_SIMD_RVV)
-inline constexpr RopeConfig kRopeConfig{.pow2 = 2, .table_outer = true};
+constexpr RopeConfig kRopeConfig{.pow2 = 2, .table_outer = true};
 #elif defined(VLAK_SIMD_AVX512)
-inline constexpr RopeConfig kRopeConfig{.pow2 = 1, .table_outer = false};
+constexpr RopeConfig kRopeConfig{.pow2 = 1, .table_outer = false};
 #elif defined(VLAK_SIMD_AVX2)
-inline constexpr RopeConfig kRopeConfig{.pow2 = 1, .table_outer = false};
+constexpr RopeConfig kRopeConfig{.pow2 = 1, .table_outer = false};
 #else
-inline constexpr RopeConfig kRopeConfig{.pow2 = 0, .table_outer = false};
+constexpr RopeConfig kRopeConfig{.pow2 = 0, .table_outer = false};
 #endif
 
 }  // namespace vlak

@@ -23,16 +23,16 @@ struct SoftmaxConfig {
 };
 
 #if defined(VLAK_SIMD_RVV)
-inline constexpr SoftmaxConfig kSoftmaxConfig{.pow2 = 3, .precise_pow2 = 2, .two_pass_block = 4096,
+constexpr SoftmaxConfig kSoftmaxConfig{.pow2 = 3, .precise_pow2 = 2, .two_pass_block = 4096,
                                               .pipe_max_pow2 = 3, .pipe_exp_pow2 = 1, .pipe_scale_pow2 = 2};
 #elif defined(VLAK_SIMD_AVX512)
-inline constexpr SoftmaxConfig kSoftmaxConfig{.pow2 = 2, .precise_pow2 = 2, .two_pass_block = 4096,
+constexpr SoftmaxConfig kSoftmaxConfig{.pow2 = 2, .precise_pow2 = 2, .two_pass_block = 4096,
                                               .pipe_max_pow2 = 0, .pipe_exp_pow2 = 0, .pipe_scale_pow2 = 0};
 #elif defined(VLAK_SIMD_AVX2)
-inline constexpr SoftmaxConfig kSoftmaxConfig{.pow2 = 2, .precise_pow2 = 2, .two_pass_block = 4096,
+constexpr SoftmaxConfig kSoftmaxConfig{.pow2 = 2, .precise_pow2 = 2, .two_pass_block = 4096,
                                               .pipe_max_pow2 = 0, .pipe_exp_pow2 = 0, .pipe_scale_pow2 = 0};
 #else
-inline constexpr SoftmaxConfig kSoftmaxConfig{.pow2 = 0, .precise_pow2 = 0, .two_pass_block = 4096,
+constexpr SoftmaxConfig kSoftmaxConfig{.pow2 = 0, .precise_pow2 = 0, .two_pass_block = 4096,
                                               .pipe_max_pow2 = 0, .pipe_exp_pow2 = 0, .pipe_scale_pow2 = 0};
 #endif
 

@@ -26,16 +26,16 @@ struct WarpConfig {
 };
 
 #if defined(VLAK_SIMD_RVV)
-inline constexpr WarpConfig kWarpConfig{.taps = WarpTaps::kBytes, .pow2 = 3, .block = 1024, .group_rows = 4,
+constexpr WarpConfig kWarpConfig{.taps = WarpTaps::kBytes, .pow2 = 3, .block = 1024, .group_rows = 4,
                                         .group_pow2 = 2};
 #elif defined(VLAK_SIMD_AVX512)
-inline constexpr WarpConfig kWarpConfig{.taps = WarpTaps::kPairs, .pow2 = 3, .block = 1024, .group_rows = 4,
+constexpr WarpConfig kWarpConfig{.taps = WarpTaps::kPairs, .pow2 = 3, .block = 1024, .group_rows = 4,
                                         .group_pow2 = 2};
 #elif defined(VLAK_SIMD_AVX2)
-inline constexpr WarpConfig kWarpConfig{.taps = WarpTaps::kPairs, .pow2 = 3, .block = 1024, .group_rows = 4,
+constexpr WarpConfig kWarpConfig{.taps = WarpTaps::kPairs, .pow2 = 3, .block = 1024, .group_rows = 4,
                                         .group_pow2 = 2};
 #else
-inline constexpr WarpConfig kWarpConfig{.taps = WarpTaps::kTwo, .pow2 = 3, .block = 1024, .group_rows = 4,
+constexpr WarpConfig kWarpConfig{.taps = WarpTaps::kTwo, .pow2 = 3, .block = 1024, .group_rows = 4,
                                         .group_pow2 = 2};
 #endif
 
