@@ -9,17 +9,19 @@
 // (tools/qemu-icount/rvv-costs.tsv: llvm-mca-22's reciprocal throughput per mnemonic and SEW/LMUL
 // on the model whose VLEN is qemu's; docs/riscv.md#cycles). CheckBudget prints those cycles beside
 // the instructions and, at VLEN 256 (the SpacemiT X60 model), checks them against the case's cycle
-// budget (kCycleBudgets, RegisterCycleBudgets). Measured values of every case, and the tables
-// rewritten to them: scripts/rvv-cycles --budgets [--write].
+// budget (the last column of its Budget row). Measured values of every case, and the tables'
+// cycle column rewritten to them: scripts/rvv-cycles --budgets [--write].
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <span>
 #include <string>
@@ -39,20 +41,16 @@ namespace vlak_icount {
 
 inline constexpr size_t kN = 2048;
 
-// Budgets in retired instructions for one call (n = 2048, after a warm-up call), per VLEN; 0 = no
-// budget at that VLEN (the count is only printed). Budgets only go down: when a change lowers a
-// count, lower its budget in its table in the same commit. Each budget is the count the code
-// reached when it was set, so a change that adds an instruction fails here.
+// A case's budgets for one call (after a warm-up call): retired instructions per VLEN, and x60,
+// the cycles on the SpacemiT X60 model (VLEN 256): the plugin's weighted cycles (whole call:
+// scalar code, tails and set-up included), rounded up. 0 = no budget there (the count is only
+// printed). Budgets only go down: when a change lowers a count, lower its budget in its table in
+// the same commit. Each budget is the count the code reached when it was set, so a change that
+// adds an instruction fails here. The x60 column is scripts/rvv-cycles --budgets --write's to set.
 struct Budget {
   const char* name;
   unsigned long long vlen128, vlen256, vlen512;
-};
-
-// Cycle budgets of one call on the SpacemiT X60 model (VLEN 256): the plugin's weighted cycles
-// (whole call: scalar code, tails and set-up included), rounded up. Budgets only go down, as above.
-struct CycleBudget {
-  const char* name;
-  unsigned long long x60;
+  unsigned long long x60 = 0;
 };
 
 // The model whose cycles are budgeted, and its VLEN.
@@ -60,10 +58,9 @@ inline constexpr const char* kCycleModel = "spacemit-x60";
 inline constexpr int kCycleVlen = 256;
 
 // The tables of every file of the binary: budgets, and goals where they are not yet met (printed
-// beside the count, not asserted).
+// beside the count, not asserted; their x60 column is unused).
 struct BudgetTables {
   std::vector<std::span<const Budget>> budgets, goals;
-  std::vector<std::span<const CycleBudget>> cycles;
 };
 
 inline BudgetTables& RegisteredTables() {
@@ -71,23 +68,27 @@ inline BudgetTables& RegisteredTables() {
   return tables;
 }
 
-// Registers a file's tables at static initialisation, so that CheckBudget finds a case by its name
-// from any test of the binary. A file's form (inside its anonymous namespace, after `using
-// namespace vlak_icount;`; scripts/rvv-cycles --budgets --write edits the cycle rows):
-//   constexpr Budget kBudgets[] = {...};
-//   // X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
-//   constexpr CycleBudget kCycleBudgets[] = {...};
-//   const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
-inline bool RegisterBudgets(std::span<const Budget> budgets, std::span<const Budget> goals = {}) {
-  RegisteredTables().budgets.push_back(budgets);
-  if (!goals.empty()) RegisteredTables().goals.push_back(goals);
-  return true;
-}
+// A file's table of budgets (or of goals), registered when it is made (at static initialisation) so
+// that CheckBudget finds a case by its name from any test of the binary. A file's form (inside its
+// anonymous namespace, after `using namespace vlak_icount;`; scripts/rvv-cycles --budgets --write
+// finds a case's row in kBudgets by its name and sets, or appends, the row's fifth field):
+//   const BudgetTable kBudgets({
+//       // case                       VLEN 128    256    512   X60 cycles
+//       {"op_f32/16x2048",               40835, 21379, 11651,   73427},
+//   });
+//   const BudgetTable kGoals({...}, BudgetTable::kGoals);  // where a file has goals
+class BudgetTable {
+ public:
+  enum Kind { kBudgets, kGoals };
+  BudgetTable(std::initializer_list<Budget> rows, Kind kind = kBudgets) : rows_(rows) {
+    (kind == kGoals ? RegisteredTables().goals : RegisteredTables().budgets).push_back(rows_);
+  }
+  BudgetTable(const BudgetTable&) = delete;
+  BudgetTable& operator=(const BudgetTable&) = delete;
 
-inline bool RegisterCycleBudgets(std::span<const CycleBudget> budgets) {
-  RegisteredTables().cycles.push_back(budgets);
-  return true;
-}
+ private:
+  std::vector<Budget> rows_;
+};
 
 inline int Vlen() {
   unsigned long vlenb;
@@ -95,17 +96,24 @@ inline int Vlen() {
   return static_cast<int>(vlenb * 8);
 }
 
+// A case's row in tables, nullptr if none.
+inline const Budget* FindRow(const std::vector<std::span<const Budget>>& tables, const std::string& name) {
+  for (const std::span<const Budget> table : tables) {
+    for (const Budget& b : table) {
+      if (name == b.name) return &b;
+    }
+  }
+  return nullptr;
+}
+
 // The budget (or goal) of a case at a VLEN, 0 if none.
 inline unsigned long long FindBudget(const std::vector<std::span<const Budget>>& tables, const std::string& name,
                                      int vlen) {
-  for (const std::span<const Budget> table : tables) {
-    for (const Budget& b : table) {
-      if (name != b.name) continue;
-      if (vlen == 128) return b.vlen128;
-      if (vlen == 256) return b.vlen256;
-      if (vlen == 512) return b.vlen512;
-    }
-  }
+  const Budget* b = FindRow(tables, name);
+  if (b == nullptr) return 0;
+  if (vlen == 128) return b->vlen128;
+  if (vlen == 256) return b->vlen256;
+  if (vlen == 512) return b->vlen512;
   return 0;
 }
 
@@ -132,12 +140,8 @@ inline const Live* FindMeasured(unsigned long long count) {
 }
 
 inline unsigned long long FindCycleBudget(const std::string& name) {
-  for (const std::span<const CycleBudget> table : RegisteredTables().cycles) {
-    for (const CycleBudget& b : table) {
-      if (name == b.name) return b.x60;
-    }
-  }
-  return 0;
+  const Budget* b = FindRow(RegisteredTables().budgets, name);
+  return b != nullptr ? b->x60 : 0;
 }
 
 // Count's work before and after its region, out of line: what the compiler keeps live across the
@@ -224,6 +228,21 @@ void CountAfterWarmUp(Call call, unsigned long long& count) {
   ASSERT_EQ(st, VLAK_OK);
 }
 
+// CountAfterWarmUp's count, for callers that go on with it (0 where a call failed: a test failure).
+template <typename Call>
+unsigned long long CountAfterWarmUp(Call call) {
+  unsigned long long count = 0;
+  CountAfterWarmUp(call, count);
+  return count;
+}
+
+// Retired instructions of call(), a plain C peer that returns nothing, after one warm-up call.
+template <typename Call>
+unsigned long long CountPeerAfterWarmUp(Call call) {
+  call();  // warm-up
+  return Count(call);
+}
+
 // CountAfterWarmUp's count, printed per element and checked against the case's budget.
 template <typename Call>
 void MeasurePerElement(const std::string& name, size_t elements, Call call) {
@@ -260,11 +279,33 @@ inline void ReportAgainstPlainC(const std::string& name, unsigned long long vlak
   }
 }
 
-// Uniform [lo, hi) from the top 24 bits of mt19937: the same floats with every standard library.
+// n floats uniform on [lo, hi) from the top 24 bits of mt19937, drawn in turn from rng (several
+// buffers from one generator): the same floats with every standard library.
+inline std::vector<float> Uniform(std::mt19937& rng, size_t n, float lo, float hi) {
+  std::vector<float> x(n);
+  for (float& v : x) v = lo + (hi - lo) * (static_cast<float>(rng() >> 8) * 0x1p-24f);
+  return x;
+}
+
+// kN of them from a generator of its own.
 inline std::vector<float> Uniform(unsigned seed, float lo, float hi) {
   std::mt19937 rng(seed);
-  std::vector<float> x(kN);
-  for (float& v : x) v = lo + (hi - lo) * (static_cast<float>(rng() >> 8) * 0x1p-24f);
+  return Uniform(rng, kN, lo, hi);
+}
+
+// n bytes (int8_t or uint8_t), each the top 8 bits of a draw from rng.
+template <typename Byte>
+std::vector<Byte> UniformBytes(std::mt19937& rng, size_t n) {
+  std::vector<Byte> x(n);
+  for (Byte& v : x) v = static_cast<Byte>(rng() >> 24);
+  return x;
+}
+
+// base + (i % period) * step for i < n: a per-column parameter (a norm's gamma or beta) that is the
+// same at every run and not constant along the row.
+inline std::vector<float> Periodic(size_t n, float base, float step, size_t period) {
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = base + static_cast<float>(i % period) * step;
   return x;
 }
 

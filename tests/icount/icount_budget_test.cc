@@ -12,7 +12,7 @@
 
 namespace {
 
-using vlak_icount::Budget;
+using vlak_icount::BudgetTable;
 using vlak_icount::CheckBudget;
 using vlak_icount::Count;
 using vlak_icount::IcountBudget;
@@ -21,54 +21,28 @@ using vlak_icount::Uniform;
 
 // exp_f32: clang -O3's autovectorised plain C exp (src/ops/exp/exp_peer.c) retires 9,645 / 5,037 /
 // 2,733.
-constexpr Budget kBudgets[] = {
-    // case                       VLEN 128    256    512
-    {"exp_f32/schraudolph/2048",      2397,  1245,   669},
-    {"exp_f32/bittrick_p3/2048",      2537,  1321,   713},
-    {"exp_f32/bittrick_p5/2048",      5487,  2799,  1455},
-    {"exp_f32/cephes/2048",           6257,  3185,  1649},
-    {"exp_f32/accurate/2048",         5999,  3055,  1583},
-    {"exp_f32/precise/2048",          7535,  3823,  1967},
+const BudgetTable kBudgets({
+    // case                       VLEN 128    256    512   X60 cycles
+    {"exp_f32/schraudolph/2048",      2397,  1245,   669,    5427},
+    {"exp_f32/bittrick_p3/2048",      2537,  1321,   713,    5648},
+    {"exp_f32/bittrick_p5/2048",      5487,  2799,  1455,    6314},
+    {"exp_f32/cephes/2048",           6257,  3185,  1649,    7339},
+    {"exp_f32/accurate/2048",         5999,  3055,  1583,    7078},
+    {"exp_f32/precise/2048",          7535,  3823,  1967,    9382},
     // SFPI kernels (vlak::sfpi::RunKernel), one 32 x 32 tile on Wormhole semantics: every SFPU
     // operation on 32 lanes is strip-mined at LMUL 2 (4 / 2 / 1 strips), SFPMAD ~75 vector ops.
-    {"sfpi/exp-accurate/tile",         800377, 420491, 230548},
-    {"sfpi/exp-bf16/tile",             228749, 124767,  72776},
-    {"sfpi/exp-approx/tile",           200108, 110152,  65174},
-    {"sfpi/exp-fast/tile",              87527,  50435,  31889},
-    {"sfpi/recip/tile",                441570, 231550, 126540},
-    {"sfpi/tanh/tile",                  74757,  41751,  25248},
-    {"sfpi/sigmoid/tile",              166963,  93637,  56974},
-    {"sfpi/gelu-approx/tile",          148831,  82801,  49786},
-    {"sfpi/gelu-accurate/tile",        460355, 243157, 134558},
-    {"sfpi/log/tile",                  378383, 203023, 115343},
-    {"sfpi/sqrt/tile",                 676294, 355060, 194443},
-};
-const bool kRegistered = vlak_icount::RegisterBudgets(kBudgets);
-
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), the qemu-icount plugin's
-// instructions weighted by llvm-mca-22's costs (tests/icount/icount_budget.h). Only down;
-// measure and set: scripts/rvv-cycles --budgets --write.
-constexpr vlak_icount::CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
-    {"sfpi/exp-accurate/tile",                   951884},
-    {"sfpi/exp-bf16/tile",                       276362},
-    {"sfpi/exp-approx/tile",                     234170},
-    {"sfpi/exp-fast/tile",                       108668},
-    {"sfpi/recip/tile",                          531470},
-    {"sfpi/tanh/tile",                            86556},
-    {"sfpi/sigmoid/tile",                        193673},
-    {"sfpi/gelu-approx/tile",                    174695},
-    {"sfpi/gelu-accurate/tile",                  546676},
-    {"sfpi/log/tile",                            453277},
-    {"sfpi/sqrt/tile",                           816202},
-    {"exp_f32/schraudolph/2048",                   5427},
-    {"exp_f32/bittrick_p3/2048",                   5648},
-    {"exp_f32/bittrick_p5/2048",                   6314},
-    {"exp_f32/cephes/2048",                        7339},
-    {"exp_f32/accurate/2048",                      7078},
-    {"exp_f32/precise/2048",                       9382},
-};
-const bool kCyclesRegistered = vlak_icount::RegisterCycleBudgets(kCycleBudgets);
+    {"sfpi/exp-accurate/tile",         800377, 420491, 230548,  951884},
+    {"sfpi/exp-bf16/tile",             228749, 124767,  72776,  276362},
+    {"sfpi/exp-approx/tile",           200108, 110152,  65174,  234170},
+    {"sfpi/exp-fast/tile",              87527,  50435,  31889,  108668},
+    {"sfpi/recip/tile",                441570, 231550, 126540,  531470},
+    {"sfpi/tanh/tile",                  74757,  41751,  25248,   86556},
+    {"sfpi/sigmoid/tile",              166963,  93637,  56974,  193673},
+    {"sfpi/gelu-approx/tile",          148831,  82801,  49786,  174695},
+    {"sfpi/gelu-accurate/tile",        460355, 243157, 134558,  546676},
+    {"sfpi/log/tile",                  378383, 203023, 115343,  453277},
+    {"sfpi/sqrt/tile",                 676294, 355060, 194443,  816202},
+});
 
 class IcountBudgetExp : public IcountBudget, public testing::WithParamInterface<int> {};
 

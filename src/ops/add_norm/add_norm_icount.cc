@@ -14,31 +14,18 @@ namespace {
 
 using namespace vlak_icount;
 
-constexpr Budget kBudgets[] = {
-    // case                            VLEN 128    256    512
-    {"add_layernorm_f32/16x2048",     58107, 30203, 16251},
-    {"add_rmsnorm_f32/16x2048",       45648, 23504, 12432},
-};
-
-// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
-constexpr CycleBudget kCycleBudgets[] = {
-    {"add_layernorm_f32/16x2048",                105314},
-    {"add_rmsnorm_f32/16x2048",                   78927},
-};
-const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
+const BudgetTable kBudgets({
+    // case                            VLEN 128    256    512   X60 cycles
+    {"add_layernorm_f32/16x2048",     58107, 30203, 16251,  105314},
+    {"add_rmsnorm_f32/16x2048",       45648, 23504, 12432,   78927},
+});
 
 struct Inputs {
   static constexpr size_t kRows = 16, kCols = 2048, kElems = kRows * kCols;
-  std::vector<float> x = std::vector<float>(kElems), r = std::vector<float>(kElems), y = std::vector<float>(kElems),
-                     s = std::vector<float>(kElems), gamma = std::vector<float>(kCols),
-                     beta = std::vector<float>(kCols);
-  Inputs() {
-    std::mt19937 rng(9);
-    for (float& v : x) v = static_cast<float>(rng() >> 8) * 0x1p-24f * 4 - 2;
-    for (float& v : r) v = static_cast<float>(rng() >> 8) * 0x1p-24f * 2 - 1;
-    for (size_t i = 0; i < kCols; ++i) gamma[i] = 1.0f + static_cast<float>(i % 7) * 0.01f;
-    for (size_t i = 0; i < kCols; ++i) beta[i] = static_cast<float>(i % 5) * 0.01f;
-  }
+  explicit Inputs(std::mt19937 rng = std::mt19937(9))
+      : x(Uniform(rng, kElems, -2.0f, 2.0f)), r(Uniform(rng, kElems, -1.0f, 1.0f)), y(kElems), s(kElems),
+        gamma(Periodic(kCols, 1.0f, 0.01f, 7)), beta(Periodic(kCols, 0.0f, 0.01f, 5)) {}
+  std::vector<float> x, r, y, s, gamma, beta;
 };
 
 // 16 x 2048, gamma and beta given, the residual stream written (sum), one thread.

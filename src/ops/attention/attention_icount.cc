@@ -19,18 +19,11 @@ using namespace vlak_icount;
 // Set from qemu-icount (clang 19 -O3); per-FMA figures in docs/ops/attention.md. The
 // scratch comes from the buffer pool (ops/buffer_pool.h): after the warm-up call the counted one
 // allocates nothing, so the count does not depend on the tests that ran before.
-constexpr Budget kBudgets[] = {
-    // case                                   VLEN 128    256    512
-    {"attention_f32/1x1x64x64x64_causal",       102004, 68488, 50465},
-    {"attention_f32/decode_4:1x1x256x64",        69326, 52906, 41106},
-};
-
-// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
-constexpr CycleBudget kCycleBudgets[] = {
-    {"attention_f32/1x1x64x64x64_causal",        131472},
-    {"attention_f32/decode_4:1x1x256x64",        123624},
-};
-const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
+const BudgetTable kBudgets({
+    // case                                   VLEN 128    256    512   X60 cycles
+    {"attention_f32/1x1x64x64x64_causal",       102004, 68488, 50465,  131472},
+    {"attention_f32/decode_4:1x1x256x64",        69326, 52906, 41106,  123624},
+});
 
 unsigned long long CountAttention(size_t q_heads, size_t kv_heads, size_t q_len, size_t kv_len, size_t d,
                                   unsigned flags) {

@@ -21,20 +21,13 @@ namespace {
 
 using namespace vlak_icount;
 
-constexpr Budget kBudgets[] = {
-    // case                       VLEN 128    256    512
+const BudgetTable kBudgets({
+    // case                       VLEN 128    256    512   X60 cycles
     // The counts include the call's one-thread path through the parallel layer
     // (src/ops/parallel_rows.h).
-    {"correlation_i8/5x58x4x88",     36927, 25047, 13027},
-    {"correlation_i8/wrap16",        29867, 20347, 10707},
-};
-
-// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
-constexpr CycleBudget kCycleBudgets[] = {
-    {"correlation_i8/5x58x4x88",                  62108},
-    {"correlation_i8/wrap16",                     39438},
-};
-const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
+    {"correlation_i8/5x58x4x88",     36927, 25047, 13027,   62108},
+    {"correlation_i8/wrap16",        29867, 20347, 10707,   39438},
+});
 
 // One thread, against AI-Benchmark's loops in plain C (src/ops/correlation/correlation_peer.c)
 // auto-vectorised by clang-19 -O3 -march=rv64gcv on the same counter, after checking both give the
@@ -47,9 +40,8 @@ TEST_F(IcountBudget, Correlation) {
   // test its 3 x 8 x 1024 pixels and 8 x 1024 offsets (src/ops/warp/warp_icount.cc), discarded here.
   std::mt19937 rng(9);
   rng.discard(3 * 8 * 1024 + 8 * 1024);
-  std::vector<int8_t> a(kK * kRows * kCols), b(kK * kRows * kCols), out(kOut), out_ref(kOut);
-  for (int8_t& v : a) v = static_cast<int8_t>(rng() >> 24);
-  for (int8_t& v : b) v = static_cast<int8_t>(rng() >> 24);
+  const std::vector<int8_t> a = UniformBytes<int8_t>(rng, kK * kRows * kCols), b = UniformBytes<int8_t>(rng, kK * kRows * kCols);
+  std::vector<int8_t> out(kOut), out_ref(kOut);
   const auto measure = [&](const char* name, bool wrap16) {
     unsigned long long vlak = 0;
     ASSERT_NO_FATAL_FAILURE(CountAfterWarmUp(
@@ -58,12 +50,10 @@ TEST_F(IcountBudget, Correlation) {
                                      wrap16 ? VLAK_CORRELATION_WRAP16 : 0);
         },
         vlak));
-    const auto plain_call = [&] {
+    const unsigned long long plain = CountPeerAfterWarmUp([&] {
       (wrap16 ? vlak_ref_clang_correlation_wrap16_i8 : vlak_ref_clang_correlation_i8)(
           a.data(), b.data(), out_ref.data(), 0, kD * kRows, kK, kRows, kCols, 10);
-    };
-    plain_call();
-    const unsigned long long plain = Count(plain_call);
+    });
     ASSERT_EQ(out, out_ref);
     ReportAgainstPlainC(name, vlak, plain, kOut, 2.0, /*enforce_goal=*/true);
   };

@@ -12,22 +12,15 @@ namespace {
 
 using namespace vlak_icount;
 
-constexpr Budget kBudgets[] = {
-    // case                       VLEN 128    256    512
+const BudgetTable kBudgets({
+    // case                       VLEN 128    256    512   X60 cycles
     // The backward's column sums are reduced over blocks of rows fixed by the shape (the same bits
     // for every thread count), 9 instructions per call more than a per-thread reduction.
-    {"layernorm_f32/16x2048",        40835, 21379, 11651},
+    {"layernorm_f32/16x2048",        40835, 21379, 11651,   73427},
     // The backward runs rows in pairs at LMUL 2 (layernorm_kernel.cc): more, cheaper instructions,
     // 1.6x the count but 11% fewer X60 cycles (167,308 -> 148,450 on this case).
-    {"layernorm_bwd_f32/16x2048",   132922, 67058, 34126},
-};
-
-// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
-constexpr CycleBudget kCycleBudgets[] = {
-    {"layernorm_f32/16x2048",                     73427},
-    {"layernorm_bwd_f32/16x2048",                148450},
-};
-const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
+    {"layernorm_bwd_f32/16x2048",   132922, 67058, 34126,  148450},
+});
 
 // 16 x 2048 (AI-Benchmark sweeps 256..2048 rows of 512..8192), gamma/beta given, one thread; the
 // backward takes the forward's mean and rstd. AI-Benchmark's plain C (src/ops/layernorm/layernorm_peer.c)
@@ -35,15 +28,10 @@ const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycl
 // layernorm 3.02 / 1.52 / 0.77, backward 4.90 / 2.46 / 1.24; these budgets are 1.75-2.10x fewer.
 TEST_F(IcountBudget, LayerNorm) {
   constexpr size_t kRows = 16, kCols = 2048, kElems = kRows * kCols;
-  std::vector<float> x(kElems), dy(kElems), y(kElems), dx(kElems), gamma(kCols), beta(kCols);
-  std::vector<float> mean(kRows), rstd(kRows), dgamma(kCols), dbeta(kCols);
   std::mt19937 rng(8);
-  for (float& v : x) v = static_cast<float>(rng() >> 8) * 0x1p-24f * 4 - 2;
-  for (float& v : dy) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
-  for (size_t i = 0; i < kCols; ++i) {
-    gamma[i] = 1.0f + static_cast<float>(i % 7) * 0.01f;
-    beta[i] = static_cast<float>(i % 5) * 0.1f;
-  }
+  const std::vector<float> x = Uniform(rng, kElems, -2.0f, 2.0f), dy = Uniform(rng, kElems, -0.5f, 0.5f);
+  const std::vector<float> gamma = Periodic(kCols, 1.0f, 0.01f, 7), beta = Periodic(kCols, 0.0f, 0.1f, 5);
+  std::vector<float> y(kElems), dx(kElems), mean(kRows), rstd(kRows), dgamma(kCols), dbeta(kCols);
   MeasurePerElement("layernorm_f32/16x2048", kElems, [&] {
     return vlak_layernorm_f32(kRows, kCols, x.data(), kCols, gamma.data(), beta.data(), 1e-5f, y.data(), kCols,
                               mean.data(), rstd.data());

@@ -25,18 +25,11 @@ using namespace vlak_icount;
 // instructions than the LMUL-8 one it replaced (32,214 / 17,328 / 15,338: every vector instruction
 // counts one whatever its LMUL) for fewer modelled cycles: 66,266 -> 57,962 on the X60 model,
 // 67,884 -> 62,383 on the P670, 51,354 -> 49,660 on the X280 (matmul_kernel.cc).
-constexpr Budget kBudgets[] = {
-    // case                       VLEN 128    256    512
-    {"matmul_f32/64x64x64",          54022, 28060, 15079},
-    {"matmul_ex_f32/64x64x64 bias+gelu", 126404, 69338, 40805},
-};
-
-// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
-constexpr CycleBudget kCycleBudgets[] = {
-    {"matmul_f32/64x64x64",                       58008},
-    {"matmul_ex_f32/64x64x64 bias+gelu",          157442},
-};
-const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
+const BudgetTable kBudgets({
+    // case                       VLEN 128    256    512   X60 cycles
+    {"matmul_f32/64x64x64",          54022, 28060, 15079,   58008},
+    {"matmul_ex_f32/64x64x64 bias+gelu", 126404, 69338, 40805,  157442},
+});
 
 // Retired instructions of vlak_matmul_f32 and of the plain C blocked matmul (16 x 16 tiles, as
 // clang -O3 auto-vectorises it) for one m x n x k product, after checking both give the same C.
@@ -45,17 +38,12 @@ struct MatmulCounts {
 };
 MatmulCounts CountMatmul(size_t m, size_t n, size_t k, unsigned seed, float tolerance) {
   std::mt19937 rng(seed);
-  std::vector<float> a(m * k), b(k * n), c(m * n), c_ref(m * n);
-  for (float& v : a) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
-  for (float& v : b) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
-  auto vlak_call = [&] { return vlak_matmul_f32(m, n, k, a.data(), k, b.data(), n, c.data(), n, 0); };
+  const std::vector<float> a = Uniform(rng, m * k, -0.5f, 0.5f), b = Uniform(rng, k * n, -0.5f, 0.5f);
+  std::vector<float> c(m * n), c_ref(m * n);
   MatmulCounts counts;
-  EXPECT_EQ(vlak_call(), VLAK_OK);  // warm-up: the packing buffer is allocated here
-  vlak_status st = VLAK_OK;
-  counts.vlak = Count([&] { st = vlak_call(); });
-  EXPECT_EQ(st, VLAK_OK);
-  vlak_ref_clang_matmul_f32(a.data(), b.data(), c_ref.data(), m, n, k);
-  counts.plain_c = Count([&] { vlak_ref_clang_matmul_f32(a.data(), b.data(), c_ref.data(), m, n, k); });
+  // The warm-up allocates the packing buffer.
+  counts.vlak = CountAfterWarmUp([&] { return vlak_matmul_f32(m, n, k, a.data(), k, b.data(), n, c.data(), n, 0); });
+  counts.plain_c = CountPeerAfterWarmUp([&] { vlak_ref_clang_matmul_f32(a.data(), b.data(), c_ref.data(), m, n, k); });
   for (size_t i = 0; i < c.size(); ++i) {
     if (!(std::fabs(c[i] - c_ref[i]) <= tolerance)) {
       ADD_FAILURE() << "element " << i << ": vlak " << c[i] << ", plain C " << c_ref[i];
@@ -87,10 +75,9 @@ TEST_F(IcountBudget, Matmul64) {
 TEST_F(IcountBudget, MatmulEpilogue64) {
   const size_t m = 64, n = 64, k = 64;
   std::mt19937 rng(65);
-  std::vector<float> a(m * k), w(n * k), bias(n), c(m * n), c2(m * n);
-  for (float& v : a) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
-  for (float& v : w) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
-  for (float& v : bias) v = static_cast<float>(rng() >> 8) * 0x1p-23f - 1.0f;
+  const std::vector<float> a = Uniform(rng, m * k, -0.5f, 0.5f), w = Uniform(rng, n * k, -0.5f, 0.5f),
+                           bias = Uniform(rng, n, -1.0f, 1.0f);
+  std::vector<float> c(m * n), c2(m * n);
   const vlak_matmul_epilogue ep{bias.data(), VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_GELU};
   auto fused = [&] { return vlak_matmul_ex_f32(m, n, k, a.data(), k, w.data(), k, c.data(), n, VLAK_MATMUL_TRANS_B, &ep); };
   auto two_pass = [&] {

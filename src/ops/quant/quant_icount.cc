@@ -19,37 +19,23 @@ using namespace vlak_icount;
 // Both kernels hold 2 rows of W per pass: with 4, clang spilled (rvv.spill_check). The packed
 // product (W in RVV's grouped layout, quant_rvv.h's GroupedCols: a byte column of VLEN / 8 rows
 // per instruction) retires 4.4x / 8.4x / 15x fewer for q4_1: 0.27 / 0.14 / 0.08 per weight.
-constexpr Budget kBudgets[] = {
-    // case                                    VLEN 128     256     512
-    {"matmul_q4_0_qa/1x576x576",                  288595, 287515, 286975},
-    {"matmul_q4_1_qa/1x576x576",                  391708, 390628, 390088},
-    {"matmul_q8_0_qa/1x576x576",                  269299, 268219, 267679},
-    {"matmul_q4_0/1x576x576",                     306237, 306237, 306237},
-    {"matmul_q4_0_qa_packed/1x576x576",            85307,  45040,  24907},
-    {"matmul_q4_1_qa_packed/1x576x576",            88551,  46664,  25721},
-    {"matmul_q8_0_qa_packed/1x576x576",           122340,  63551,  34157},
-};
-
-// Cycle budgets: one call on the SpacemiT X60 model (VLEN 256), tests/icount/icount_budget.h.
-constexpr CycleBudget kCycleBudgets[] = {
-    // case                                   spacemit-x60 cycles
-    {"matmul_q4_0_qa/1x576x576",                 466774},
-    {"matmul_q4_1_qa/1x576x576",                 503499},
-    {"matmul_q8_0_qa/1x576x576",                 420837},
-    {"matmul_q4_0/1x576x576",                   957309},
-    {"matmul_q4_0_qa_packed/1x576x576",           98443},
-    {"matmul_q4_1_qa_packed/1x576x576",          109137},
-    {"matmul_q8_0_qa_packed/1x576x576",          114336},
-};
-const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
+const BudgetTable kBudgets({
+    // case                                    VLEN 128     256     512   X60 cycles
+    {"matmul_q4_0_qa/1x576x576",                  288595, 287515, 286975,  466774},
+    {"matmul_q4_1_qa/1x576x576",                  391708, 390628, 390088,  503499},
+    {"matmul_q8_0_qa/1x576x576",                  269299, 268219, 267679,  420837},
+    {"matmul_q4_0/1x576x576",                     306237, 306237, 306237,  957309},
+    {"matmul_q4_0_qa_packed/1x576x576",            85307,  45040,  24907,   98443},
+    {"matmul_q4_1_qa_packed/1x576x576",            88551,  46664,  25721,  109137},
+    {"matmul_q8_0_qa_packed/1x576x576",           122340,  63551,  34157,  114336},
+});
 
 // packed: W repacked by vlak_matmul_q_pack (on RVV the rows as given) and vlak_matmul_q_packed_f32.
 void CountCase(const char* name, vlak_qtype t, unsigned flags, bool packed = false) {
   const size_t m = 1, n = 576, k = 576, rb = vlak_qtype_row_bytes(t, k);
   std::mt19937 rng(5);
-  std::vector<float> a(m * k), wf(n * k), c(m * n);
-  for (float& v : a) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
-  for (float& v : wf) v = static_cast<float>(rng() >> 8) * 0x1p-24f - 0.5f;
+  const std::vector<float> a = Uniform(rng, m * k, -0.5f, 0.5f), wf = Uniform(rng, n * k, -0.5f, 0.5f);
+  std::vector<float> c(m * n);
   std::vector<uint8_t> w(n * rb);
   ASSERT_EQ(vlak_quantize_f32(t, n, k, wf.data(), k, w.data(), rb), VLAK_OK);
   std::vector<uint8_t> p(vlak_matmul_q_packed_size(t, n, k));

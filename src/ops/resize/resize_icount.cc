@@ -19,8 +19,8 @@ namespace {
 
 using namespace vlak_icount;
 
-constexpr Budget kBudgets[] = {
-    // case                                      VLEN 128    256    512
+const BudgetTable kBudgets({
+    // case                                      VLEN 128    256    512   X60 cycles
     // AI-Benchmark's resize, 2x, int8: 36,864 outputs, 0.290 / 0.243 / 0.183 per output; its
     // plain C (src/ops/resize/resize_peer.c, clang -O3, vluxei64 gathers) 2.77 / 1.46 / 0.80:
     // 9.6x / 6.0x / 4.4x more. Half pixel (row buffers; its 32/96 weights as two vaadd):
@@ -28,16 +28,9 @@ constexpr Budget kBudgets[] = {
     // they do not read: -840 / -472 / -286 and -677 / -364 / -208.)
     // The taps and row buffers come from the buffer pool (ops/buffer_pool.h): after the warm-up
     // call the counted one allocates nothing, so the count is the same whichever tests ran before.
-    {"resize_i8/3x32x96->64x192",                10682,  8954,  6746},
-    {"resize_i8/half_pixel/3x32x96->64x192",     31648, 24796, 21507},
-};
-
-// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
-constexpr CycleBudget kCycleBudgets[] = {
-    {"resize_i8/3x32x96->64x192",                 13819},
-    {"resize_i8/half_pixel/3x32x96->64x192",      35138},
-};
-const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
+    {"resize_i8/3x32x96->64x192",                10682,  8954,  6746,   13819},
+    {"resize_i8/half_pixel/3x32x96->64x192",     31648, 24796, 21507,   35138},
+});
 
 // Retired instructions of vlak_resize_bilinear_i8 at out = 2 in (AI-Benchmark's resize) and of
 // its plain C loop (src/ops/resize/resize_peer.c) auto-vectorised by clang -O3 for rv64gcv, after
@@ -51,10 +44,10 @@ ResizeCounts CountResize2x(size_t channels, size_t h, size_t w) {
   std::mt19937 rng(9);
   for (int8_t& v : src) v = static_cast<int8_t>(rng() >> 24);
   ResizeCounts counts;
-  vlak_status st = VLAK_OK;
   auto vlak_call = [&](unsigned flags) {
     return vlak_resize_bilinear_i8(channels, h, w, src.data(), oh, ow, out.data(), flags);
   };
+  vlak_status st = VLAK_OK;
   EXPECT_EQ(vlak_call(VLAK_RESIZE_HALF_PIXEL), VLAK_OK);  // warm-up
   counts.vlak_half = Count([&] { st = vlak_call(VLAK_RESIZE_HALF_PIXEL); });
   EXPECT_EQ(st, VLAK_OK);

@@ -19,24 +19,16 @@ namespace {
 
 using namespace vlak_icount;
 
-constexpr Budget kBudgets[] = {
-    // case                       VLEN 128    256    512
+const BudgetTable kBudgets({
+    // case                       VLEN 128    256    512   X60 cycles
     // softmax_i8, see SoftmaxU8 below. TFLite's reference in plain C, auto-vectorised by
     // clang -O3, retires 59.6 / 29.9 / 15.1 per element on 16x1024: 29x / 24x / 17x more than TFLITE.
     // The 64x64 rows (12.4 / 11.3 / 10.6 per element) are dominated by the per-row work: TFLite's
     // reciprocal and the row's byte table.
-    {"softmax_u8/16x1024",           33451, 20731, 14475},
-    {"softmax_u8_lut/16x1024",       32233, 17513, 10153},
-    {"softmax_i8/64x64",             50674, 46193, 43554},
-};
-
-// X60 cycles (icount_budget.h): set by scripts/rvv-cycles --budgets --write, only down.
-constexpr CycleBudget kCycleBudgets[] = {
-    {"softmax_u8/16x1024",                        51883},
-    {"softmax_u8_lut/16x1024",                    52170},
-    {"softmax_i8/64x64",                          62365},
-};
-const bool kRegistered = RegisterBudgets(kBudgets) && RegisterCycleBudgets(kCycleBudgets);
+    {"softmax_u8/16x1024",           33451, 20731, 14475,   51883},
+    {"softmax_u8_lut/16x1024",       32233, 17513, 10153,   52170},
+    {"softmax_i8/64x64",             50674, 46193, 43554,   62365},
+});
 
 // softmax u8 on uniform bytes with input_scale 1/16: 16 rows of 1024 in both modes,
 // and 64 rows of 64 (i8); beside them TFLite's reference in plain C (src/ops/softmax_i8/softmax_i8_peer.c,
@@ -45,8 +37,8 @@ TEST_F(IcountBudget, SoftmaxU8) {
   constexpr float kScale = 1.0f / 16;
   const auto run = [&](size_t rows, size_t cols, bool i8, unsigned flags) {
     std::mt19937 rng(11);
-    std::vector<uint8_t> x(rows * cols), y(rows * cols), y_ref(rows * cols);
-    for (uint8_t& v : x) v = static_cast<uint8_t>(rng() >> 24);
+    const std::vector<uint8_t> x = UniformBytes<uint8_t>(rng, rows * cols);
+    std::vector<uint8_t> y(rows * cols), y_ref(rows * cols);
     const auto call = [&] {
       if (i8) {
         return vlak_softmax_i8(rows, cols, reinterpret_cast<const int8_t*>(x.data()), cols, kScale,
@@ -54,16 +46,12 @@ TEST_F(IcountBudget, SoftmaxU8) {
       }
       return vlak_softmax_u8(rows, cols, x.data(), cols, kScale, y.data(), cols, flags);
     };
-    EXPECT_EQ(call(), VLAK_OK);  // warm-up: this thread's tables for the scale
-    vlak_status st = VLAK_OK;
-    const unsigned long long count = Count([&] { st = call(); });
-    EXPECT_EQ(st, VLAK_OK);
+    const unsigned long long count = CountAfterWarmUp(call);  // the warm-up makes this thread's tables for the scale
     // TFLite's constants for 1/16 (multiplier 2^30, left shift 23, diff_min -248), as its Prepare gives them.
     const double elems = static_cast<double>(rows * cols);
     if (!i8) {
-      vlak_ref_clang_softmax_u8(x.data(), y_ref.data(), rows, cols, 1 << 30, 23, -248);
       const unsigned long long c_count =
-          Count([&] { vlak_ref_clang_softmax_u8(x.data(), y_ref.data(), rows, cols, 1 << 30, 23, -248); });
+          CountPeerAfterWarmUp([&] { vlak_ref_clang_softmax_u8(x.data(), y_ref.data(), rows, cols, 1 << 30, 23, -248); });
       if (flags == VLAK_SOFTMAX_I8_TFLITE) EXPECT_EQ(y, y_ref) << "TFLITE mode against TFLite's reference in C";
       std::printf("[ icount   ] softmax_u8 %zux%zu %s VLEN %4d: vlak %.3f per element, plain C clang -O3 %.3f: %.1fx fewer\n",
                   rows, cols, flags == VLAK_SOFTMAX_I8_LUT ? "LUT" : "TFLITE", Vlen(), static_cast<double>(count) / elems,
