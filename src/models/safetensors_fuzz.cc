@@ -2,47 +2,36 @@
 // message naming the source, or yields tensors that tile the data section, each of shape x dtype
 // bytes, whose bytes (and the f32 view of every F32 tensor) are read in full: ASan flags any
 // pointer past the input.
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "fuzz/reader_fuzz_util.h"
 #include "models/safetensors.h"
 
-namespace {
-
-[[noreturn]] void Finding(const char* what, const char* name) {
-  std::fprintf(stderr, "vlak fuzz finding: %s\n  tensor: %s\n", what, name);
-  std::abort();
-}
-
-}  // namespace
+using vlak_fuzz::Finding;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vlak::models;
-  // A copy of exactly the input's size, so that a read past it is a heap overflow.
-  std::vector<uint8_t> file(data, data + size);
+  std::vector<uint8_t> file(data, data + size);  // exactly the input's size (reader_fuzz_util.h)
   SafeTensors st;
   std::string err;
-  if (!st.Parse(file.data(), file.size(), &err, "fuzz")) {
-    if (err.rfind("fuzz: ", 0) != 0) Finding("an error message that does not name the source", err.c_str());
-    if (!st.tensors().empty()) Finding("tensors left after a failed parse", "");
-    return 0;
-  }
+  const bool ok = st.Parse(file.data(), file.size(), &err, "fuzz");
+  if (!vlak_fuzz::Parsed(ok, err, st.tensors().empty())) return 0;
   uint64_t n = 0;
   std::memcpy(&n, file.data(), 8);
   const size_t data_size = size - 8 - n;
   size_t at = 0;
   uint32_t sum = 0;
   for (const TensorInfo& t : st.tensors()) {
-    if (t.begin != at || t.end < t.begin || t.end > data_size) Finding("tensors do not tile the data", t.name.c_str());
-    if (t.end - t.begin != t.elements * DTypeSize(t.dtype)) Finding("size differs from shape x dtype", t.name.c_str());
-    if (t.data != file.data() + 8 + n + t.begin) Finding("data pointer off its offsets", t.name.c_str());
+    if (t.begin != at || t.end < t.begin || t.end > data_size) Finding("tensors do not tile the data", t.name);
+    if (t.end - t.begin != t.elements * DTypeSize(t.dtype)) Finding("size differs from shape x dtype", t.name);
+    if (t.data != file.data() + 8 + n + t.begin) Finding("data pointer off its offsets", t.name);
     for (size_t i = t.begin; i < t.end; ++i) sum += t.data[i - t.begin];
-    if (st.Find(t.name) == nullptr) Finding("a parsed tensor not found by name", t.name.c_str());
+    if (st.Find(t.name) == nullptr) Finding("a parsed tensor not found by name", t.name);
     if (t.dtype == DType::kF32) {
       const float* f = st.F32(t.name, t.shape, &err);
-      if (!f) Finding("F32 accessor refuses its own shape", t.name.c_str());
+      if (!f) Finding("F32 accessor refuses its own shape", t.name);
       for (size_t i = 0; i < t.elements; ++i) {
         uint32_t b;
         std::memcpy(&b, f + i, 4);
@@ -52,7 +41,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     at = t.end;
   }
   if (at != data_size) Finding("trailing bytes accepted", "");
-  volatile uint32_t sink = sum;
-  (void)sink;
+  vlak_fuzz::KeepSum(sum);
   return 0;
 }

@@ -239,6 +239,84 @@ class Buffer {
   std::unique_ptr<float[]> p_;
 };
 
+// Restores the default target and thread count when a target returns.
+struct TargetSweep {
+  vlak_target saved = vlak_active_target();
+  ~TargetSweep() { vlak_set_target(saved); }
+};
+
+// Every harness call runs single-threaded first (libFuzzer's own process is single-threaded);
+// some inputs ask for 2 threads to cover the split (results must not depend on it where promised).
+inline void SetThreads(Input& in) { vlak_set_num_threads(in.Bool() ? 2 : 1); }
+
+// An operator target's input: read from its first byte, which sets the thread count (SetThreads);
+// the default target is restored when it goes (TargetSweep).
+class OpInput : public Input {
+ public:
+  OpInput(const uint8_t* data, size_t size) : Input(data, size) { SetThreads(*this); }
+
+ private:
+  TargetSweep sweep_;
+};
+
+// The body of a target of an int8 and a uint8 form (one corpus for both): the input's first byte
+// picks the form, run(in, int8_t{}) or run(in, uint8_t{}); the default target restored after.
+template <class Run>
+int RunByteForms(const uint8_t* data, size_t size, Run run) {
+  Input in(data, size);
+  TargetSweep sweep;
+  return in.Byte() & 1 ? run(in, uint8_t{}) : run(in, int8_t{});
+}
+
+// (a): the call's status is an error exactly when vlak.h's rules say so.
+inline void CheckStatus(vlak_status st, bool expect_error, vlak_target t) {
+  Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
+}
+
+// (c): out (a Buffer or a vector of floats) still holds `before`, bit for bit.
+template <class Out, class Before>
+void CheckUnchanged(const Out& out, const Before& before, vlak_target t, const char* what = "written on error") {
+  for (size_t i = 0; i < out.size(); ++i) Check(Bits(out[i]) == Bits(before[i]), what, t, i, out[i], before[i]);
+}
+
+// (c): an optional output filled with kSentinel still holds it.
+template <class Out>
+void CheckSentinels(const Out& out, vlak_target t, const char* what) {
+  for (size_t i = 0; i < out.size(); ++i) Check(Bits(out[i]) == Bits(kSentinel), what, t, i, out[i], kSentinel);
+}
+
+// (a) and (c) after a call: CheckStatus; where the call failed or had nothing to do (empty), out
+// unchanged. Returns whether there are results to check.
+template <class Before>
+bool HasResults(vlak_status st, bool expect_error, bool empty, vlak_target t, const Buffer& out, const Before& before,
+                const char* what = "written on error") {
+  CheckStatus(st, expect_error, t);
+  if (st == VLAK_OK && !empty) return true;
+  CheckUnchanged(out, before, t, what);
+  return false;
+}
+
+// (c): the gap after row r (columns cols .. stride - 1) of a strided output of `rows` rows still
+// holds `before`; the last row has none.
+inline void CheckGap(const Buffer& out, const std::vector<float>& before, size_t r, size_t rows, size_t cols,
+                     size_t stride, vlak_target t, const char* what = "gap between rows written") {
+  for (size_t i = cols; r + 1 < rows && i < stride; ++i) {
+    const size_t at = r * stride + i;
+    Check(Bits(out[at]) == Bits(before[at]), what, t, at, out[at], before[at]);
+  }
+}
+
+// (b) across targets: the first target's output is kept in `first` (empty until then); every later
+// one must give the same values (SameValue: any NaN for a NaN).
+inline void CheckSameAsFirst(std::vector<float>& first, const Buffer& out, vlak_target t,
+                             const char* what = "targets differ (vlak.h: same bits)") {
+  if (first.empty()) {
+    first = out.Copy();
+    return;
+  }
+  for (size_t i = 0; i < out.size(); ++i) Check(SameValue(out[i], first[i]), what, t, i, out[i], first[i]);
+}
+
 // The output of one target's call: x itself, restored to x0, for an in-place call; else `own`,
 // made n sentinels long.
 inline Buffer& PrepareOutput(bool in_place, Buffer& x, const std::vector<float>& x0, Buffer& own, size_t n) {
@@ -282,11 +360,7 @@ void CheckElementwise(ElementwiseInput& e, bool expect_error, bool nan_payloads_
     Buffer& yb = PrepareOutput(e.in_place, e.x, e.x0, y_own, e.n);
     const std::vector<float> before = yb.Copy();
     const vlak_status st = call(e.x_null ? nullptr : (e.in_place ? yb.data() : e.x.data()), e.y_null ? nullptr : yb.data());
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
-    if (st != VLAK_OK) {
-      for (size_t i = 0; i < e.n; ++i) Check(Bits(yb[i]) == Bits(before[i]), "written on error", t, i, yb[i], before[i]);
-      continue;
-    }
+    if (!HasResults(st, expect_error, /*empty=*/false, t, yb, before)) continue;
     for (size_t i = 0; i < e.n; ++i) {
       check(t, i, yb[i]);
       if (first.empty()) continue;
@@ -296,15 +370,5 @@ void CheckElementwise(ElementwiseInput& e, bool expect_error, bool nan_payloads_
     if (first.empty()) first = yb.Copy();
   }
 }
-
-// Restores the default target and thread count when a target returns.
-struct TargetSweep {
-  vlak_target saved = vlak_active_target();
-  ~TargetSweep() { vlak_set_target(saved); }
-};
-
-// Every harness call runs single-threaded first (libFuzzer's own process is single-threaded);
-// some inputs ask for 2 threads to cover the split (results must not depend on it where promised).
-inline void SetThreads(Input& in) { vlak_set_num_threads(in.Bool() ? 2 : 1); }
 
 }  // namespace vlak_fuzz

@@ -11,9 +11,7 @@
 using namespace vlak_fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  SetThreads(in);
+  OpInput in(data, size);
   const size_t n = in.Size(5000);
   const uint8_t ob = in.Byte();
   const int op = ob < 240 ? ob % 6 : (ob == 255 ? -1 : ob);  // some unknown values

@@ -30,9 +30,7 @@ bool WithinGluBound(float y, double act, double up) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  SetThreads(in);
+  OpInput in(data, size);
   const size_t rows = in.Size(6);
   const size_t cols = in.Size(2100);
   const size_t gs = Stride(in, rows, cols);
@@ -78,11 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::vector<float> before = yb.Copy();
     const vlak_status st = vlak_glu_f32(rows, cols, g_null ? nullptr : g.data(), gs, u_null ? nullptr : u.data(), us,
                                         y_null ? nullptr : yb.data(), y_stride, static_cast<vlak_activation>(op));
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
-    if (st != VLAK_OK || empty) {
-      for (size_t i = 0; i < yb.size(); ++i) Check(Bits(yb[i]) == Bits(before[i]), "written on error", t, i);
-      continue;
-    }
+    if (!HasResults(st, expect_error, empty, t, yb, before)) continue;
     for (size_t r = 0; r < rows; ++r) {
       for (size_t c = 0; c < cols; ++c) {
         const float gv = g0[r * gs + c], uv = u0[r * us + c];
@@ -93,18 +87,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           Fail("y outside vlak.h's bound", t, r * cols + c, y, act * uv);
         }
       }
-      for (size_t c = cols; where == 0 && r + 1 < rows && c < y_stride; ++c) {
-        const size_t at = r * y_stride + c;
-        Check(Bits(yb[at]) == Bits(before[at]), "gap between rows written", t, at, yb[at], before[at]);
-      }
+      if (where == 0) CheckGap(yb, before, r, rows, cols, y_stride, t);
     }
-    if (first.empty()) {
-      first = yb.Copy();
-    } else {
-      for (size_t i = 0; i < yb.size(); ++i) {
-        Check(SameValue(yb[i], first[i]), "results differ between targets", t, i, yb[i], first[i]);
-      }
-    }
+    CheckSameAsFirst(first, yb, t, "results differ between targets");
   }
   return 0;
 }

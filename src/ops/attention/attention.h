@@ -8,6 +8,15 @@
 
 namespace vlak {
 
+// The (batch, head, position) strides of a dense tensor of `heads` heads of `len` rows of `row`
+// floats each, laid out [batch][position][head] (bsnh) or [batch][head][position] (the tests' and
+// the fuzz target's layouts).
+inline void DenseStrides(bool bsnh, size_t heads, size_t len, size_t row, size_t* st) {
+  st[0] = heads * len * row;
+  st[1] = bsnh ? row : len * row;
+  st[2] = bsnh ? heads * row : row;
+}
+
 // One checked call. scale is resolved (never 0); group = q_heads / kv_heads.
 // Work units: for each (batch, kv head), the group's query rows in order (query head of the group,
 // then query position: row f is head kv * group + f / q_len, position f % q_len) cut into chunks

@@ -24,24 +24,10 @@ size_t Extent4(size_t d0, size_t d1, size_t d2, const size_t* st, size_t last) {
   return static_cast<size_t>(e);
 }
 
-void Strides(bool bsnh, size_t heads, size_t len, size_t row, size_t* st) {
-  if (bsnh) {
-    st[0] = len * heads * row;
-    st[1] = row;
-    st[2] = heads * row;
-  } else {
-    st[0] = heads * len * row;
-    st[1] = len * row;
-    st[2] = row;
-  }
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  SetThreads(in);
+  OpInput in(data, size);
   vlak_attention_params p{};
   p.batch = in.Size(2);
   p.kv_heads = in.Size(2);
@@ -66,10 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t huge = in.Byte();       // > 240: an overflowing stride
 
   const size_t cap = p.kv_len + cap_extra;
-  Strides(bsnh, p.q_heads, p.q_len, p.head_dim, p.q_strides);
-  Strides(bsnh, p.kv_heads, cap, p.head_dim, p.k_strides);
-  Strides(bsnh, p.kv_heads, cap, p.value_dim, p.v_strides);
-  Strides(bsnh, p.q_heads, p.q_len, p.value_dim + o_gap, p.o_strides);
+  vlak::DenseStrides(bsnh, p.q_heads, p.q_len, p.head_dim, p.q_strides);
+  vlak::DenseStrides(bsnh, p.kv_heads, cap, p.head_dim, p.k_strides);
+  vlak::DenseStrides(bsnh, p.kv_heads, cap, p.value_dim, p.v_strides);
+  vlak::DenseStrides(bsnh, p.q_heads, p.q_len, p.value_dim + o_gap, p.o_strides);
   if (huge > 240) {
     size_t* st = huge & 1 ? p.k_strides : p.q_strides;
     st[huge & 2 ? 1 : 0] = SIZE_MAX / 8 + (huge & 15);
@@ -171,11 +157,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     float* const op = nulls == 4 ? nullptr : nulls == 5 ? ptr(q.data()) : ptr(o.data());
     const vlak_status st = vlak_attention_f32(&p, nulls == 1 ? nullptr : ptr(q.data()), nulls == 2 ? nullptr : ptr(k.data()),
                                               nulls == 3 ? nullptr : ptr(v.data()), op);
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
-    if (st != VLAK_OK || empty) {
-      for (size_t i = 0; i < o.size(); ++i) Check(Bits(o[i]) == Bits(o0[i]), "o written on error", t, i, o[i], o0[i]);
-      for (size_t i = 0; i < le; ++i) Check(Bits(lse[i]) == Bits(kSentinel), "lse written on error", t, i, lse[i]);
-      for (size_t i = 0; i < q.size(); ++i) Check(Bits(q[i]) == Bits(q0[i]), "q written on error", t, i, q[i], q0[i]);
+    if (!HasResults(st, expect_error, empty, t, o, o0, "o written on error")) {
+      CheckSentinels(lse, t, "lse written on error");
+      CheckUnchanged(q, q0, t, "q written on error");
       continue;
     }
     const double dh = static_cast<double>(p.head_dim), u = 0x1.0p-24;

@@ -59,21 +59,10 @@ Call Make(const Shape& s, uint32_t seed) {
   p.flags = s.flags;
   p.window = s.window;
   const size_t cap = s.kv_cap > s.kv_len ? s.kv_cap : s.kv_len;
-  auto strides = [&](size_t* st, size_t heads, size_t len, size_t row) {
-    if (s.bsnh) {
-      st[0] = len * heads * row;
-      st[1] = row;
-      st[2] = heads * row;
-    } else {
-      st[0] = heads * len * row;
-      st[1] = len * row;
-      st[2] = row;
-    }
-  };
-  strides(p.q_strides, s.q_heads, s.q_len, s.head_dim);
-  strides(p.k_strides, s.kv_heads, cap, s.head_dim);
-  strides(p.v_strides, s.kv_heads, cap, s.value_dim);
-  strides(p.o_strides, s.q_heads, s.q_len, s.value_dim + 3);
+  vlak::DenseStrides(s.bsnh, s.q_heads, s.q_len, s.head_dim, p.q_strides);
+  vlak::DenseStrides(s.bsnh, s.kv_heads, cap, s.head_dim, p.k_strides);
+  vlak::DenseStrides(s.bsnh, s.kv_heads, cap, s.value_dim, p.v_strides);
+  vlak::DenseStrides(s.bsnh, s.q_heads, s.q_len, s.value_dim + 3, p.o_strides);
   c.q = Normal(s.batch * s.q_heads * s.q_len * s.head_dim, 0.0f, s.q_sd, seed);
   c.k = Normal(s.batch * s.kv_heads * cap * s.head_dim, 0.0f, 1.0f, seed + 1);
   c.v = Normal(s.batch * s.kv_heads * cap * s.value_dim, 0.5f, 1.0f, seed + 2);

@@ -10,9 +10,7 @@
 using namespace vlak_fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  SetThreads(in);
+  OpInput in(data, size);
   size_t d = in.Size(12), c = in.Size(70), h = in.Size(6), w = in.Size(400);
   const uint8_t sb = in.Byte();
   const unsigned shift = sb < 240 ? sb % 32 : 32 + (sb & 15);  // > 31: invalid
@@ -66,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<int8_t> out(oe, 0x5A);
     const vlak_status st = vlak_correlation_i8(d, c, h, w, nulls == 1 ? nullptr : a.data(), nulls == 2 ? nullptr : b.data(),
                                                shift, nulls == 3 ? nullptr : out.data(), flags);
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
+    CheckStatus(st, expect_error, t);
     for (size_t i = 0; i < oe; ++i) {
       const int8_t expect = want.empty() ? 0x5A : want[i];
       Check(out[i] == expect, want.empty() ? "written on error or empty call" : "bytes differ from vlak.h's definition", t,

@@ -9,9 +9,7 @@
 using namespace vlak_fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  SetThreads(in);
+  OpInput in(data, size);
   const size_t rows = in.Size(6);
   const size_t cols = in.Size(1500);
   const size_t stride = Stride(in, rows, cols);
@@ -106,11 +104,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         rows, cols, nulls == 1 ? nullptr : dy.data(), nulls == 2 ? nullptr : x.data(), stride, gamma.data(),
         nulls == 3 ? nullptr : mean.data(), nulls == 4 ? nullptr : rstd.data(), nulls == 5 ? nullptr : dx.data(),
         dgamma.data(), dbeta.data());
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
-    if (st != VLAK_OK || empty) {
-      for (size_t i = 0; i < e; ++i) Check(Bits(dx[i]) == Bits(before[i]), "dx written on error", t, i);
-      for (size_t i = 0; i < dgamma.size(); ++i) Check(Bits(dgamma[i]) == Bits(kSentinel), "dgamma written on error", t, i);
-      for (size_t i = 0; i < dbeta.size(); ++i) Check(Bits(dbeta[i]) == Bits(kSentinel), "dbeta written on error", t, i);
+    if (!HasResults(st, expect_error, empty, t, dx, before, "dx written on error")) {
+      CheckSentinels(dgamma, t, "dgamma written on error");
+      CheckSentinels(dbeta, t, "dbeta written on error");
       continue;
     }
     for (size_t r = 0; r < rows; ++r) {
@@ -120,10 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         // Subnormal g terms are exact only to 2^-150 each; dx multiplies them by up to xhat^2 rstd.
         Check(Within(dx[at], rdx[at], 1e-5 * scale[r], 4.0 * cols * amplify[r]), "dx outside vlak.h's bound", t, at, dx[at], rdx[at]);
       }
-      for (size_t i = cols; r + 1 < rows && i < stride; ++i) {
-        const size_t at = r * stride + i;
-        Check(Bits(dx[at]) == Bits(before[at]), "gap between rows of dx written", t, at, dx[at], before[at]);
-      }
+      CheckGap(dx, before, r, rows, cols, stride, t, "gap between rows of dx written");
     }
     for (size_t i = 0; i < cols && all_in_domain; ++i) {
       // vlak.h's subnormal term: xhat below FLT_MIN is exact only to 2^-150, times dy (ab[i] is

@@ -26,9 +26,7 @@ void FillBytes(Input& in, std::vector<uint8_t>& b) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  SetThreads(in);
+  OpInput in(data, size);
   const uint8_t op = in.Byte() % 3;
   const uint8_t tb = in.Byte();
   const vlak_qtype t = tb < 250 ? kTypes[tb % 3] : static_cast<vlak_qtype>(tb & 15);
@@ -71,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         std::vector<uint8_t> q = q0;
         const vlak_status st = vlak_quantize_f32(t, rows, k, nulls == 1 ? nullptr : x.data(), xs,
                                                  nulls == 2 ? nullptr : q.data(), qs);
-        Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", tg, 0, st, expect_error);
+        CheckStatus(st, expect_error, tg);
         const std::vector<uint8_t>& ref = st == VLAK_OK && !empty ? want : q0;
         for (size_t i = 0; i < qe; ++i) Check(q[i] == ref[i], "bytes differ from ggml's (or written on error)", tg, i, q[i], ref[i]);
       }
@@ -84,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         y.Fill(kSentinel);
         const vlak_status st = vlak_dequantize_f32(t, rows, k, nulls == 1 ? nullptr : q0.data(), qs,
                                                    nulls == 2 ? nullptr : y.data(), xs);
-        Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", tg, 0, st, expect_error);
+        CheckStatus(st, expect_error, tg);
         for (size_t i = 0; i < xe; ++i) {
           const size_t r = i / std::max<size_t>(xs, 1), p = i % std::max<size_t>(xs, 1);
           if (st != VLAK_OK || empty || p >= k) {
@@ -156,7 +154,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const vlak_status st = vlak_matmul_q_f32(m, n, k, nulls == 1 ? nullptr : a.data(), lda, t,
                                              nulls == 2 ? nullptr : w.data(), ws, nulls == 3 ? nullptr : c.data(), ldc,
                                              flags, nullptr);
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", tg, 0, st, expect_error);
+    CheckStatus(st, expect_error, tg);
     // W repacked (vlak_matmul_q_pack) gives the same C where vlak.h says so, else the same bound.
     Buffer cp(ce);
     std::copy(c0.data(), c0.data() + ce, cp.data());

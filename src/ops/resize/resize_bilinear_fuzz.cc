@@ -92,7 +92,7 @@ int Run(Input& in) {
     std::unique_ptr<T[]> dst(oe ? new T[oe] : nullptr);
     std::fill(dst.get(), dst.get() + oe, static_cast<T>(0x5A));
     const vlak_status st = Call<T>(c, ih, iw, nulls == 1 ? nullptr : src.get(), oh, ow, nulls == 2 ? nullptr : dst.get(), flags);
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
+    CheckStatus(st, expect_error, t);
     for (size_t i = 0; i < oe; ++i) {
       const int expect = want.empty() ? 0x5A : want[i];
       Check(dst[i] == static_cast<T>(expect), want.empty() ? "written on error or empty call" : "bytes differ from vlak.h's definition",
@@ -105,7 +105,5 @@ int Run(Input& in) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  return in.Byte() & 1 ? Run<uint8_t>(in) : Run<int8_t>(in);
+  return RunByteForms(data, size, [](Input& in, auto form) { return Run<decltype(form)>(in); });
 }

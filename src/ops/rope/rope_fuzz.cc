@@ -8,9 +8,7 @@
 using namespace vlak_fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  SetThreads(in);
+  OpInput in(data, size);
   const size_t positions = in.Size(9);
   const size_t rows_per_position = in.Size(5);
   const size_t head_dim = in.Size(300);
@@ -52,11 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                          nulls == 1 ? nullptr : (in_place ? yb.data() : x.data()),
                                          nulls == 2 ? nullptr : cs.data(), nulls == 3 ? nullptr : sn.data(),
                                          table_stride, nulls == 4 ? nullptr : yb.data(), flags);
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
-    if (st != VLAK_OK || empty) {
-      for (size_t i = 0; i < yb.size(); ++i) Check(Bits(yb[i]) == Bits(before[i]), "written on error", t, i);
-      continue;
-    }
+    if (!HasResults(st, expect_error, empty, t, yb, before)) continue;
     for (size_t p = 0; p < positions; ++p) {
       const float* c = cs.data() + p * table_stride;
       const float* s = sn.data() + p * table_stride;
@@ -78,13 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
       }
     }
-    if (!first.empty()) {
-      for (size_t i = 0; i < elems; ++i) {
-        Check(SameValue(yb[i], first[i]), "targets differ (vlak.h: same bits)", t, i, yb[i], first[i]);
-      }
-    } else {
-      first = yb.Copy();
-    }
+    CheckSameAsFirst(first, yb, t);
   }
   return 0;
 }

@@ -26,9 +26,7 @@ Bound BoundOf(unsigned flags) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  SetThreads(in);
+  OpInput in(data, size);
   const RowsXY s = ReadRowsXY(in);
   const auto& [rows, cols, x_stride, y_stride, in_place] = s;
   const uint8_t fb = in.Byte();
@@ -58,13 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const float* xp = x_null ? nullptr : (in_place ? yb.data() : x.data());
     float* yp = y_null ? nullptr : yb.data();
     const vlak_status st = vlak_softmax_f32(rows, cols, xp, x_stride, yp, y_stride, flags);
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
-    if (st != VLAK_OK || empty) {
-      for (size_t i = 0; i < yb.size(); ++i) {
-        Check(Bits(yb[i]) == Bits(y_before[i]), "written on error or on empty input", t, i, yb[i], y_before[i]);
-      }
-      continue;
-    }
+    if (!HasResults(st, expect_error, empty, t, yb, y_before, "written on error or on empty input")) continue;
     const Bound b = BoundOf(flags);
     std::vector<double> ref(cols);
     for (size_t r = 0; r < rows; ++r) {
@@ -84,10 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         Check(Within(y, ref[i], bound), "softmax outside vlak.h's bound of the float64 reference", t,
               r * cols + i, y, ref[i]);
       }
-      for (size_t i = cols; r + 1 < rows && i < y_stride; ++i) {
-        const size_t at = r * y_stride + i;
-        Check(Bits(yb[at]) == Bits(y_before[at]), "gap between rows written", t, at, yb[at], y_before[at]);
-      }
+      CheckGap(yb, y_before, r, rows, cols, y_stride, t);
     }
   }
   return 0;

@@ -13,15 +13,6 @@ namespace tfl = vlak_test::tfl;
 
 namespace {
 
-template <typename T>
-vlak_status Call(size_t rows, size_t cols, const T* x, size_t xs, float s, T* y, size_t ys, unsigned flags) {
-  if constexpr (std::is_signed_v<T>) {
-    return vlak_softmax_i8(rows, cols, x, xs, s, y, ys, flags);
-  } else {
-    return vlak_softmax_u8(rows, cols, x, xs, s, y, ys, flags);
-  }
-}
-
 // Byte extent of rows x cols at stride, or 0 when it overflows size_t.
 size_t ByteExtent(size_t rows, size_t cols, size_t stride) {
   if (rows == 0 || cols == 0) return 0;
@@ -81,9 +72,9 @@ int Run(Input& in) {
     std::vector<T> xb = x0, y_own(in_place ? 0 : ye, static_cast<T>(0x5A));
     std::vector<T>& yb = in_place ? xb : y_own;
     const std::vector<T> before = yb;
-    const vlak_status st = Call<T>(rows, cols, nulls == 1 ? nullptr : xb.data(), xs, scale,
+    const vlak_status st = vlak_test::SoftmaxBytes<T>(rows, cols, nulls == 1 ? nullptr : xb.data(), xs, scale,
                                    nulls == 2 ? nullptr : yb.data(), ys, flags);
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
+    CheckStatus(st, expect_error, t);
     if (st != VLAK_OK || empty) {
       for (size_t i = 0; i < yb.size(); ++i) Check(yb[i] == before[i], "written on error or empty call", t, i, yb[i], before[i]);
       continue;
@@ -117,7 +108,5 @@ int Run(Input& in) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  return in.Byte() & 1 ? Run<uint8_t>(in) : Run<int8_t>(in);
+  return RunByteForms(data, size, [](Input& in, auto form) { return Run<decltype(form)>(in); });
 }

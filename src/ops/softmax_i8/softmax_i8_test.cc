@@ -33,16 +33,6 @@ using namespace vlak_test;
 namespace tfl = vlak_test::tfl;
 using tfl::Float64;
 
-
-template <typename T>
-vlak_status Call(size_t rows, size_t cols, const T* x, size_t xs, float s, T* y, size_t ys, unsigned flags) {
-  if constexpr (std::is_signed_v<T>) {
-    return vlak_softmax_i8(rows, cols, x, xs, s, y, ys, flags);
-  } else {
-    return vlak_softmax_u8(rows, cols, x, xs, s, y, ys, flags);
-  }
-}
-
 constexpr int kZp8 = -128;
 template <typename T>
 constexpr int Zp() { return std::is_signed_v<T> ? kZp8 : 0; }
@@ -62,7 +52,7 @@ void Check(size_t rows, size_t cols, size_t xs, size_t ys, float s, const std::v
   const T sentinel = 0x5A;
   std::vector<T> y((rows - 1) * ys + cols, sentinel), ref(cols);
   std::vector<double> t(cols);
-  ASSERT_EQ(Call<T>(rows, cols, x.data(), xs, s, y.data(), ys, VLAK_SOFTMAX_I8_TFLITE), VLAK_OK);
+  ASSERT_EQ(vlak_test::SoftmaxBytes<T>(rows, cols, x.data(), xs, s, y.data(), ys, VLAK_SOFTMAX_I8_TFLITE), VLAK_OK);
   for (size_t r = 0; r < rows; ++r) {
     tfl::Softmax<T>(p, x.data() + r * xs, ref.data(), cols);
     for (size_t c = 0; c < cols; ++c) {
@@ -71,7 +61,7 @@ void Check(size_t rows, size_t cols, size_t xs, size_t ys, float s, const std::v
     for (size_t c = cols; r + 1 < rows && c < ys; ++c) ASSERT_EQ(y[r * ys + c], sentinel);
   }
   std::fill(y.begin(), y.end(), sentinel);
-  ASSERT_EQ(Call<T>(rows, cols, x.data(), xs, s, y.data(), ys, VLAK_SOFTMAX_I8_LUT), VLAK_OK);
+  ASSERT_EQ(vlak_test::SoftmaxBytes<T>(rows, cols, x.data(), xs, s, y.data(), ys, VLAK_SOFTMAX_I8_LUT), VLAK_OK);
   for (size_t r = 0; r < rows; ++r) {
     Float64<T>(s, x.data() + r * xs, cols, t.data());
     for (size_t c = 0; c < cols; ++c) {

@@ -5,6 +5,7 @@
 //                                TFLite's C++ leaves int32 the port takes the exact value, as vlak.h
 //                                defines it. VLAK_SOFTMAX_I8_TFLITE must equal it bit for bit.
 //   tfl::Float64                 t = min(256 p, 255), p the float64 softmax of input_scale * x.
+// and SoftmaxBytes<T>, the vlak entry point of element type T (vlak_softmax_i8 or _u8) both call.
 #pragma once
 
 #include <algorithm>
@@ -12,8 +13,22 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+
+#include "vlak/vlak.h"
 
 namespace vlak_test {
+
+// vlak_softmax_i8 for int8_t, vlak_softmax_u8 for uint8_t.
+template <typename T>
+vlak_status SoftmaxBytes(size_t rows, size_t cols, const T* x, size_t xs, float s, T* y, size_t ys, unsigned flags) {
+  if constexpr (std::is_signed_v<T>) {
+    return vlak_softmax_i8(rows, cols, x, xs, s, y, ys, flags);
+  } else {
+    return vlak_softmax_u8(rows, cols, x, xs, s, y, ys, flags);
+  }
+}
+
 // ---- the TFLite / gemmlowp port -------------------------------------------------------------
 namespace tfl {
 

@@ -9,9 +9,7 @@
 using namespace vlak_fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Input in(data, size);
-  TargetSweep sweep;
-  SetThreads(in);
+  OpInput in(data, size);
   size_t c = in.Size(4), h = in.Size(12), w = in.Size(1500);
   const uint8_t huge = in.Byte();
   // channels * height * width overflows just past SIZE_MAX (a 1x1 plane cannot overflow: any channel
@@ -67,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<int8_t> dst(n, 0x5A);
     const vlak_status st = vlak_warp_i8(c, h, w, nulls == 1 ? nullptr : src.data(), nulls == 2 ? nullptr : off.data(),
                                         nulls == 3 ? nullptr : dst.data());
-    Check((st != VLAK_OK) == expect_error, "status differs from vlak.h's rules", t, 0, st, expect_error);
+    CheckStatus(st, expect_error, t);
     for (size_t i = 0; i < n; ++i) {
       const int8_t expect = want.empty() ? 0x5A : want[i];
       Check(dst[i] == expect, want.empty() ? "written on error or empty call" : "bytes differ from vlak.h's definition",
