@@ -220,6 +220,21 @@ std::function<double(const Shape&)> BytesPerElement(double bytes) {
   return [bytes](const Shape& s) { return bytes * static_cast<double>(s.Elements()); };
 }
 
+std::function<std::string(double bound)> BoundFormat(std::string format) {
+  return [format = std::move(format)](double b) {
+    char buf[96];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    std::snprintf(buf, sizeof buf, format.c_str(), b, b);  // an argument the format does not use is ignored
+#pragma GCC diagnostic pop
+    return std::string(buf);
+  };
+}
+
+void OpDef::AddImpls(std::vector<ImplDef> more) {
+  for (ImplDef& d : more) impls.push_back(std::move(d));
+}
+
 int CpuCount() {
 #if defined(__linux__)
   // The CPUs this process may run on (taskset, a container's cpuset), as vlak's default counts
@@ -401,6 +416,25 @@ void SetRowsColsShape(OpDef* op) {
     *err = name + " shapes are ROWSxCOLS (e.g. 1151x8192)";
     return false;
   };
+}
+
+OpDef RowsColsOp(std::string name, std::string bytes_formula, double per_element, double per_col, double per_row) {
+  OpDef op;
+  op.name = std::move(name);
+  SetRowsColsShape(&op);
+  op.bytes_formula = std::move(bytes_formula);
+  op.bytes_per_run = [per_element, per_col, per_row](const Shape& s) {
+    return per_element * static_cast<double>(s.Elements()) + per_col * static_cast<double>(s.dims[1]) +
+           per_row * static_cast<double>(s.dims[0]);
+  };
+  return op;
+}
+
+bool RowBlocks(int threads, const Problem& p, const std::function<void(size_t r0, size_t r1)>& fn) {
+  return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
+    fn(r0, r1);
+    return true;
+  });
 }
 
 void FillUniform(float* p, size_t n, float lo, float hi, unsigned seed) {

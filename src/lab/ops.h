@@ -131,6 +131,11 @@ struct ImplDef {
   double bound = __builtin_nan("");
 };
 
+// Accuracy over all f32 outputs against Problem::ref: max rel where |ref| >= rel_floor_frac x the
+// largest |ref| of that output (relative error of values near zero says nothing), max abs, one
+// SNR over everything, and, with a bound (not NaN), bound_ok from Problem::scale.
+Accuracy OutputsAccuracy(const Problem& p, const Outputs& out, double bound, double rel_floor_frac = 1e-3);
+
 struct OpDef {
   std::string name;
   std::string shape_syntax;   // "ROWSxCOLS"
@@ -147,7 +152,9 @@ struct OpDef {
   std::string roofline = "memory";
   std::function<double(const Shape&)> flops_per_run;  // empty: not flop-counted
   std::function<void(Problem*)> make_problem;  // inputs, outputs and references from shape
-  std::function<Accuracy(const Problem&, const Outputs& out, double bound)> accuracy;
+  // By default OutputsAccuracy with its relative floor.
+  std::function<Accuracy(const Problem&, const Outputs& out, double bound)> accuracy =
+      [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   std::function<std::string(double bound)> bound_text;
   std::vector<std::string> baselines;  // default --baseline order: the first one available wins
   // Tiny shapes the lab's unit tests check this operator on (float outputs): its accuracy function
@@ -155,6 +162,7 @@ struct OpDef {
   std::vector<std::vector<size_t>> test_dims;
   std::vector<ImplDef> impls;
 
+  void AddImpls(std::vector<ImplDef> more);  // appended to impls, in order
   const ImplDef* Find(const std::string& impl) const;
   std::string ImplNames() const;  // "a b c" for error messages
 };
@@ -167,6 +175,8 @@ std::function<bool(const std::vector<size_t>& dims, std::string* err)> ShapeRule
     std::vector<size_t> ranks, std::string message, std::function<bool(const std::vector<size_t>& dims)> also = {});
 // bytes_per_run of an elementwise operator: `bytes` per element of the shape.
 std::function<double(const Shape&)> BytesPerElement(double bytes);
+// A bound_text: `format` (printf) with the bound at each of its conversions (one or two).
+std::function<std::string(double bound)> BoundFormat(std::string format);
 
 const std::vector<OpDef>& Operators();
 const OpDef* FindOp(const std::string& name);
@@ -184,11 +194,6 @@ int DefaultVlakTarget();
 // Accuracy over an elementwise output: rel where |ref| >= rel_floor, abs everywhere, SNR.
 Accuracy ElementwiseAccuracy(const std::vector<double>& ref, const float* y, double rel_floor);
 
-// Accuracy over all f32 outputs against Problem::ref: max rel where |ref| >= rel_floor_frac x the
-// largest |ref| of that output (relative error of values near zero says nothing), max abs, one
-// SNR over everything, and, with a bound (not NaN), bound_ok from Problem::scale.
-Accuracy OutputsAccuracy(const Problem& p, const Outputs& out, double bound, double rel_floor_frac = 1e-3);
-
 // Accuracy of the first output as int8 against Problem::ref[0]: max |y - ref| in LSB (max_rel is
 // that over 128), SNR; with a bound (not NaN), bound_ok when max |y - ref| <= bound.
 Accuracy Int8Accuracy(const Problem& p, const Outputs& out, double bound);
@@ -197,6 +202,8 @@ Accuracy Int8Accuracy(const Problem& p, const Outputs& out, double bound);
 
 // "" when vlak target t (a vlak_target value) runs here, else why not.
 std::string TargetMissing(int target);
+// An implementation's `missing` / `unavailable` where it always runs: "".
+inline std::string Available() { return std::string(); }
 
 // Runs fn(begin, end) over [0, count) on `threads` threads (ParallelBlocks); false if any failed.
 bool ParallelOk(int threads, size_t count, const std::function<bool(size_t, size_t)>& fn);
@@ -215,6 +222,14 @@ std::vector<ImplDef> VlakTargetImpls(const std::string& what, double bound, std:
 void SetRowsColsShape(OpDef* op);
 inline size_t RowsOf(const Problem& p) { return p.shape.dims[0]; }
 inline size_t ColsOf(const Problem& p) { return p.shape.dims[1]; }
+// A row-wise operator's first fields: its name, SetRowsColsShape, and the bytes a run moves:
+// per_element of every element, per_col of each column (gamma, beta), per_row of each row (mean,
+// rstd), as bytes_formula says.
+OpDef RowsColsOp(std::string name, std::string bytes_formula, double per_element, double per_col = 0,
+                 double per_row = 0);
+// A row-wise operator's plain C peer over blocks of rows: fn(r0, r1) on `threads` threads
+// (ParallelOk); true.
+bool RowBlocks(int threads, const Problem& p, const std::function<void(size_t r0, size_t r1)>& fn);
 
 // Uniform floats in [lo, hi) from a fixed seed (inputs are the same in every run).
 void FillUniform(float* p, size_t n, float lo, float hi, unsigned seed);

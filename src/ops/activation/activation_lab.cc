@@ -230,7 +230,7 @@ void MulInPlace(float* y, const float* u, size_t n) {
 ImplDef VlakTwoCallImpl(vlak_activation fn) {
   ImplDef d = VlakImpl("vlak-2call", -1,
                   std::string("vlak_activation_f32 ") + ActivationName(fn) + " into y, then y *= up (AVX2 loop on x86)",
-                  3 * kUlpUnit, [] { return std::string(); }, [fn](const Problem& p, Outputs& out) {
+                  3 * kUlpUnit, Available, [fn](const Problem& p, Outputs& out) {
                     const size_t n = p.In(0).Elements();
                     float* y = out[0].F32();
                     if (vlak_activation_f32(n, p.In(0).F32(), y, fn) != VLAK_OK) return false;
@@ -274,20 +274,17 @@ OpDef ActivationOp(vlak_activation fn) {
       scale[i] = UlpScale(ref[i]);
     }
   };
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = UlpBoundText;
   op.baselines = fn == VLAK_ACT_SIGMOID ? std::vector<std::string>{"xnnpack", "c-clang", "c-gcc", "sleef"}
                                         : std::vector<std::string>{"c-clang", "c-gcc", "sleef"};
   op.test_dims = {{67}};
-  for (auto& d : VlakTargetImpls("vlak_activation_f32 " + fname, 2 * kUlpUnit, [] { return std::string(); },
-                                 [fn](const Problem& p, Outputs& out) {
-                                   return vlak_activation_f32(p.In(0).Elements(), p.In(0).F32(), out[0].F32(), fn) ==
-                                          VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_activation_f32 " + fname, 2 * kUlpUnit, Available,
+                              [fn](const Problem& p, Outputs& out) {
+                                return vlak_activation_f32(p.In(0).Elements(), p.In(0).F32(), out[0].F32(), fn) ==
+                                       VLAK_OK;
+                              }));
   op.impls.push_back(VlakImpl("vlak-fast", -1, "vlak_activation_f32 " + fname + " | VLAK_ACT_FAST (<= 4 ULP)",
-                              4 * kUlpUnit, [] { return std::string(); }, [fn](const Problem& p, Outputs& out) {
+                              4 * kUlpUnit, Available, [fn](const Problem& p, Outputs& out) {
                                 return vlak_activation_f32(p.In(0).Elements(), p.In(0).F32(), out[0].F32(),
                                                            fn | VLAK_ACT_FAST) == VLAK_OK;
                               }));
@@ -329,20 +326,17 @@ OpDef GluOp(vlak_activation fn) {
       scale[i] = UlpScale(ref[i]);
     }
   };
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = UlpBoundText;
   op.baselines = {"c-clang", "c-gcc", "vlak-2call", "sleef"};
   op.test_dims = {{3, 67}};
-  for (auto& d : VlakTargetImpls("vlak_glu_f32 " + fname, 3 * kUlpUnit, [] { return std::string(); },
-                                 [fn](const Problem& p, Outputs& out) {
-                                   const size_t cols = ColsOf(p);
-                                   return vlak_glu_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(), cols,
-                                                       out[0].F32(), cols, fn) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_glu_f32 " + fname, 3 * kUlpUnit, Available,
+                              [fn](const Problem& p, Outputs& out) {
+                                const size_t cols = ColsOf(p);
+                                return vlak_glu_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(), cols,
+                                                    out[0].F32(), cols, fn) == VLAK_OK;
+                              }));
   op.impls.push_back(VlakImpl("vlak-fast", -1, "vlak_glu_f32 " + fname + " | VLAK_ACT_FAST (<= 5 ULP)",
-                              5 * kUlpUnit, [] { return std::string(); }, [fn](const Problem& p, Outputs& out) {
+                              5 * kUlpUnit, Available, [fn](const Problem& p, Outputs& out) {
                                 const size_t cols = ColsOf(p);
                                 return vlak_glu_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(), cols,
                                                     out[0].F32(), cols, fn | VLAK_ACT_FAST) == VLAK_OK;

@@ -74,13 +74,7 @@ ImplDef TwoCalls(bool layer) {
 }
 
 OpDef AddLayerNormOp() {
-  OpDef op;
-  op.name = "add-layernorm";
-  SetRowsColsShape(&op);
-  op.bytes_formula = "12 bytes/element (read x and r, write y) + 8/column (gamma, beta)";
-  op.bytes_per_run = [](const Shape& s) {
-    return 12.0 * static_cast<double>(s.Elements()) + 8.0 * static_cast<double>(s.dims[1]);
-  };
+  OpDef op = RowsColsOp("add-layernorm", "12 bytes/element (read x and r, write y) + 8/column (gamma, beta)", 12.0, 8.0);
   op.make_problem = [](Problem* p) {
     const size_t rows = RowsOf(*p), cols = ColsOf(*p);
     const std::vector<float> s = MakeInputs(p, true);
@@ -90,32 +84,24 @@ OpDef AddLayerNormOp() {
     p->scale[0].resize(rows * cols);
     LayerNormReferenceRowsF64(s.data(), rows, cols, gamma, beta, kEps, ref.data(), p->scale[0].data());
   };
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
-  op.bound_text = [](double b) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "abs<=%.0e(|g|(1+|xhat|)+|b|)", b);
-    return std::string(buf);
-  };
+  op.bound_text = BoundFormat("abs<=%.0e(|g|(1+|xhat|)+|b|)");
   op.baselines = {"vlak-2call", "c-gcc", "c-clang"};
   op.test_dims = {{3, 64}};
-  for (auto& d : VlakTargetImpls("vlak_add_layernorm_f32", 1e-5, [] { return std::string(); },
-                                 [](const Problem& p, Outputs& out) {
-                                   const size_t cols = ColsOf(p);
-                                   return vlak_add_layernorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
-                                                                 cols, p.In(2).F32(), p.In(3).F32(), kEps,
-                                                                 out[0].F32(), cols, nullptr, 0) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_add_layernorm_f32", 1e-5, Available,
+                              [](const Problem& p, Outputs& out) {
+                                const size_t cols = ColsOf(p);
+                                return vlak_add_layernorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
+                                                              cols, p.In(2).F32(), p.In(3).F32(), kEps,
+                                                              out[0].F32(), cols, nullptr, 0) == VLAK_OK;
+                              }));
   op.impls.push_back(TwoCalls(true));
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "src/ops/add_norm/add_norm_peer.c", Cref_add_layernorm_f32(cc),
                                 [](auto* k, const Problem& p, Outputs& out, int threads) {
                                   const size_t cols = ColsOf(p);
-                                  return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
+                                  return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
                                     k(p.In(0).F32() + r0 * cols, p.In(1).F32() + r0 * cols, p.In(2).F32(),
                                       p.In(3).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
-                                    return true;
                                   });
                                 }));
   }
@@ -123,13 +109,7 @@ OpDef AddLayerNormOp() {
 }
 
 OpDef AddRmsNormOp() {
-  OpDef op;
-  op.name = "add-rmsnorm";
-  SetRowsColsShape(&op);
-  op.bytes_formula = "16 bytes/element (read x and r, write y and sum) + 4/column (gamma)";
-  op.bytes_per_run = [](const Shape& s) {
-    return 16.0 * static_cast<double>(s.Elements()) + 4.0 * static_cast<double>(s.dims[1]);
-  };
+  OpDef op = RowsColsOp("add-rmsnorm", "16 bytes/element (read x and r, write y and sum) + 4/column (gamma)", 16.0, 4.0);
   op.make_problem = [](Problem* p) {
     const size_t rows = RowsOf(*p), cols = ColsOf(*p);
     const std::vector<float> s = MakeInputs(p, false);
@@ -143,32 +123,24 @@ OpDef AddRmsNormOp() {
     for (size_t i = 0; i < rows * cols; ++i) sum[i] = s[i];
     p->scale[1].assign(rows * cols, 0.0f);
   };
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
-  op.bound_text = [](double b) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "abs<=%.0e|g|(1+|xhat|), sum exact", b);
-    return std::string(buf);
-  };
+  op.bound_text = BoundFormat("abs<=%.0e|g|(1+|xhat|), sum exact");
   op.baselines = {"vlak-2call", "c-gcc", "c-clang"};
   op.test_dims = {{3, 64}};
-  for (auto& d : VlakTargetImpls("vlak_add_rmsnorm_f32", 1e-5, [] { return std::string(); },
-                                 [](const Problem& p, Outputs& out) {
-                                   const size_t cols = ColsOf(p);
-                                   return vlak_add_rmsnorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
-                                                               cols, p.In(2).F32(), kEps, out[0].F32(), cols,
-                                                               out[1].F32(), cols) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_add_rmsnorm_f32", 1e-5, Available,
+                              [](const Problem& p, Outputs& out) {
+                                const size_t cols = ColsOf(p);
+                                return vlak_add_rmsnorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
+                                                            cols, p.In(2).F32(), kEps, out[0].F32(), cols,
+                                                            out[1].F32(), cols) == VLAK_OK;
+                              }));
   op.impls.push_back(TwoCalls(false));
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "src/ops/add_norm/add_norm_peer.c", Cref_add_rmsnorm_f32(cc),
                                 [](auto* k, const Problem& p, Outputs& out, int threads) {
                                   const size_t cols = ColsOf(p);
-                                  return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
+                                  return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
                                     k(p.In(0).F32() + r0 * cols, p.In(1).F32() + r0 * cols, p.In(2).F32(),
                                       out[0].F32() + r0 * cols, out[1].F32() + r0 * cols, r1 - r0, cols, kEps);
-                                    return true;
                                   });
                                 }));
   }

@@ -129,22 +129,19 @@ OpDef MakeOp(const char* name, unsigned flags) {
     return 4.0 * static_cast<double>(x.b * x.h) * static_cast<double>(x.d) * Pairs(x, flags);
   };
   op.make_problem = [flags](Problem* p) { MakeProblem(p, flags); };
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = [](double) { return std::string("(1e-5+2(D+2)uM+2Su)sum p|v|"); };
   op.baselines = {"vlak-composed"};
   op.test_dims = {{1, 2, 5, 16}, {2, 2, 3, 70, 24}};
-  for (auto& d : VlakTargetImpls("vlak_attention_f32", 1e-5, [] { return std::string(); },
-                                 [flags](const Problem& pr, Outputs& out) {
-                                   const vlak_attention_params p = Params(DimsOf(pr.shape), flags);
-                                   return vlak_attention_f32(&p, pr.In(0).F32(), pr.In(1).F32(), pr.In(2).F32(),
-                                                             out[0].F32()) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_attention_f32", 1e-5, Available,
+                              [flags](const Problem& pr, Outputs& out) {
+                                const vlak_attention_params p = Params(DimsOf(pr.shape), flags);
+                                return vlak_attention_f32(&p, pr.In(0).F32(), pr.In(1).F32(), pr.In(2).F32(),
+                                                          out[0].F32()) == VLAK_OK;
+                              }));
   op.impls.push_back(PlainImpl(
       "vlak-composed", "vlak",  // vlak's own calls and threads, not a library baseline
       "per head: vlak_matmul_f32 Q K^T, scale/mask pass, vlak_softmax_f32, vlak_matmul_f32 P V (logits in memory)",
-      [] { return std::string(); },
+      Available,
       [flags](const Problem& pr, Outputs& out, int threads) {
         thread_local std::vector<float> s;
         return Composed(pr, out, threads, flags, s);

@@ -78,16 +78,14 @@ OpDef MakeOp(bool wrap16) {
   op.bound_text = [](double) { return std::string("exact"); };
   op.baselines = {"c-gcc", "c-clang"};
 
-  for (auto& d : VlakTargetImpls(wrap16 ? "vlak_correlation_i8 (WRAP16)" : "vlak_correlation_i8", 0.0,
-                                 [] { return std::string(); },
-                                 [flags](const Problem& p, Outputs& out) {
-                                   const Geometry g = Geo(p.shape);
-                                   return vlak_correlation_i8(g.displacements, g.channels, g.height, g.width,
-                                                              p.In(kA).Data<int8_t>(), p.In(kB).Data<int8_t>(), kShift,
-                                                              out[0].Data<int8_t>(), flags) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls(wrap16 ? "vlak_correlation_i8 (WRAP16)" : "vlak_correlation_i8", 0.0,
+                              Available,
+                              [flags](const Problem& p, Outputs& out) {
+                                const Geometry g = Geo(p.shape);
+                                return vlak_correlation_i8(g.displacements, g.channels, g.height, g.width,
+                                                           p.In(kA).Data<int8_t>(), p.In(kB).Data<int8_t>(), kShift,
+                                                           out[0].Data<int8_t>(), flags) == VLAK_OK;
+                              }));
   // Each x86 target's generic kernel beside its specialisation (the vlak@avx2 row runs vpmaddwd,
   // the vlak@avx512 row VNNI where the CPU has it): the specialisation turned off for the call.
   struct Generic {

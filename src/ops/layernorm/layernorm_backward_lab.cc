@@ -112,34 +112,22 @@ bool CrefRun(cref_types::layernorm_bwd_f32* k, const Problem& p, Outputs& out, i
 }  // namespace
 
 std::vector<OpDef> LabOps_layernorm_backward() {
-  OpDef op;
-  op.name = "layernorm-bwd";
-  SetRowsColsShape(&op);
-  op.bytes_formula = "12 bytes/element (read dy, x; write dx) + 12/column (gamma, dgamma, dbeta) + 8/row (mean, rstd)";
-  op.bytes_per_run = [](const Shape& s) {
-    return 12.0 * static_cast<double>(s.Elements()) + 12.0 * static_cast<double>(s.dims[1]) +
-           8.0 * static_cast<double>(s.dims[0]);
-  };
+  OpDef op = RowsColsOp("layernorm-bwd",
+                        "12 bytes/element (read dy, x; write dx) + 12/column (gamma, dgamma, dbeta) + 8/row (mean, rstd)",
+                        12.0, 12.0, 8.0);
   op.make_problem = MakeProblem;
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
-  op.bound_text = [](double b) {
-    char buf[80];
-    std::snprintf(buf, sizeof buf, "dx<=%.0e*rowmax|dx|, dg,db<=%.0e*sum|term|", b, b);
-    return std::string(buf);
-  };
+  op.bound_text = BoundFormat("dx<=%.0e*rowmax|dx|, dg,db<=%.0e*sum|term|");
   op.baselines = {"onednn", "c-gcc", "c-clang"};
   op.test_dims = {{5, 32}};
 
-  for (auto& d : VlakTargetImpls("vlak_layernorm_backward_f32", 1e-5,
-                                 [] { return std::string(); },
-                                 [](const Problem& p, Outputs& out) {
-                                   return vlak_layernorm_backward_f32(
-                                              RowsOf(p), ColsOf(p), p.In(kDy).F32(), p.In(kX).F32(), ColsOf(p),
-                                              p.In(kGamma).F32(), p.In(kMean).F32(), p.In(kRstd).F32(),
-                                              out[kDx].F32(), out[kDgamma].F32(), out[kDbeta].F32()) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_layernorm_backward_f32", 1e-5,
+                              Available,
+                              [](const Problem& p, Outputs& out) {
+                                return vlak_layernorm_backward_f32(
+                                           RowsOf(p), ColsOf(p), p.In(kDy).F32(), p.In(kX).F32(), ColsOf(p),
+                                           p.In(kGamma).F32(), p.In(kMean).F32(), p.In(kRstd).F32(),
+                                           out[kDx].F32(), out[kDgamma].F32(), out[kDbeta].F32()) == VLAK_OK;
+                              }));
   for (const char* cc : {"gcc", "clang"}) {
     auto* fn = Cref_layernorm_bwd_f32(cc);
     ImplDef d = CrefImpl(cc, "src/ops/layernorm/layernorm_peer.c", fn, [](auto*, const Problem&, Outputs&, int) { return false; });

@@ -23,13 +23,7 @@ constexpr float kEps = 1e-5f;
 }  // namespace
 
 std::vector<OpDef> LabOps_layernorm() {
-  OpDef op;
-  op.name = "layernorm";
-  SetRowsColsShape(&op);
-  op.bytes_formula = "8 bytes/element (read x, write y) + 8/column (gamma, beta)";
-  op.bytes_per_run = [](const Shape& s) {
-    return 8.0 * static_cast<double>(s.Elements()) + 8.0 * static_cast<double>(s.dims[1]);
-  };
+  OpDef op = RowsColsOp("layernorm", "8 bytes/element (read x, write y) + 8/column (gamma, beta)", 8.0, 8.0);
   op.make_problem = [](Problem* p) {
     const size_t rows = RowsOf(*p), cols = ColsOf(*p);
     float* x = p->AddInput("x", {rows, cols}).F32();
@@ -45,31 +39,22 @@ std::vector<OpDef> LabOps_layernorm() {
     p->scale[0].resize(rows * cols);
     LayerNormReferenceRowsF64(x, rows, cols, gamma, beta, kEps, ref.data(), p->scale[0].data());
   };
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
-  op.bound_text = [](double b) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "abs<=%.0e(|g|(1+|xhat|)+|b|)", b);
-    return std::string(buf);
-  };
+  op.bound_text = BoundFormat("abs<=%.0e(|g|(1+|xhat|)+|b|)");
   op.baselines = {"onednn", "c-gcc", "c-clang"};
   op.test_dims = {{3, 64}};
 
-  for (auto& d : VlakTargetImpls("vlak_layernorm_f32", 1e-5, [] { return std::string(); },
-                                 [](const Problem& p, Outputs& out) {
-                                   const size_t cols = ColsOf(p);
-                                   return vlak_layernorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
-                                                             p.In(2).F32(), kEps, out[0].F32(), cols, nullptr,
-                                                             nullptr) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_layernorm_f32", 1e-5, Available,
+                              [](const Problem& p, Outputs& out) {
+                                const size_t cols = ColsOf(p);
+                                return vlak_layernorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
+                                                          p.In(2).F32(), kEps, out[0].F32(), cols, nullptr,
+                                                          nullptr) == VLAK_OK;
+                              }));
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "src/ops/layernorm/layernorm_peer.c", Cref_layernorm_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
       const size_t cols = ColsOf(p);
-      return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
-        k(p.In(0).F32() + r0 * cols, p.In(1).F32(), p.In(2).F32(), out[0].F32() + r0 * cols, r1 - r0,
-                        cols, kEps);
-        return true;
+      return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
+        k(p.In(0).F32() + r0 * cols, p.In(1).F32(), p.In(2).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
       });
     }));
   }

@@ -80,22 +80,19 @@ OpDef LinearOp(bool gelu) {
     return 2.0 * static_cast<double>(s.dims[0]) * static_cast<double>(s.dims[1]) * static_cast<double>(s.dims[2]);
   };
   op.make_problem = [gelu](Problem* p) { MakeProblem(p, gelu); };
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = [gelu](double) {
     return std::string(gelu ? "abs<=2^-24(1.13(2k sum|A||W|+|x|)+4|C64|)" : "abs<=2^-24(2k sum|A||W|+|x|)");
   };
   op.baselines = {"vlak-2pass", "onednn"};
   op.test_dims = {{8, 12, 20}, {20, 12, 20}};
 
-  for (auto& d : VlakTargetImpls("vlak_matmul_ex_f32", 0x1p-24, [] { return std::string(); },
-                                 [gelu](const Problem& p, Outputs& out) {
-                                   const vlak_matmul_epilogue e = EpilogueOf(p, gelu);
-                                   return vlak_matmul_ex_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(1).F32(),
-                                                             K(p), out[0].F32(), N(p), VLAK_MATMUL_TRANS_B,
-                                                             &e) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_matmul_ex_f32", 0x1p-24, Available,
+                              [gelu](const Problem& p, Outputs& out) {
+                                const vlak_matmul_epilogue e = EpilogueOf(p, gelu);
+                                return vlak_matmul_ex_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(1).F32(),
+                                                          K(p), out[0].F32(), N(p), VLAK_MATMUL_TRANS_B,
+                                                          &e) == VLAK_OK;
+                              }));
   // The weights packed once, outside the timing (a model packs them when it loads).
   {
     auto packed = std::make_shared<std::vector<float>>();
@@ -106,7 +103,7 @@ OpDef LinearOp(bool gelu) {
     auto packed_for = std::make_shared<Key>(Key{nullptr, 0, 0});
     op.impls.push_back(PlainImpl(
         "vlak-packed", "vlak", "vlak_matmul_packed_f32 on W packed once by vlak_matmul_pack_b_f32 (not timed)",
-        [] { return std::string(); },
+        Available,
         [gelu, packed, packed_for](const Problem& p, Outputs& out, int threads) {
           const size_t m = M(p), n = N(p), k = K(p);
           vlak_set_num_threads(threads);
@@ -128,7 +125,7 @@ OpDef LinearOp(bool gelu) {
       "vlak-2pass", "vlak",
       gelu ? "vlak_matmul_f32, then C = gelu(C + bias) as a second pass (vlak's vectorised epilogue alone)"
            : "vlak_matmul_f32, then C += bias as a second pass (vlak's vectorised epilogue alone)",
-      [] { return std::string(); },
+      Available,
       [gelu](const Problem& p, Outputs& out, int threads) {
         const size_t m = M(p), n = N(p), k = K(p);
         vlak_set_num_threads(threads);

@@ -78,19 +78,16 @@ std::vector<OpDef> LabOps_matmul() {
     return 2.0 * static_cast<double>(s.dims[0]) * static_cast<double>(s.dims[1]) * static_cast<double>(s.dims[2]);
   };
   op.make_problem = MakeProblem;
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = [](double) { return std::string("abs<=2k2^-24 sum|A||B|"); };
   op.baselines = {"openblas", "onednn", "eigen", "c-gcc", "c-clang"};
   op.test_dims = {{8, 12, 20}};
 
-  for (auto& d : VlakTargetImpls("vlak_matmul_f32", std::ldexp(2.0, -24),
-                                 [] { return std::string(); },
-                                 [](const Problem& p, Outputs& out) {
-                                   return vlak_matmul_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(1).F32(), N(p),
-                                                          out[0].F32(), N(p), 0) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_matmul_f32", std::ldexp(2.0, -24),
+                              Available,
+                              [](const Problem& p, Outputs& out) {
+                                return vlak_matmul_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(1).F32(), N(p),
+                                                       out[0].F32(), N(p), 0) == VLAK_OK;
+                              }));
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "src/ops/matmul/matmul_peer.c", Cref_matmul_f32(cc), [](auto* kr, const Problem& p, Outputs& out, int threads) {
       const size_t n = N(p), k = K(p);

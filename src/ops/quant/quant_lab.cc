@@ -88,7 +88,6 @@ OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
     return 2.0 * static_cast<double>(s.dims[0]) * static_cast<double>(s.dims[1]) * static_cast<double>(s.dims[2]);
   };
   op.make_problem = [t, qa](Problem* p) { MakeProblem(t, qa, p); };
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = [qa](double) { return std::string(qa ? "abs<=2k2^-24 S (vs A quantized)" : "abs<=2k2^-24 sum|A||w|"); };
   op.baselines = qa ? std::vector<std::string>{"ggml", "xnnpack"} : std::vector<std::string>{"vlak-f32", "xnnpack"};
   op.test_dims = {{3, 5, 64}};
@@ -101,14 +100,10 @@ OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
     };
   };
   if (qa) {
-    for (auto& d : VlakTargetImpls("vlak_matmul_q_f32 VLAK_MATMUL_Q_QUANTIZE_A (ggml's arithmetic)", bound,
-                                   [] { return std::string(); }, run(VLAK_MATMUL_Q_QUANTIZE_A))) {
-      op.impls.push_back(std::move(d));
-    }
+    op.AddImpls(VlakTargetImpls("vlak_matmul_q_f32 VLAK_MATMUL_Q_QUANTIZE_A (ggml's arithmetic)", bound,
+                                Available, run(VLAK_MATMUL_Q_QUANTIZE_A)));
   } else {
-    for (auto& d : VlakTargetImpls("vlak_matmul_q_f32 (exact weights)", bound, [] { return std::string(); }, run(0))) {
-      op.impls.push_back(std::move(d));
-    }
+    op.AddImpls(VlakTargetImpls("vlak_matmul_q_f32 (exact weights)", bound, Available, run(0)));
     op.impls.push_back(VlakImpl("vlak-f32", -1, "vlak_matmul_f32 (TRANS_B) on W dequantized to f32 beforehand", bound,
                                 nullptr, [](const Problem& p, Outputs& out) {
                                   return vlak_matmul_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(2).F32(), K(p),
@@ -128,7 +123,7 @@ OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
     const unsigned flags = qa ? VLAK_MATMUL_Q_QUANTIZE_A : 0u;
     op.impls.push_back(PlainImpl(
         "vlak-packed", "vlak", "vlak_matmul_q_packed_f32 on W packed once by vlak_matmul_q_pack (not timed)",
-        [] { return std::string(); },
+        Available,
         [t, flags, packed, packed_for](const Problem& p, Outputs& out, int threads) {
           const size_t m = M(p), n = N(p), k = K(p);
           vlak_set_num_threads(threads);

@@ -218,12 +218,10 @@ std::vector<OpDef> LabOps_resize() {
   op.bound_text = BoundText;
   op.baselines = {"c-clang", "c-gcc", "opencv", "xnnpack"};
 
-  for (auto& d : VlakTargetImpls("vlak_resize_bilinear_u8 (asymmetric)", 0, [] { return std::string(); },
-                                 [](const Problem& p, Outputs& out) { return RunVlak(p, out, VLAK_RESIZE_ASYMMETRIC); })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_resize_bilinear_u8 (asymmetric)", 0, Available,
+                              [](const Problem& p, Outputs& out) { return RunVlak(p, out, VLAK_RESIZE_ASYMMETRIC); }));
   op.impls.push_back(VlakImpl("vlak-halfpixel", -1, "vlak_resize_bilinear_u8 VLAK_RESIZE_HALF_PIXEL (OpenCV's mapping)",
-                              kHalfPixel, [] { return std::string(); },
+                              kHalfPixel, Available,
                               [](const Problem& p, Outputs& out) { return RunVlak(p, out, VLAK_RESIZE_HALF_PIXEL); }));
   for (const char* cc : {"gcc", "clang"}) op.impls.push_back(CrefImplResize(cc));
   op.impls.push_back(OpencvImpl());

@@ -21,13 +21,7 @@ constexpr float kEps = 1e-5f;
 }  // namespace
 
 std::vector<OpDef> LabOps_rmsnorm() {
-  OpDef op;
-  op.name = "rmsnorm";
-  SetRowsColsShape(&op);
-  op.bytes_formula = "8 bytes/element (read x, write y) + 4/column (gamma)";
-  op.bytes_per_run = [](const Shape& s) {
-    return 8.0 * static_cast<double>(s.Elements()) + 4.0 * static_cast<double>(s.dims[1]);
-  };
+  OpDef op = RowsColsOp("rmsnorm", "8 bytes/element (read x, write y) + 4/column (gamma)", 8.0, 4.0);
   op.make_problem = [](Problem* p) {
     const size_t rows = RowsOf(*p), cols = ColsOf(*p);
     float* x = p->AddInput("x", {rows, cols}).F32();
@@ -38,29 +32,21 @@ std::vector<OpDef> LabOps_rmsnorm() {
     p->scale[0].resize(rows * cols);
     RmsNormReferenceRowsF64(x, rows, cols, gamma, kEps, ref.data(), p->scale[0].data());
   };
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
-  op.bound_text = [](double b) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "abs<=%.0e|g|(1+|xhat|)", b);
-    return std::string(buf);
-  };
+  op.bound_text = BoundFormat("abs<=%.0e|g|(1+|xhat|)");
   op.baselines = {"c-gcc", "c-clang"};
   op.test_dims = {{3, 64}};
 
-  for (auto& d : VlakTargetImpls("vlak_rmsnorm_f32", 1e-5, [] { return std::string(); },
-                                 [](const Problem& p, Outputs& out) {
-                                   const size_t cols = ColsOf(p);
-                                   return vlak_rmsnorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(), kEps,
-                                                           out[0].F32(), cols) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_rmsnorm_f32", 1e-5, Available,
+                              [](const Problem& p, Outputs& out) {
+                                const size_t cols = ColsOf(p);
+                                return vlak_rmsnorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(), kEps,
+                                                        out[0].F32(), cols) == VLAK_OK;
+                              }));
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "src/ops/rmsnorm/rmsnorm_peer.c", Cref_rmsnorm_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
       const size_t cols = ColsOf(p);
-      return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
+      return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
         k(p.In(0).F32() + r0 * cols, p.In(1).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
-        return true;
       });
     }));
   }

@@ -79,7 +79,6 @@ std::vector<OpDef> LabOps_rope() {
     return 8.0 * static_cast<double>(s.Elements()) + 4.0 * static_cast<double>(g.positions * g.dim);
   };
   op.make_problem = MakeProblem;
-  op.accuracy = [](const Problem& p, const Outputs& out, double bound) { return OutputsAccuracy(p, out, bound); };
   op.bound_text = [](double b) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "abs<=2^%.0f(|xa c|+|xb s|)", std::log2(b));
@@ -88,16 +87,14 @@ std::vector<OpDef> LabOps_rope() {
   op.baselines = {"c-gcc", "c-clang"};
   op.test_dims = {{3, 2, 16}, {3, 2, 2, 16}};
 
-  for (auto& d : VlakTargetImpls("vlak_rope_f32 (halves)", std::ldexp(1.0, -23),
-                                 [] { return std::string(); },
-                                 [](const Problem& p, Outputs& out) {
-                                   const Geometry g = Geo(p.shape);
-                                   return vlak_rope_f32(g.positions, g.rows, g.dim, p.In(kX).F32(), p.In(kCos).F32(),
-                                                        p.In(kSin).F32(), g.dim / 2, out[0].F32(),
-                                                        VLAK_ROPE_HALVES) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_rope_f32 (halves)", std::ldexp(1.0, -23),
+                              Available,
+                              [](const Problem& p, Outputs& out) {
+                                const Geometry g = Geo(p.shape);
+                                return vlak_rope_f32(g.positions, g.rows, g.dim, p.In(kX).F32(), p.In(kCos).F32(),
+                                                     p.In(kSin).F32(), g.dim / 2, out[0].F32(),
+                                                     VLAK_ROPE_HALVES) == VLAK_OK;
+                              }));
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "src/ops/rope/rope_peer.c", Cref_rope_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
       const Geometry g = Geo(p.shape);

@@ -197,7 +197,7 @@ std::vector<OpDef> LabOps_softmax() {
     for (int k = 0; k <= 3; ++k) op.impls.push_back(VariantImpl(static_cast<vlak_exp_variant>(v), k));
   }
   op.impls.push_back(RowFnImpl("naive", "libm", "three loops with libm expf, the project's compiler and flags",
-                               [] { return std::string(); }, NaiveRows));
+                               Available, NaiveRows));
   for (const char* cc : {"gcc", "clang"}) {
     op.impls.push_back(CrefImpl(cc, "src/ops/softmax/softmax_peer.c", Cref_softmax_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
       return ForRowBlocks(p, out, threads, [&](const float* x, float* y, size_t rows) {
@@ -210,7 +210,7 @@ std::vector<OpDef> LabOps_softmax() {
   // --baseline copy, "vs copy" r = copy time / this time, and a two-pass softmax, which moves 12
   // bytes per element to the copy's 8, runs at 1.5 r of its bound.
   op.impls.push_back(RowFnImpl("copy", "bound", "memcpy x -> y, 8 bytes/element: the memory bound (two-pass moves 12)",
-                               [] { return std::string(); },
+                               Available,
                                [](const float* x, float* y, size_t rows, size_t cols) {
                                  std::memcpy(y, x, rows * cols * sizeof(float));
                                  return true;
@@ -219,7 +219,7 @@ std::vector<OpDef> LabOps_softmax() {
   op.impls.push_back(OnednnImpl());
   op.impls.push_back(TorchImpl(TorchOp::kSoftmax));
   op.impls.push_back(RowFnImpl("seed-scalar", "seed", "the RISC-V hackathon softmax's scalar C (libm expf), not vectorised",
-                               [] { return std::string(); },
+                               Available,
                                [](const float* x, float* y, size_t rows, size_t cols) {
                                  for (size_t r = 0; r < rows; ++r) cli::HackathonScalarLibmSoftmax(x + r * cols, y + r * cols, cols);
                                  return true;

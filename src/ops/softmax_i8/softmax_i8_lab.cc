@@ -76,11 +76,7 @@ ImplDef XnnpackQu8() {
 }  // namespace
 
 std::vector<OpDef> LabOps_softmax_i8() {
-  OpDef op;
-  op.name = "softmax-i8";
-  SetRowsColsShape(&op);
-  op.bytes_formula = "2 bytes/element (read x u8, write y u8)";
-  op.bytes_per_run = BytesPerElement(2.0);
+  OpDef op = RowsColsOp("softmax-i8", "2 bytes/element (read x u8, write y u8)", 2.0);
   op.make_problem = [](Problem* p) {
     const size_t rows = RowsOf(*p), cols = ColsOf(*p);
     uint8_t* x = p->AddInput("x", {rows, cols}, DType::kU8).Data<uint8_t>();
@@ -100,24 +96,18 @@ std::vector<OpDef> LabOps_softmax_i8() {
     }
   };
   op.accuracy = U8Accuracy;
-  op.bound_text = [](double b) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "|y-256p|<%.0f LSB", b);
-    return std::string(buf);
-  };
+  op.bound_text = BoundFormat("|y-256p|<%.0f LSB");
   op.baselines = {"c-gcc", "c-clang", "xnnpack"};
 
   const double nan = std::nan("");
-  for (auto& d : VlakTargetImpls("vlak_softmax_u8 (TFLITE: TFLite's bits)", nan, [] { return std::string(); },
-                                 [](const Problem& p, Outputs& out) {
-                                   const size_t cols = ColsOf(p);
-                                   return vlak_softmax_u8(RowsOf(p), cols, p.In(0).Data<uint8_t>(), cols, kScale,
-                                                          out[0].Data<uint8_t>(), cols, VLAK_SOFTMAX_I8_TFLITE) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_softmax_u8 (TFLITE: TFLite's bits)", nan, Available,
+                              [](const Problem& p, Outputs& out) {
+                                const size_t cols = ColsOf(p);
+                                return vlak_softmax_u8(RowsOf(p), cols, p.In(0).Data<uint8_t>(), cols, kScale,
+                                                       out[0].Data<uint8_t>(), cols, VLAK_SOFTMAX_I8_TFLITE) == VLAK_OK;
+                              }));
   op.impls.push_back(VlakImpl("vlak-lut", -1, "vlak_softmax_u8 VLAK_SOFTMAX_I8_LUT (float tables, <= 1 LSB)", 1.0,
-                              [] { return std::string(); }, [](const Problem& p, Outputs& out) {
+                              Available, [](const Problem& p, Outputs& out) {
                                 const size_t cols = ColsOf(p);
                                 return vlak_softmax_u8(RowsOf(p), cols, p.In(0).Data<uint8_t>(), cols, kScale,
                                                        out[0].Data<uint8_t>(), cols, VLAK_SOFTMAX_I8_LUT) == VLAK_OK;
@@ -127,10 +117,9 @@ std::vector<OpDef> LabOps_softmax_i8() {
       const size_t cols = ColsOf(p);
       SoftmaxI8Params prm;
       SoftmaxI8TfliteParams(kScale, &prm);
-      return ParallelOk(threads, RowsOf(p), [&](size_t r0, size_t r1) {
+      return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
         k(p.In(0).Data<uint8_t>() + r0 * cols, out[0].Data<uint8_t>() + r0 * cols, r1 - r0, cols,
-                     prm.input_multiplier, prm.input_left_shift, prm.diff_min);
-        return true;
+          prm.input_multiplier, prm.input_left_shift, prm.diff_min);
       });
     }));
   }

@@ -151,14 +151,12 @@ std::vector<OpDef> LabOps_warp() {
   op.bound_text = [](double b) { return b == 0 ? std::string("exact") : std::string("abs<=1 LSB"); };
   op.baselines = {"c-gcc", "c-clang"};
 
-  for (auto& d : VlakTargetImpls("vlak_warp_i8", 0.0, [] { return std::string(); },
-                                 [](const Problem& p, Outputs& out) {
-                                   const Geometry g = Geo(p.shape);
-                                   return vlak_warp_i8(g.channels, g.height, g.width, p.In(kSrc).Data<int8_t>(),
-                                                       Offsets(p), out[0].Data<int8_t>()) == VLAK_OK;
-                                 })) {
-    op.impls.push_back(std::move(d));
-  }
+  op.AddImpls(VlakTargetImpls("vlak_warp_i8", 0.0, Available,
+                              [](const Problem& p, Outputs& out) {
+                                const Geometry g = Geo(p.shape);
+                                return vlak_warp_i8(g.channels, g.height, g.width, p.In(kSrc).Data<int8_t>(),
+                                                    Offsets(p), out[0].Data<int8_t>()) == VLAK_OK;
+                              }));
   // The avx2 target's generic (gather) kernel beside its window specialisation.
   if (vlak_target_compiled(VLAK_TARGET_AVX2)) {
     op.impls.push_back(VlakImpl(
