@@ -5,7 +5,7 @@
 //   VLAK_CONCURRENCY_JOBS(my_op, in) {
 //     std::vector<vlak_test::ConcurrencyJob> jobs;
 //     ... jobs.push_back({[=](std::vector<float>& out) { ... }, false}); ...
-//     return jobs;
+//     return jobs;   // or, for jobs of float outputs: return {FloatsJob(n, false, [=](float* y) { ... })};
 //   }
 //
 // The registrations run during static initialisation; every test source is linked straight into
@@ -42,6 +42,17 @@ struct ConcurrencyInputs {
   size_t r, c;
   std::shared_ptr<const std::vector<float>> x, g;
 };
+
+// A job whose outputs are `floats` floats: out is resized to them, then call(out.data()) writes
+// them and returns the status.
+template <class Call>
+ConcurrencyJob FloatsJob(size_t floats, bool same_on_every_target, Call call) {
+  return {[floats, call](std::vector<float>& out) {
+            out.resize(floats);
+            return call(out.data());
+          },
+          same_on_every_target};
+}
 
 using ConcurrencyJobsFn = std::vector<ConcurrencyJob> (*)(const ConcurrencyInputs& in);
 

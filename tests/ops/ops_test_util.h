@@ -50,13 +50,19 @@ class ScopedThreads {
   ScopedThreads& operator=(const ScopedThreads&) = delete;
 };
 
+// Whether the tests run emulated (the RISC-V builds, under qemu), where large inputs cost tens of
+// seconds: the tests that loop over them take a smaller size there.
+#if defined(__riscv)
+inline constexpr bool kEmulated = true;
+#else
+inline constexpr bool kEmulated = false;
+#endif
+// A test's size: `native` on the host, `emulated` under qemu.
+constexpr size_t NativeOrEmulated(size_t native, size_t emulated) { return kEmulated ? emulated : native; }
+
 // Columns of the long-row accuracy tests: 10^6 natively; 10^5 under qemu, where generating and
 // checking 10^6 elements costs ~20 s per VLEN (the kernels' sums block the same way at any length).
-#if defined(__riscv)
-inline constexpr size_t kLongRow = 100000;
-#else
-inline constexpr size_t kLongRow = 1000000;
-#endif
+inline constexpr size_t kLongRow = NativeOrEmulated(1000000, 100000);
 
 // A value no kernel computes from the tests' inputs: fills gaps that must stay untouched.
 inline constexpr float kSentinel = -12345.678f;

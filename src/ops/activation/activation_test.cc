@@ -37,11 +37,7 @@ const vlak_activation kOps[] = {VLAK_ACT_SIGMOID, VLAK_ACT_TANH, VLAK_ACT_GELU,
 
 // Samples of the sampled accuracy test per function: under qemu the float64 reference (erfc, tanh,
 // log1p in emulated libm) dominates, so fewer there, as kLongRow does.
-#if defined(__riscv)
-constexpr size_t kSamples = size_t{1} << 14;
-#else
-constexpr size_t kSamples = size_t{1} << 20;
-#endif
+constexpr size_t kSamples = vlak_test::NativeOrEmulated(size_t{1} << 20, size_t{1} << 14);
 
 float FromBits(uint32_t u) {
   float f;
@@ -122,6 +118,20 @@ TEST(Activation, SampledAccuracyEveryBinade) { CheckSampledAccuracy(VLAK_ACT_ACC
 
 // Lengths around every lane count, in place and not: the strip tails. The same bits on every target
 // (vlak.h) and for every length (no element depends on its neighbours).
+// Every prefix n = 1 .. 3 MaxLanes() + 1 of x, into a fresh y and in place: the first n values of
+// `whole` (op over all of x), bit for bit, and nothing written past y[n - 1].
+void ExpectPrefixesSameBits(vlak_activation op, const std::vector<float>& x, const std::vector<float>& whole) {
+  for (size_t n = 1; n <= 3 * MaxLanes() + 1; ++n) {
+    std::vector<float> y(n + 1, kSentinel);
+    ASSERT_EQ(vlak_activation_f32(n, x.data(), y.data(), op), VLAK_OK);
+    ASSERT_TRUE(SameBits(y.data(), whole.data(), n)) << "n " << n;
+    ASSERT_EQ(y[n], kSentinel) << "n " << n;
+    std::vector<float> z(x.begin(), x.begin() + n);
+    ASSERT_EQ(vlak_activation_f32(n, z.data(), z.data(), op), VLAK_OK);
+    ASSERT_TRUE(SameBits(z.data(), y.data(), n)) << "in place, n " << n;
+  }
+}
+
 TEST(Activation, OddLengthsInPlaceSameBitsEveryTarget) {
   const size_t max_lanes = 64;  // AVX-512 at LMUL 2; RVV at LMUL 1 up to VLEN 2048
   const std::vector<float> x = Normal(3 * max_lanes + 1, 0.0f, 4.0f, 7);
@@ -134,15 +144,8 @@ TEST(Activation, OddLengthsInPlaceSameBitsEveryTarget) {
     for (size_t k = 0; k < std::size(kOps); ++k) {
       const vlak_activation op = kOps[k];
       SCOPED_TRACE(vlak::ActivationName(op));
-      for (size_t n = 1; n <= 3 * MaxLanes() + 1; ++n) {
-        std::vector<float> y(n + 1, kSentinel);
-        ASSERT_EQ(vlak_activation_f32(n, x.data(), y.data(), op), VLAK_OK);
-        ASSERT_TRUE(SameBits(y.data(), first[k].data(), n)) << "n " << n;
-        ASSERT_EQ(y[n], kSentinel) << "n " << n;
-        std::vector<float> z(x.begin(), x.begin() + n);
-        ASSERT_EQ(vlak_activation_f32(n, z.data(), z.data(), op), VLAK_OK);
-        ASSERT_TRUE(SameBits(z.data(), y.data(), n)) << "in place, n " << n;
-      }
+      ExpectPrefixesSameBits(op, x, first[k]);
+      if (HasFatalFailure()) return;
       ExpectWithinBound(op, x.data(), first[k].data(), x.size());
     }
   });
@@ -277,42 +280,32 @@ void CheckGlu(vlak_activation op, size_t rows, size_t cols, size_t gs, size_t us
   }
 }
 
-TEST(Glu, StridesOddWidthsInPlace) {
-  ForEachTarget([] {
-    const size_t lanes = MaxLanes();
-    uint32_t seed = 11;
-    for (vlak_activation op : kOps) {
-      for (size_t cols : {size_t{1}, lanes - 1, lanes + 1, 3 * lanes + 1, size_t{257}}) {
-        CheckGlu(op, 3, cols, cols + 3, cols + 5, cols + 1, 0, seed++);
-        CheckGlu(op, 2, cols, cols, cols + 2, 0, 1, seed++);
-        CheckGlu(op, 2, cols, cols + 1, cols, 0, 2, seed++);
-      }
+// Every op of `tier` (VLAK_ACT_ACCURATE or VLAK_ACT_FAST) at widths around the lane count, in three layouts:
+// strided with gaps into a separate y, y with its own gap, and in place (seeds from `seed` on).
+void CheckGluLayouts(uint32_t seed, int tier) {
+  const size_t lanes = MaxLanes();
+  for (vlak_activation op : kOps) {
+    for (size_t cols : {size_t{1}, lanes - 1, lanes + 1, 3 * lanes + 1, size_t{257}}) {
+      CheckGlu(op, 3, cols, cols + 3, cols + 5, cols + 1, 0, seed++, tier);
+      CheckGlu(op, 2, cols, cols, cols + 2, 0, 1, seed++, tier);
+      CheckGlu(op, 2, cols, cols + 1, cols, 0, 2, seed++, tier);
     }
-  });
+  }
+}
+
+TEST(Glu, StridesOddWidthsInPlace) {
+  ForEachTarget([] { CheckGluLayouts(11, VLAK_ACT_ACCURATE); });
 }
 
 TEST(Glu, FastTierStridesOddWidthsInPlace) {
-  ForEachTarget([] {
-    const size_t lanes = MaxLanes();
-    uint32_t seed = 111;
-    for (vlak_activation op : kOps) {
-      for (size_t cols : {size_t{1}, lanes - 1, lanes + 1, 3 * lanes + 1, size_t{257}}) {
-        CheckGlu(op, 3, cols, cols + 3, cols + 5, cols + 1, 0, seed++, VLAK_ACT_FAST);
-        CheckGlu(op, 2, cols, cols, cols + 2, 0, 1, seed++, VLAK_ACT_FAST);
-        CheckGlu(op, 2, cols, cols + 1, cols, 0, 2, seed++, VLAK_ACT_FAST);
-      }
-    }
-  });
+  ForEachTarget([] { CheckGluLayouts(111, VLAK_ACT_FAST); });
 }
 
 // Calls large enough to split over threads give the bits of the one-thread call, the flat call's
 // blocks and glu's rows and blocks of one long row alike.
 TEST(Activation, ThreadsGiveTheSameBits) {
-#if defined(__riscv)
-  const size_t n = 20001;  // above the split floor (16K elements); qemu runs threads slowly
-#else
-  const size_t n = 300001;
-#endif
+  // Under qemu above the split floor (16K elements) only: qemu runs threads slowly.
+  const size_t n = vlak_test::NativeOrEmulated(300001, 20001);
   const std::vector<float> x = Normal(n, 0.0f, 3.0f, 5), u = Normal(n, 1.0f, 1.0f, 6);
   for (vlak_activation op : {VLAK_ACT_SILU, VLAK_ACT_GELU}) {
     std::vector<float> one(n), many(n), glu_one(n), glu_many(n), row_one(n), row_many(n);
@@ -357,15 +350,8 @@ TEST(ActivationFast, OddLengthsInPlaceSameBitsEveryTarget) {
     for (size_t k = 0; k < std::size(kOps); ++k) {
       const vlak_activation op = kOps[k] | VLAK_ACT_FAST;
       SCOPED_TRACE(vlak::ActivationName(kOps[k]));
-      for (size_t n = 1; n <= 3 * MaxLanes() + 1; ++n) {
-        std::vector<float> y(n + 1, kSentinel);
-        ASSERT_EQ(vlak_activation_f32(n, x.data(), y.data(), op), VLAK_OK);
-        ASSERT_TRUE(SameBits(y.data(), first[k].data(), n)) << "n " << n;
-        ASSERT_EQ(y[n], kSentinel) << "n " << n;
-        std::vector<float> z(x.begin(), x.begin() + n);
-        ASSERT_EQ(vlak_activation_f32(n, z.data(), z.data(), op), VLAK_OK);
-        ASSERT_TRUE(SameBits(z.data(), y.data(), n)) << "in place, n " << n;
-      }
+      ExpectPrefixesSameBits(op, x, first[k]);
+      if (HasFatalFailure()) return;
       for (size_t i = 0; i < x.size(); ++i) {
         ASSERT_LE(ActivationUlps(first[k][i], ActivationReferenceF64(kOps[k], x[i])), kFastBound) << x[i];
       }
@@ -422,11 +408,7 @@ TEST(ActivationFast, BadFlagsWriteNothing) {
 }
 
 TEST(ActivationFast, ThreadsGiveTheSameBits) {
-#if defined(__riscv)
-  const size_t n = 20001;
-#else
-  const size_t n = 300001;
-#endif
+  const size_t n = vlak_test::NativeOrEmulated(300001, 20001);
   const std::vector<float> x = Normal(n, 0.0f, 3.0f, 15), u = Normal(n, 1.0f, 1.0f, 16);
   for (vlak_activation op : {VLAK_ACT_SILU | VLAK_ACT_FAST, VLAK_ACT_TANH | VLAK_ACT_FAST}) {
     std::vector<float> one(n), many(n), glu_one(n), glu_many(n);
@@ -491,18 +473,10 @@ VLAK_CONCURRENCY_JOBS(activation, in) {
   const auto x = in.x;
   const auto op = kOps[seed % std::size(kOps)];
   const auto glu_op = seed & 1 ? VLAK_ACT_SILU : VLAK_ACT_GELU_TANH;
-  std::vector<vlak_test::ConcurrencyJob> jobs;
-  jobs.push_back({[=](std::vector<float>& out) {
-                    out.resize(r * c);
-                    return vlak_activation_f32(r * c, x->data(), out.data(), op);
-                  },
-                  true});
-  jobs.push_back({[=](std::vector<float>& out) {
-                    out.resize(r * (c / 2));
-                    return vlak_glu_f32(r, c / 2, x->data(), c, x->data() + c / 2, c, out.data(), c / 2, glu_op);
-                  },
-                  true});
-  return jobs;
+  return {vlak_test::FloatsJob(r * c, true, [=](float* y) { return vlak_activation_f32(r * c, x->data(), y, op); }),
+          vlak_test::FloatsJob(r * (c / 2), true, [=](float* y) {
+            return vlak_glu_f32(r, c / 2, x->data(), c, x->data() + c / 2, c, y, c / 2, glu_op);
+          })};
 }
 
 }  // namespace

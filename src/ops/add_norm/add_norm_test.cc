@@ -257,20 +257,15 @@ TEST(GuardPages, AddNorm) {
 VLAK_CONCURRENCY_JOBS(add_norm, in) {
   const size_t rows = in.r, cols = in.c;
   const auto x = in.x, g = in.g;
-  std::vector<vlak_test::ConcurrencyJob> jobs;
-  jobs.push_back({[=](std::vector<float>& out) {
-                    out.resize(2 * rows * cols);
-                    return vlak_add_layernorm_f32(rows, cols, x->data(), cols, x->data(), cols, g->data(), nullptr,
-                                                  1e-5f, out.data(), cols, out.data() + rows * cols, cols);
-                  },
-                  false});
-  jobs.push_back({[=](std::vector<float>& out) {
-                    out.resize(rows * cols);
-                    return vlak_add_rmsnorm_f32(rows, cols, x->data(), cols, x->data(), cols, g->data(), 1e-6f,
-                                                out.data(), cols, nullptr, 0);
-                  },
-                  false});
-  return jobs;
+  return {vlak_test::FloatsJob(2 * rows * cols, false,
+                               [=](float* out) {
+                                 return vlak_add_layernorm_f32(rows, cols, x->data(), cols, x->data(), cols, g->data(),
+                                                               nullptr, 1e-5f, out, cols, out + rows * cols, cols);
+                               }),
+          vlak_test::FloatsJob(rows * cols, false, [=](float* out) {
+            return vlak_add_rmsnorm_f32(rows, cols, x->data(), cols, x->data(), cols, g->data(), 1e-6f, out, cols,
+                                        nullptr, 0);
+          })};
 }
 
 // vlak::AddLayerNorm / vlak::AddRmsNorm (vlak.hpp): shape checks, and the same bits as the C calls.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <random>
 #include <vector>
@@ -38,6 +39,16 @@ struct Shape {
   size_t kv_cap = 0;     // a KV cache of kv_cap >= kv_len positions (0: kv_len)
   float q_sd = 1.0f;     // larger: peakier softmax rows
 };
+
+// The sizes every test picks: queries, keys, and the dimensions of q/k and of v; the rest as above.
+Shape Lens(size_t q_len, size_t kv_len, size_t head_dim, size_t value_dim) {
+  Shape s;
+  s.q_len = q_len;
+  s.kv_len = kv_len;
+  s.head_dim = head_dim;
+  s.value_dim = value_dim;
+  return s;
+}
 
 // The buffers of one call: strides per Shape, o rows padded by 3 floats of sentinel.
 struct Call {
@@ -149,24 +160,15 @@ void Check(const Shape& s, uint32_t seed) {
   Verify(c);
 }
 
-#if defined(__riscv)
-constexpr bool kEmulated = true;
-#else
-constexpr bool kEmulated = false;
-#endif
-
 TEST(Attention, OddSizes) {
   ForEachTarget([] {
     uint32_t seed = 1;
     const std::vector<size_t> lens = kEmulated ? std::vector<size_t>{1, 7, 65} : std::vector<size_t>{1, 2, 7, 47, 64, 65, 97, 131};
     for (size_t ql : lens) {
       for (size_t kl : lens) {
-        Shape s;
+        const size_t dh = 16 + 8 * (seed % 5);
+        Shape s = Lens(ql, kl, dh, dh + 8 - 16 * (seed % 2));
         s.q_heads = 2;
-        s.q_len = ql;
-        s.kv_len = kl;
-        s.head_dim = 16 + 8 * (seed % 5);
-        s.value_dim = s.head_dim + 8 - 16 * (seed % 2);
         Check(s, seed++);
       }
     }
@@ -177,11 +179,7 @@ TEST(Attention, HeadDims) {
   ForEachTarget([] {
     uint32_t seed = 100;
     for (size_t dh : {size_t{16}, size_t{40}, size_t{64}, size_t{128}, size_t{200}, size_t{256}}) {
-      Shape s;
-      s.q_len = kEmulated ? 9 : 37;
-      s.kv_len = kEmulated ? 70 : 150;
-      s.head_dim = dh;
-      s.value_dim = dh == 64 ? 96 : dh;
+      Shape s = Lens(kEmulated ? 9 : 37, kEmulated ? 70 : 150, dh, dh == 64 ? 96 : dh);
       s.q_sd = 2.0f;
       Check(s, seed++);
     }
@@ -194,14 +192,10 @@ TEST(Attention, GroupedAndMultiQuery) {
     for (size_t kvh : {size_t{2}, size_t{1}}) {
       for (size_t ql : {size_t{1}, size_t{3}, size_t{kEmulated ? 7u : 29u}}) {
         for (bool bsnh : {false, true}) {
-          Shape s;
+          Shape s = Lens(ql, kEmulated ? 37 : 133, 32, 24);
           s.batch = 2;
           s.q_heads = 8;
           s.kv_heads = kvh;
-          s.q_len = ql;
-          s.kv_len = kEmulated ? 37 : 133;
-          s.head_dim = 32;
-          s.value_dim = 24;
           s.bsnh = bsnh;
           s.flags = ql > 1 ? VLAK_ATTENTION_CAUSAL : 0;
           s.kv_cap = s.kv_len + 20;
@@ -220,12 +214,8 @@ TEST(Attention, CausalAndWindows) {
     for (auto [ql, kl] : lens) {
       for (unsigned flags : {VLAK_ATTENTION_CAUSAL, VLAK_ATTENTION_CAUSAL_TOP_LEFT}) {
         for (size_t window : {size_t{0}, size_t{1}, size_t{5}, size_t{64}}) {
-          Shape s;
+          Shape s = Lens(ql, kl, 24, 20);
           s.q_heads = 3;
-          s.q_len = ql;
-          s.kv_len = kl;
-          s.head_dim = 24;
-          s.value_dim = 20;
           s.flags = flags;
           s.window = window;
           s.bsnh = (seed % 2) != 0;
@@ -241,13 +231,9 @@ TEST(Attention, BiasMasksAndLse) {
     uint32_t seed = 400;
     for (int bias : {1, 2}) {
       for (unsigned flags : {0u, VLAK_ATTENTION_CAUSAL}) {
-        Shape s;
+        Shape s = Lens(kEmulated ? 11 : 53, kEmulated ? 69 : 130, 32, 32);
         s.batch = 2;
         s.q_heads = 2;
-        s.q_len = kEmulated ? 11 : 53;
-        s.kv_len = kEmulated ? 69 : 130;
-        s.head_dim = 32;
-        s.value_dim = 32;
         s.bias = bias;
         s.flags = flags;
         s.scale = 0.3f;
@@ -260,11 +246,7 @@ TEST(Attention, BiasMasksAndLse) {
 TEST(Attention, FullyMaskedRowsAndEmptyKeys) {
   ForEachTarget([] {
     // Bottom-right with q_len > kv_len: the first q_len - kv_len rows see no key.
-    Shape s;
-    s.q_len = 9;
-    s.kv_len = 4;
-    s.head_dim = 16;
-    s.value_dim = 8;
+    Shape s = Lens(9, 4, 16, 8);
     s.flags = VLAK_ATTENTION_CAUSAL;
     Call c = Make(s, 7);
     ASSERT_EQ(Call1(c), VLAK_OK);
@@ -287,11 +269,7 @@ TEST(Attention, FullyMaskedRowsAndEmptyKeys) {
 
 TEST(Attention, SpecialValues) {
   ForEachTarget([] {
-    Shape s;
-    s.q_len = 20;
-    s.kv_len = 20;
-    s.head_dim = 16;
-    s.value_dim = 16;
+    Shape s = Lens(20, 20, 16, 16);
     s.flags = VLAK_ATTENTION_CAUSAL;
     Call c = Make(s, 9);
     c.q[3 * 16 + 5] = kNaN;   // row 3
@@ -347,14 +325,10 @@ TEST(Attention, SplitKeys) {
       for (size_t kvh : {size_t{2}, size_t{1}}) {
         for (size_t ql : {size_t{1}, size_t{3}}) {
           for (int variant = 0; variant < 3; ++variant) {
-            Shape s;
+            Shape s = Lens(ql, kl, 32, 24);
             s.batch = kEmulated ? 1 : 2;
             s.q_heads = kvh == 1 ? 4 : 8;
             s.kv_heads = kvh;
-            s.q_len = ql;
-            s.kv_len = kl;
-            s.head_dim = 32;
-            s.value_dim = 24;
             s.bsnh = (seed % 2) != 0;
             s.kv_cap = kl + 5;
             if (variant == 1) {  // rows see only the last 100 keys: the earlier splits none
@@ -370,11 +344,7 @@ TEST(Attention, SplitKeys) {
       }
     }
     // NaN in one split's key: the rows that see it are NaN, the others are not.
-    Shape s;
-    s.q_len = 2;
-    s.kv_len = kEmulated ? 520 : 900;
-    s.head_dim = 16;
-    s.value_dim = 16;
+    Shape s = Lens(2, kEmulated ? 520 : 900, 16, 16);
     s.flags = VLAK_ATTENTION_CAUSAL;
     s.window = 300;  // row 0 sees keys [kv - 301, kv - 2], row 1 [kv - 300, kv - 1]
     Call c = Make(s, 13);
@@ -404,14 +374,10 @@ TEST(Attention, KeyPaddingLengths) {
         {9, 20, 2, 1, VLAK_ATTENTION_CAUSAL_TOP_LEFT},
     };
     for (const Variant& var : variants) {
-      Shape s;
+      Shape s = Lens(var.q_len, var.kv_len, 16, 12);
       s.batch = 4;
-      s.q_len = var.q_len;
-      s.kv_len = var.kv_len;
       s.q_heads = var.q_heads;
       s.kv_heads = var.kv_heads;
-      s.head_dim = 16;
-      s.value_dim = 12;
       s.flags = var.flags;
       s.bsnh = (seed % 2) != 0;
       SCOPED_TRACE(testing::Message() << "q " << s.q_len << " kv " << s.kv_len << " flags " << s.flags);
@@ -469,14 +435,10 @@ TEST(Attention, KeyPaddingLengths) {
 // The same bits for 1, 2, 3 and 5 threads (the units never depend on the thread count).
 TEST(Attention, SameBitsForEveryThreadCount) {
   ForEachTarget([] {
-    Shape s;
+    Shape s = Lens(kEmulated ? 30 : 100, kEmulated ? 40 : 150, 32, 32);
     s.batch = 2;
     s.q_heads = 4;
     s.kv_heads = 2;
-    s.q_len = kEmulated ? 30 : 100;
-    s.kv_len = kEmulated ? 40 : 150;
-    s.head_dim = 32;
-    s.value_dim = 32;
     s.flags = VLAK_ATTENTION_CAUSAL;
     // Also split-KV's decode (one query row against many keys: the splits and their merge) and
     // several units per kv head (the packed K^T and V a thread keeps between them).
@@ -522,58 +484,52 @@ TEST(Attention, BadArgumentsWriteNothing) {
   expect(c.p, VLAK_ERROR_NULL_POINTER, "k", q, nullptr, v, o);
   expect(c.p, VLAK_ERROR_NULL_POINTER, "v", q, k, nullptr, o);
   expect(c.p, VLAK_ERROR_NULL_POINTER, "o", q, k, v, nullptr);
-  vlak_attention_params p = c.p;
-  p.kv_heads = 3;
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "kv_heads 3", q, k, v, o);
-  p = c.p;
-  p.kv_heads = 0;
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "kv_heads 0", q, k, v, o);
-  p = c.p;
-  p.head_dim = 0;
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "head_dim 0", q, k, v, o);
-  p = c.p;
-  p.flags = 0x4;
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "unknown flag", q, k, v, o);
-  p.flags = VLAK_ATTENTION_CAUSAL | VLAK_ATTENTION_CAUSAL_TOP_LEFT;
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "both causal flags", q, k, v, o);
-  p = c.p;
-  p.window = 3;
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "window without causal", q, k, v, o);
-  p = c.p;
-  p.scale = kNaN;
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "scale NaN", q, k, v, o);
-  p.scale = kInf;
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "scale inf", q, k, v, o);
-  p = c.p;
-  p.o_strides[2] = 8;  // o rows overlap (value_dim 16)
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "o rows overlap", q, k, v, o);
-  p = c.p;
-  p.o_strides[1] = 1;  // heads 1 element apart
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "o heads overlap", q, k, v, o);
+  // Each a change to the valid call's parameters and the status it must give.
+  using Params = vlak_attention_params;
+  const struct {
+    const char* what;
+    vlak_status want;
+    std::function<void(Params&)> change;
+  } kBad[] = {
+      {"kv_heads 3", VLAK_ERROR_INVALID_ARGUMENT, [](Params& p) { p.kv_heads = 3; }},
+      {"kv_heads 0", VLAK_ERROR_INVALID_ARGUMENT, [](Params& p) { p.kv_heads = 0; }},
+      {"head_dim 0", VLAK_ERROR_INVALID_ARGUMENT, [](Params& p) { p.head_dim = 0; }},
+      {"unknown flag", VLAK_ERROR_INVALID_ARGUMENT, [](Params& p) { p.flags = 0x4; }},
+      {"both causal flags", VLAK_ERROR_INVALID_ARGUMENT,
+       [](Params& p) { p.flags = VLAK_ATTENTION_CAUSAL | VLAK_ATTENTION_CAUSAL_TOP_LEFT; }},
+      {"window without causal", VLAK_ERROR_INVALID_ARGUMENT, [](Params& p) { p.window = 3; }},
+      {"scale NaN", VLAK_ERROR_INVALID_ARGUMENT, [](Params& p) { p.scale = kNaN; }},
+      {"scale inf", VLAK_ERROR_INVALID_ARGUMENT, [](Params& p) { p.scale = kInf; }},
+      {"o rows overlap", VLAK_ERROR_INVALID_ARGUMENT, [](Params& p) { p.o_strides[2] = 8; }},  // value_dim 16
+      {"o heads overlap", VLAK_ERROR_INVALID_ARGUMENT, [](Params& p) { p.o_strides[1] = 1; }},
+      {"lse overlaps o", VLAK_ERROR_INVALID_ARGUMENT, [o](Params& p) { p.lse = o + 2; }},
+      {"k extent", VLAK_ERROR_OVERFLOW,
+       [](Params& p) {
+         p.k_strides[0] = SIZE_MAX / 2;
+         p.batch = 3;
+       }},
+      {"q extent", VLAK_ERROR_OVERFLOW, [](Params& p) { p.q_strides[2] = SIZE_MAX / 8; }},
+      // broadcast queries (strides 0), no o elements, rows beyond size_t
+      {"rows", VLAK_ERROR_OVERFLOW,
+       [](Params& p) {
+         p.q_strides[0] = p.q_strides[1] = p.q_strides[2] = p.k_strides[0] = p.v_strides[0] = 0;
+         p.value_dim = 0;
+         p.lse = nullptr;
+         p.batch = SIZE_MAX / 2;
+       }},
+      // Nothing to do: still VLAK_OK, nothing written.
+      {"batch 0", VLAK_OK, [](Params& p) { p.batch = 0; }},
+  };
+  for (const auto& bad : kBad) {
+    Params p = c.p;
+    bad.change(p);
+    expect(p, bad.want, bad.what, q, k, v, o);
+  }
   expect(c.p, VLAK_ERROR_INVALID_ARGUMENT, "o overlaps q", q, k, v, const_cast<float*>(q) + 1);
-  p = c.p;
-  p.lse = o + 2;
-  expect(p, VLAK_ERROR_INVALID_ARGUMENT, "lse overlaps o", q, k, v, o);
-  p = c.p;
-  p.k_strides[0] = SIZE_MAX / 2;
-  p.batch = 3;
-  expect(p, VLAK_ERROR_OVERFLOW, "k extent", q, k, v, o);
-  p = c.p;
-  p.q_strides[2] = SIZE_MAX / 8;
-  expect(p, VLAK_ERROR_OVERFLOW, "q extent", q, k, v, o);
-  p = c.p;  // broadcast queries (strides 0), no o elements, rows beyond size_t
-  p.q_strides[0] = p.q_strides[1] = p.q_strides[2] = p.k_strides[0] = p.v_strides[0] = 0;
-  p.value_dim = 0;
-  p.lse = nullptr;
-  p.batch = SIZE_MAX / 2;
-  expect(p, VLAK_ERROR_OVERFLOW, "rows", q, k, v, o);
   // Nothing to do: still VLAK_OK, nothing written.
-  p = c.p;
+  Params p = c.p;
   p.q_len = 0;
   expect(p, VLAK_OK, "q_len 0", nullptr, nullptr, nullptr, nullptr);
-  p = c.p;
-  p.batch = 0;
-  expect(p, VLAK_OK, "batch 0", q, k, v, o);
 }
 
 // Every length 1 .. MaxLength() as head_dim, value_dim and kv_len, with every buffer ending at an
@@ -628,14 +584,10 @@ VLAK_CONCURRENCY_JOBS(attention, in) {
 
 // vlak::Attention (vlak.hpp): the same bits as the C call; spans too short are refused.
 TEST(CppApi, AttentionMatchesTheCApiAndChecksSizes) {
-  Shape s;
+  Shape s = Lens(9, 13, 16, 8);
   s.batch = 2;
   s.q_heads = 4;
   s.kv_heads = 2;
-  s.q_len = 9;
-  s.kv_len = 13;
-  s.head_dim = 16;
-  s.value_dim = 8;
   Call c = Make(s, 21);
   ASSERT_EQ(Call1(c), VLAK_OK);
   Call d = Make(s, 21);

@@ -312,26 +312,20 @@ VLAK_CONCURRENCY_JOBS(layernorm, in) {
   const uint32_t seed = in.seed;
   const size_t r = in.r, c = in.c;
   const auto x = in.x, g = in.g;
-  std::vector<vlak_test::ConcurrencyJob> jobs;
-  jobs.push_back({[=](std::vector<float>& out) {
-                    out.resize(r * c + 2 * r);
-                    return vlak_layernorm_f32(r, c, x->data(), c, g->data(), nullptr, 1e-5f, out.data(), c,
-                                              out.data() + r * c, out.data() + r * c + r);
-                  },
-                  false});
+  // The forward: y, mean and rstd.
+  std::vector<vlak_test::ConcurrencyJob> jobs = {vlak_test::FloatsJob(r * c + 2 * r, false, [=](float* out) {
+    return vlak_layernorm_f32(r, c, x->data(), c, g->data(), nullptr, 1e-5f, out, c, out + r * c, out + r * c + r);
+  })};
   // The backward's inputs once, here: computed inside the job, a target switch between the two
   // calls would mix two targets' statistics into one result.
   auto mean = std::make_shared<std::vector<float>>(r), rstd = std::make_shared<std::vector<float>>(r);
   auto dy = std::make_shared<std::vector<float>>(Normal(r * c, 0.0f, 1.0f, seed + 4));
   std::vector<float> y(r * c);
   vlak_layernorm_f32(r, c, x->data(), c, nullptr, nullptr, 1e-5f, y.data(), c, mean->data(), rstd->data());
-  jobs.push_back({[=](std::vector<float>& out) {
-                    out.resize(r * c + 2 * c);
-                    return vlak_layernorm_backward_f32(r, c, dy->data(), x->data(), c, g->data(), mean->data(),
-                                                       rstd->data(), out.data(), out.data() + r * c,
-                                                       out.data() + r * c + c);
-                  },
-                  false});
+  jobs.push_back(vlak_test::FloatsJob(r * c + 2 * c, false, [=](float* out) {
+    return vlak_layernorm_backward_f32(r, c, dy->data(), x->data(), c, g->data(), mean->data(), rstd->data(), out,
+                                       out + r * c, out + r * c + c);
+  }));
   return jobs;
 }
 

@@ -17,13 +17,12 @@
 #include "ops/activation/activation.h"
 #include "ops/concurrency_jobs.h"
 #include "ops/matmul/matmul.h"
+#include "ops/matmul/matmul_test_problem.h"
 #include "ops/ops_test_util.h"
 #include "vlak/vlak.h"
 #include "vlak/vlak.hpp"
 
 namespace {
-
-constexpr float kSentinel = -12345.5f;
 
 using namespace vlak_test;
 
@@ -50,36 +49,23 @@ vlak_matmul_epilogue Epilogue(const float* bias, int act) {
 
 // A strided problem (gaps after every row; C's hold sentinels), B plain or transposed (a Linear
 // layer's [out][in] weights), and n bias values.
-struct Problem {
-  size_t m, n, k, lda, ldb, ldc;
-  bool trans;
-  std::vector<float> a, b, c0, bias;
+struct Problem : MatmulProblem {
+  std::vector<float> bias;
 
-  Problem(size_t m_, size_t n_, size_t k_, bool trans_, uint32_t seed)
-      : m(m_), n(n_), k(k_), lda(k_ + 3), ldb((trans_ ? k_ : n_) + 5), ldc(n_ + 4), trans(trans_) {
-    std::mt19937 rng(seed);
-    vlak_test::UniformReal<float> u(-1.0f, 1.0f);
-    a.assign(m * lda, kNaN);
-    b.assign((trans ? n : k) * ldb, kNaN);
-    c0.assign(m * ldc, kSentinel);
-    for (size_t i = 0; i < m; ++i)
-      for (size_t p = 0; p < k; ++p) a[i * lda + p] = u(rng);
-    const size_t brows = trans ? n : k, bcols = trans ? k : n;
-    for (size_t r = 0; r < brows; ++r)
-      for (size_t q = 0; q < bcols; ++q) b[r * ldb + q] = u(rng);
-    for (size_t i = 0; i < m; ++i)
-      for (size_t j = 0; j < n; ++j) c0[i * ldc + j] = u(rng);
+  Problem(size_t m_, size_t n_, size_t k_, bool trans_, uint32_t seed) : MatmulProblem(m_, n_, k_, trans_, seed) {
+    const UniformReal<float> u(-1.0f, 1.0f);
     bias.resize(n);
     for (float& x : bias) x = 2.0f * u(rng);
   }
-  unsigned Flags(bool accumulate) const {
-    return (trans ? VLAK_MATMUL_TRANS_B : 0u) | (accumulate ? VLAK_MATMUL_ACCUMULATE : 0u);
+  // vlak_matmul_ex_f32 with epilogue e on C = c0: the status and C.
+  vlak_status CallEx(bool accumulate, const vlak_matmul_epilogue& e, std::vector<float>* c) const {
+    *c = c0;
+    return vlak_matmul_ex_f32(m, n, k, a.data(), lda, b.data(), ldb, c->data(), ldc, Flags(accumulate), &e);
   }
-  float B(size_t p, size_t j) const { return trans ? b[j * ldb + p] : b[p * ldb + j]; }
   // The contract's composition, by the public functions: matmul, bias in float, activation.
   std::vector<float> Composed(bool accumulate, bool with_bias, int act) const {
-    std::vector<float> c = c0;
-    EXPECT_EQ(vlak_matmul_f32(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, Flags(accumulate)), VLAK_OK);
+    std::vector<float> c;
+    EXPECT_EQ(Call(accumulate, &c), VLAK_OK);
     for (size_t i = 0; i < m; ++i) {
       float* row = c.data() + i * ldc;
       if (with_bias)
@@ -98,32 +84,36 @@ struct Dims {
 constexpr Dims kShapes[] = {{1, 1, 1},   {1, 37, 19},  {3, 17, 33},  {7, 64, 40},   {16, 70, 9},  {17, 5, 3},
                             {6, 16, 7},  {13, 33, 257}, {25, 129, 31}, {40, 96, 300}, {2, 3, 0},   {4, 6, 4100}};
 
+// Every shape of kShapes in its four variants (B transposed or not, ACCUMULATE or not), each with
+// its own data (seeds seed, seed + 1, ...): fn(shape, problem, accumulate). Stops at a fatal failure.
+template <class Fn>
+void ForEachShapeVariant(uint32_t seed, Fn fn) {
+  for (const Dims& s : kShapes) {
+    for (int variant = 0; variant < 4; ++variant) {
+      const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
+      fn(s, Problem(s.m, s.n, s.k, trans, seed++), accumulate);
+      if (testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
 // Every shape, B layout, ACCUMULATE, with and without bias, every activation: the same bits as
 // the composition, on every target; sentinels in C's gaps survive.
 TEST(MatmulEpilogue, SameBitsAsComposition) {
   ForEachTarget([] {
-    uint32_t seed = 7000;
-    for (const Dims& s : kShapes) {
-      for (int variant = 0; variant < 4; ++variant) {
-        const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
-        const Problem pr(s.m, s.n, s.k, trans, seed++);
-        for (const bool with_bias : {false, true}) {
-          for (const int act : kActs) {
-            if (!with_bias && act == kNone) continue;
-            const std::string what = "m n k " + std::to_string(s.m) + " " + std::to_string(s.n) + " " +
-                                     std::to_string(s.k) + (trans ? " transB" : "") + (accumulate ? " acc" : "") +
-                                     (with_bias ? " bias" : "") + " act " + std::to_string(act);
-            const vlak_matmul_epilogue e = Epilogue(with_bias ? pr.bias.data() : nullptr, act);
-            std::vector<float> c = pr.c0;
-            ASSERT_EQ(vlak_matmul_ex_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
-                                         pr.Flags(accumulate), &e),
-                      VLAK_OK)
-                << what;
-            ExpectSameBitsNanAny(c, pr.Composed(accumulate, with_bias, act), what);
-          }
+    ForEachShapeVariant(7000, [](const Dims& s, const Problem& pr, bool accumulate) {
+      for (const bool with_bias : {false, true}) {
+        for (const int act : kActs) {
+          if (!with_bias && act == kNone) continue;
+          const std::string what = "m n k " + std::to_string(s.m) + " " + std::to_string(s.n) + " " +
+                                   std::to_string(s.k) + (pr.trans ? " transB" : "") + (accumulate ? " acc" : "") +
+                                   (with_bias ? " bias" : "") + " act " + std::to_string(act);
+          std::vector<float> c;
+          ASSERT_EQ(pr.CallEx(accumulate, Epilogue(with_bias ? pr.bias.data() : nullptr, act), &c), VLAK_OK) << what;
+          ExpectSameBitsNanAny(c, pr.Composed(accumulate, with_bias, act), what);
         }
       }
-    }
+    });
   });
 }
 
@@ -321,43 +311,37 @@ namespace {
 // threads, with and without the epilogue.
 TEST(MatmulPacked, SameBitsAsMatmul) {
   ForEachTarget([] {
-    uint32_t seed = 7500;
-    for (const Dims& s : kShapes) {
-      for (int variant = 0; variant < 4; ++variant) {
-        const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
-        const Problem pr(s.m, s.n, s.k, trans, seed++);
-        const size_t bytes = vlak_matmul_packed_size_f32(pr.k, pr.n);
-        ASSERT_GT(bytes, 0u);
-        std::vector<float> packed(bytes / sizeof(float) + 1);
-        ASSERT_EQ(vlak_matmul_pack_b_f32(pr.k, pr.n, pr.b.data(), pr.ldb, trans ? VLAK_MATMUL_TRANS_B : 0u,
-                                         packed.data(), bytes),
-                  VLAK_OK);
-        for (const int act : {kNone, int{VLAK_ACT_GELU}}) {
-          const vlak_matmul_epilogue e = Epilogue(act == kNone ? nullptr : pr.bias.data(), act);
-          std::vector<float> want = pr.c0;
-          ASSERT_EQ(vlak_matmul_ex_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, want.data(),
-                                       pr.ldc, pr.Flags(accumulate), &e),
-                    VLAK_OK);
-          for (int threads = 0; threads <= 3; ++threads) {
-            std::vector<float> c = pr.c0;
-            vlak::MatmulArgs g{pr.m, pr.n, pr.k, pr.a.data(), pr.lda, nullptr, 0, c.data(), pr.ldc, false, false};
-            g.bias = e.bias;
-            g.act = act == kNone ? vlak::kActNone : vlak::ActivationKernelOp(act);
-            ASSERT_EQ(vlak::MatmulPackedF32(g, packed.data(), accumulate ? VLAK_MATMUL_ACCUMULATE : 0u, threads),
-                      VLAK_OK);
-            ExpectSameBitsNanAny(c, want,
-                           "packed m n k " + std::to_string(s.m) + " " + std::to_string(s.n) + " " +
-                               std::to_string(s.k) + (trans ? " transB" : "") + (accumulate ? " acc" : "") +
-                               " act " + std::to_string(act) + " threads " + std::to_string(threads));
-          }
+    ForEachShapeVariant(7500, [](const Dims& s, const Problem& pr, bool accumulate) {
+      const bool trans = pr.trans;
+      const size_t bytes = vlak_matmul_packed_size_f32(pr.k, pr.n);
+      ASSERT_GT(bytes, 0u);
+      std::vector<float> packed(bytes / sizeof(float) + 1);
+      ASSERT_EQ(vlak_matmul_pack_b_f32(pr.k, pr.n, pr.b.data(), pr.ldb, trans ? VLAK_MATMUL_TRANS_B : 0u,
+                                       packed.data(), bytes),
+                VLAK_OK);
+      for (const int act : {kNone, int{VLAK_ACT_GELU}}) {
+        const vlak_matmul_epilogue e = Epilogue(act == kNone ? nullptr : pr.bias.data(), act);
+        std::vector<float> want;
+        ASSERT_EQ(pr.CallEx(accumulate, e, &want), VLAK_OK);
+        for (int threads = 0; threads <= 3; ++threads) {
           std::vector<float> c = pr.c0;
-          ASSERT_EQ(vlak_matmul_packed_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, packed.data(), c.data(), pr.ldc,
-                                           accumulate ? VLAK_MATMUL_ACCUMULATE : 0u, &e),
+          vlak::MatmulArgs g{pr.m, pr.n, pr.k, pr.a.data(), pr.lda, nullptr, 0, c.data(), pr.ldc, false, false};
+          g.bias = e.bias;
+          g.act = act == kNone ? vlak::kActNone : vlak::ActivationKernelOp(act);
+          ASSERT_EQ(vlak::MatmulPackedF32(g, packed.data(), accumulate ? VLAK_MATMUL_ACCUMULATE : 0u, threads),
                     VLAK_OK);
-          ExpectSameBitsNanAny(c, want, "public packed call");
+          ExpectSameBitsNanAny(c, want,
+                         "packed m n k " + std::to_string(s.m) + " " + std::to_string(s.n) + " " +
+                             std::to_string(s.k) + (trans ? " transB" : "") + (accumulate ? " acc" : "") +
+                             " act " + std::to_string(act) + " threads " + std::to_string(threads));
         }
+        std::vector<float> c = pr.c0;
+        ASSERT_EQ(vlak_matmul_packed_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, packed.data(), c.data(), pr.ldc,
+                                         accumulate ? VLAK_MATMUL_ACCUMULATE : 0u, &e),
+                  VLAK_OK);
+        ExpectSameBitsNanAny(c, want, "public packed call");
       }
-    }
+    });
   });
 }
 

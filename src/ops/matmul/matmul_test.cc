@@ -15,15 +15,16 @@
 
 #include "ops/concurrency_jobs.h"
 #include "ops/matmul/matmul.h"
+#include "ops/matmul/matmul_test_problem.h"
 #include "vlak/vlak.h"
 #include "ops/ops_test_util.h"
 #include "vlak/vlak.hpp"
 
 namespace {
 
-constexpr float kSentinel = -12345.5f;  // in the gaps between rows of C: must survive every call
-
 using namespace vlak_test;
+
+constexpr float kSentinel = kMatmulSentinel;  // in the gaps between rows of C: must survive every call
 
 uint32_t Bits(float x) {
   uint32_t u;
@@ -31,35 +32,9 @@ uint32_t Bits(float x) {
   return u;
 }
 
-// One problem with strided storage: every row of A, B and C has a gap after it (C's gap holds
-// sentinels), so a stride bug reads or writes where it should not.
-struct Problem {
-  size_t m, n, k, lda, ldb, ldc;
-  bool trans;
-  std::vector<float> a, b, c0;  // c0: C before the call (sentinels in the gaps)
-
-  Problem(size_t m_, size_t n_, size_t k_, bool trans_, uint32_t seed, size_t gap = 3)
-      : m(m_), n(n_), k(k_), lda(k_ + gap), ldb((trans_ ? k_ : n_) + gap + 2), ldc(n_ + gap + 1), trans(trans_) {
-    std::mt19937 rng(seed);
-    vlak_test::UniformReal<float> u(-1.0f, 1.0f);  // std::uniform_real_distribution's values (test_random.h)
-    a.assign(m * lda, kNaN);  // gaps of A and B hold NaN: reading one poisons the result
-    b.assign((trans ? n : k) * ldb, kNaN);
-    c0.assign(m * ldc, kSentinel);
-    for (size_t i = 0; i < m; ++i)
-      for (size_t p = 0; p < k; ++p) a[i * lda + p] = u(rng);
-    const size_t brows = trans ? n : k, bcols = trans ? k : n;
-    for (size_t r = 0; r < brows; ++r)
-      for (size_t q = 0; q < bcols; ++q) b[r * ldb + q] = u(rng);
-    for (size_t i = 0; i < m; ++i)
-      for (size_t j = 0; j < n; ++j) c0[i * ldc + j] = u(rng);
-  }
-  float B(size_t p, size_t j) const { return trans ? b[j * ldb + p] : b[p * ldb + j]; }
-  unsigned Flags(bool accumulate) const {
-    return (trans ? VLAK_MATMUL_TRANS_B : 0u) | (accumulate ? VLAK_MATMUL_ACCUMULATE : 0u);
-  }
-  vlak::MatmulArgs Args(float* c, bool accumulate) const {
-    return vlak::MatmulArgs{m, n, k, a.data(), lda, b.data(), ldb, c, ldc, trans, accumulate};
-  }
+// One problem with strided storage (matmul_test_problem.h) and the documented order of its sums.
+struct Problem : MatmulProblem {
+  using MatmulProblem::MatmulProblem;
   // The documented order (vlak.h): one chain per element in sequential k order: the first
   // product (or an fma onto the old C with ACCUMULATE), then fmas. Skinny calls (m * n <= 4096,
   // k >= 4096) cut k into segments of 1024 * ceil(k / 65536): one such chain per segment, from
@@ -112,6 +87,14 @@ void ExpectWithinBound(const Problem& pr, const std::vector<float>& c, bool accu
   }
 }
 
+// vlak_matmul_f32 on pr: within the bound of the float64 reference, and the bits of the order model.
+void ExpectBoundAndOrder(const Problem& pr, bool accumulate) {
+  std::vector<float> c;
+  ASSERT_EQ(pr.Call(accumulate, &c), VLAK_OK);
+  ExpectWithinBound(pr, c, accumulate);
+  ExpectSameBitsNanAny(c, pr.Model(accumulate), "order model");
+}
+
 struct Dims {
   size_t m, n, k;
 };
@@ -131,13 +114,7 @@ void CheckAgainstReferenceAndOrderModel(const Dims& s, uint32_t* seed) {
     const bool trans = (variant & 1) != 0, accumulate = (variant & 2) != 0;
     SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k << (trans ? " transB" : "")
                                     << (accumulate ? " accumulate" : ""));
-    const Problem pr(s.m, s.n, s.k, trans, (*seed)++);
-    std::vector<float> c = pr.c0;
-    ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
-                              pr.Flags(accumulate)),
-              VLAK_OK);
-    ExpectWithinBound(pr, c, accumulate);
-    ExpectSameBitsNanAny(c, pr.Model(accumulate), "order model");
+    ExpectBoundAndOrder(Problem(s.m, s.n, s.k, trans, (*seed)++), accumulate);
   }
 }
 
@@ -205,13 +182,7 @@ TEST(Matmul, SkinnyKSegments) {
 TEST(Matmul, AccuracyLongK) {
   ForEachTarget([] {
     for (const bool trans : {false, true}) {
-      const Problem pr(8, 9, 4096, trans, 4096 + trans);
-      std::vector<float> c = pr.c0;
-      ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc,
-                                pr.Flags(false)),
-                VLAK_OK);
-      ExpectWithinBound(pr, c, false);
-      ExpectSameBitsNanAny(c, pr.Model(false), "order model");
+      ExpectBoundAndOrder(Problem(8, 9, 4096, trans, 4096 + trans), false);
     }
   });
 }
@@ -254,9 +225,8 @@ TEST(Matmul, SkinnyKSegmentsEdge) {
   for (const Dims& s : {Dims{64, 64, 4096}, Dims{64, 65, 4096}}) {
     SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
     const Problem pr(s.m, s.n, s.k, false, 4242);
-    std::vector<float> c = pr.c0;
-    ASSERT_EQ(vlak_matmul_f32(pr.m, pr.n, pr.k, pr.a.data(), pr.lda, pr.b.data(), pr.ldb, c.data(), pr.ldc, 0),
-              VLAK_OK);
+    std::vector<float> c;
+    ASSERT_EQ(pr.Call(false, &c), VLAK_OK);
     ExpectSameBitsNanAny(c, pr.Model(false), "order model");
   }
 }

@@ -110,13 +110,8 @@ TEST(GuardPages, RmsNorm) {
 VLAK_CONCURRENCY_JOBS(rmsnorm, in) {
   const size_t r = in.r, c = in.c;
   const auto x = in.x, g = in.g;
-  std::vector<vlak_test::ConcurrencyJob> jobs;
-  jobs.push_back({[=](std::vector<float>& out) {
-                    out.resize(r * c);
-                    return vlak_rmsnorm_f32(r, c, x->data(), c, g->data(), 1e-6f, out.data(), c);
-                  },
-                  false});
-  return jobs;
+  return {vlak_test::FloatsJob(r * c, false,
+                               [=](float* y) { return vlak_rmsnorm_f32(r, c, x->data(), c, g->data(), 1e-6f, y, c); })};
 }
 
 // vlak::RmsNorm (vlak.hpp): a shape check, and the same bits as the C call it wraps.

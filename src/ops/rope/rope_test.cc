@@ -195,17 +195,13 @@ VLAK_CONCURRENCY_JOBS(rope, in) {
   const uint32_t seed = in.seed;
   const size_t r = in.r, c = in.c;
   const auto x = in.x;
-  std::vector<vlak_test::ConcurrencyJob> jobs;
-  jobs.push_back({[=](std::vector<float>& out) {
-                    const size_t positions = r, rows = 2, d = 2 * (c / 4);
-                    std::vector<float> cs(positions * d / 2), sn(positions * d / 2);
-                    vlak_rope_tables_f32(positions, d, 10000.0, cs.data(), sn.data(), d / 2);
-                    out.resize(positions * rows * d);
-                    return vlak_rope_f32(positions, rows, d, x->data(), cs.data(), sn.data(), d / 2, out.data(),
-                                         (seed & 2) ? VLAK_ROPE_INTERLEAVED : VLAK_ROPE_HALVES);
-                  },
-                  true});
-  return jobs;
+  const size_t positions = r, rows = 2, d = 2 * (c / 4);
+  return {vlak_test::FloatsJob(positions * rows * d, true, [=](float* y) {
+    std::vector<float> cs(positions * d / 2), sn(positions * d / 2);
+    vlak_rope_tables_f32(positions, d, 10000.0, cs.data(), sn.data(), d / 2);
+    return vlak_rope_f32(positions, rows, d, x->data(), cs.data(), sn.data(), d / 2, y,
+                         (seed & 2) ? VLAK_ROPE_INTERLEAVED : VLAK_ROPE_HALVES);
+  })};
 }
 
 // vlak::Rope (vlak.hpp): shape checks, and the same bits as the C call it wraps.

@@ -178,11 +178,7 @@ TEST(Softmax, TenMillionElementRowKeepsSumAccurate) {
   // Uniform [0, 1): every y is ~1/n, so the sum's relative error shows directly in each y. The
   // blocked summation is generic code; under qemu (RISC-V) 2e6 elements keep the run to seconds,
   // natively the full 1e7.
-#if defined(__riscv)
-  const size_t n = 2'000'000;
-#else
-  const size_t n = 10'000'000;
-#endif
+  const size_t n = vlak_test::NativeOrEmulated(10'000'000, 2'000'000);
   std::vector<float> x(n);
   std::mt19937 rng(3);
   vlak_test::UniformReal<float> u(0.0f, 1.0f);  // std::uniform_real_distribution's values (test_random.h)
@@ -350,13 +346,9 @@ VLAK_CONCURRENCY_JOBS(softmax, in) {
   const uint32_t seed = in.seed;
   const size_t r = in.r, c = in.c;
   const auto x = in.x;
-  std::vector<vlak_test::ConcurrencyJob> jobs;
-  jobs.push_back({[=](std::vector<float>& out) {
-                    out.resize(r * c);
-                    return vlak_softmax_f32(r, c, x->data(), c, out.data(), c, (seed & 1) ? VLAK_SOFTMAX_LOG : 0);
-                  },
-                  false});
-  return jobs;
+  return {vlak_test::FloatsJob(r * c, false, [=](float* y) {
+    return vlak_softmax_f32(r, c, x->data(), c, y, c, (seed & 1) ? VLAK_SOFTMAX_LOG : 0);
+  })};
 }
 
 }  // namespace

@@ -223,11 +223,7 @@ TEST(SoftmaxI8, SumsPastTflitesInt32) {
 
 // TFLite's own test contract, measured on the LUT mode: 10^5 random rows (10^4 under qemu).
 TEST(SoftmaxI8, LutStatistics) {
-#if defined(__riscv)
-  const size_t rows = 10000;
-#else
-  const size_t rows = 100000;
-#endif
+  const size_t rows = vlak_test::NativeOrEmulated(100000, 10000);
   ForEachTarget([&] {
     for (float s : {1.0f / 64, 1.0f / 16, 0.25f}) {
       LutStats st;
