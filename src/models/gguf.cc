@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 static_assert(std::endian::native == std::endian::little, "GGUF data is little-endian");
@@ -447,36 +448,33 @@ bool IntIn(const GgufValue& v, int64_t lo, uint64_t hi, int64_t* si, uint64_t* u
   return true;
 }
 
+// The integer getters: v of any integer type whose value T holds, into *out; else false with
+// *error naming the key (`want` names T).
+template <class T>
+bool GetInt(const GgufValue* v, const std::string& what, std::string_view key, const char* want, T* out,
+            std::string* error) {
+  if (!v) return Missing(what, key, error);
+  int64_t si;
+  uint64_t ui;
+  if (!IsInteger(v->type) || !IntIn(*v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), &si, &ui)) {
+    return WrongType(what, key, *v, want, error);
+  }
+  *out = std::is_signed_v<T> ? static_cast<T>(si) : static_cast<T>(ui);
+  return true;
+}
+
 }  // namespace
 
 bool Gguf::GetU32(std::string_view key, uint32_t* out, std::string* error) const {
-  const GgufValue* v = Find(key);
-  if (!v) return Missing(what_, key, error);
-  int64_t si;
-  uint64_t ui;
-  if (!IsInteger(v->type) || !IntIn(*v, 0, UINT32_MAX, &si, &ui)) return WrongType(what_, key, *v, "a u32", error);
-  *out = static_cast<uint32_t>(ui);
-  return true;
+  return GetInt(Find(key), what_, key, "a u32", out, error);
 }
 
 bool Gguf::GetI32(std::string_view key, int32_t* out, std::string* error) const {
-  const GgufValue* v = Find(key);
-  if (!v) return Missing(what_, key, error);
-  int64_t si;
-  uint64_t ui;
-  if (!IsInteger(v->type) || !IntIn(*v, INT32_MIN, INT32_MAX, &si, &ui)) return WrongType(what_, key, *v, "an i32", error);
-  *out = static_cast<int32_t>(si);
-  return true;
+  return GetInt(Find(key), what_, key, "an i32", out, error);
 }
 
 bool Gguf::GetU64(std::string_view key, uint64_t* out, std::string* error) const {
-  const GgufValue* v = Find(key);
-  if (!v) return Missing(what_, key, error);
-  int64_t si;
-  uint64_t ui;
-  if (!IsInteger(v->type) || !IntIn(*v, 0, UINT64_MAX, &si, &ui)) return WrongType(what_, key, *v, "a u64", error);
-  *out = ui;
-  return true;
+  return GetInt(Find(key), what_, key, "a u64", out, error);
 }
 
 bool Gguf::GetF32(std::string_view key, float* out, std::string* error) const {

@@ -22,6 +22,7 @@
 #include "models/gguf_test_writer.h"
 #include "models/llama.h"
 #include "models/model_dir.h"
+#include "ops/ops_test_util.h"
 #include "vlak/vlak.h"
 
 namespace {
@@ -205,23 +206,15 @@ TEST(Llama, EveryTargetGivesTheSameTokens) {
   NATIVE_ONLY();
   Shared& s = Get();
   ASSERT_TRUE(s.ok) << s.error;
-  const vlak_target saved = vlak_active_target();
   std::vector<int32_t> first;
-  for (int t = VLAK_TARGET_SCALAR; t <= VLAK_TARGET_RVV; ++t) {
-    const auto target = static_cast<vlak_target>(t);
-    if (!vlak_target_supported(target)) continue;
-#if defined(__riscv)
-    if (target == VLAK_TARGET_SCALAR && vlak_target_supported(VLAK_TARGET_RVV)) continue;  // rv64gc covers it
-#endif
-    ASSERT_EQ(vlak_set_target(target), VLAK_OK);
+  vlak_test::ForEachTarget([&](vlak_target target) {  // rv64gcv leaves the scalar target to rv64gc
     std::vector<int32_t> out;
     const Outcome r = RunCase(s.cases[0], 8, &out);
     EXPECT_LE(r.max_logit_diff, kLogitBound) << vlak_target_name(target);
     if (first.empty()) first = out;
     EXPECT_EQ(out, first) << vlak_target_name(target);
     std::printf("[ smollm2  ] %s: max |logit - llama.cpp's| %.4f\n", vlak_target_name(target), r.max_logit_diff);
-  }
-  vlak_set_target(saved);
+  });
 }
 
 // With exact weights, prefill in one batch and token by token give the same next token, and

@@ -170,6 +170,11 @@ bool MiniLM::EncodeIds(std::span<const std::vector<int32_t>> ids, std::vector<fl
     ap.o_strides[i] = o_strides[i];
   }
   ap.kv_lens = lengths.data();
+  // h = layernorm(tmp + h) with gamma g and beta b: a layer's residual step.
+  auto add_layernorm = [&](const float* g, const float* b, const char* what) {
+    return Ok(vlak_add_layernorm_f32(T, H, tmp_.data(), H, h_.data(), H, g, b, eps, h_.data(), H, nullptr, 0), what,
+              error);
+  };
   for (size_t l = 0; l < w_.layers.size(); ++l) {
     const BertLayerWeights& L = w_.layers[l];
     const Packed& P = packed_[l];
@@ -190,11 +195,7 @@ bool MiniLM::EncodeIds(std::span<const std::vector<int32_t>> ids, std::vector<fl
       return false;
     }
     Lap(profile, MiniLMProfile::kMatmul, &t0);
-    if (!Ok(vlak_add_layernorm_f32(T, H, tmp_.data(), H, h_.data(), H, L.attn_ln_g, L.attn_ln_b, eps, h_.data(), H,
-                                   nullptr, 0),
-            "attention layernorm", error)) {
-      return false;
-    }
+    if (!add_layernorm(L.attn_ln_g, L.attn_ln_b, "attention layernorm")) return false;
     Lap(profile, MiniLMProfile::kAddNorm, &t0);
     const vlak_matmul_epilogue e1{L.ffn_in_b, VLAK_EPILOGUE_ACTIVATION, VLAK_ACT_GELU};
     const vlak_matmul_epilogue e2{L.ffn_out_b, 0, VLAK_ACT_GELU};
@@ -203,11 +204,7 @@ bool MiniLM::EncodeIds(std::span<const std::vector<int32_t>> ids, std::vector<fl
       return false;
     }
     Lap(profile, MiniLMProfile::kMatmul, &t0);
-    if (!Ok(vlak_add_layernorm_f32(T, H, tmp_.data(), H, h_.data(), H, L.ffn_ln_g, L.ffn_ln_b, eps, h_.data(), H,
-                                   nullptr, 0),
-            "FFN layernorm", error)) {
-      return false;
-    }
+    if (!add_layernorm(L.ffn_ln_g, L.ffn_ln_b, "FFN layernorm")) return false;
     Lap(profile, MiniLMProfile::kAddNorm, &t0);
   }
 

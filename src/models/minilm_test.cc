@@ -15,6 +15,7 @@
 #include "models/minilm.h"
 #include "models/minilm_reference.h"
 #include "models/model_dir.h"
+#include "ops/ops_test_util.h"
 #include "vlak/vlak.h"
 
 namespace {
@@ -77,22 +78,6 @@ void CheckRange(size_t first, size_t last, double* worst_f64, double* worst_torc
   }
 }
 
-template <class Fn>
-void ForEachTarget(Fn fn) {
-  const vlak_target saved = vlak_active_target();
-  for (int i = VLAK_TARGET_SCALAR; i <= VLAK_TARGET_RVV; ++i) {
-    const auto t = static_cast<vlak_target>(i);
-    if (!vlak_target_supported(t)) continue;
-#if defined(__riscv)
-    if (t == VLAK_TARGET_SCALAR && vlak_target_supported(VLAK_TARGET_RVV)) continue;  // rv64gc covers it
-#endif
-    ASSERT_EQ(vlak_set_target(t), VLAK_OK);
-    SCOPED_TRACE(vlak_target_name(t));
-    fn(t);
-  }
-  vlak_set_target(saved);
-}
-
 // Every sentence of the test set, in padded batches of 16 as the PyTorch reference ran, on the
 // library's default target; the first batch of 16 on the others. Under qemu: two padded batches
 // of 3 short sentences at every VLEN.
@@ -100,7 +85,7 @@ TEST(MiniLM, MatchesFloat64AndPyTorch) {
   Refs& r = Shared();
   ASSERT_TRUE(r.ok) << r.error;
   const vlak_target best = vlak_active_target();
-  ForEachTarget([&](vlak_target t) {
+  vlak_test::ForEachTarget([&](vlak_target t) {
     double wf = 0, wt = 0, mc = 1;
 #if defined(__riscv)
     (void)best;

@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ops/test_random.h"
@@ -22,7 +23,8 @@ namespace vlak_test {
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 inline constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// Runs fn once per supported target with that target forced; restores the default after.
+// Runs fn once per supported target with that target forced (fn() or fn(target)); restores the
+// default after.
 // On RISC-V with V the scalar target is left to the rv64gc build, which tests it once: its results
 // do not depend on VLEN, and emulating it at every VLEN would triple the qemu time for nothing.
 template <typename Fn>
@@ -36,7 +38,11 @@ void ForEachTarget(Fn fn) {
 #endif
     ASSERT_EQ(vlak_set_target(t), VLAK_OK);
     SCOPED_TRACE(std::string("target ") + vlak_target_name(t));
-    fn();
+    if constexpr (std::is_invocable_v<Fn>) {
+      fn();
+    } else {
+      fn(t);
+    }
   }
   ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
 }
