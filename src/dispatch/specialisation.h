@@ -1,5 +1,7 @@
 // A run-time switch for a per-target specialisation (internal): the avx2 and avx512 kernels that
-// sit beside a generic kernel (correlation's vpmaddwd and VNNI kernels, warp's window kernel).
+// sit beside a generic kernel (correlation's vpmaddwd and VNNI kernels, quant's VNNI and AMX
+// kernels, warp's window kernel). VLAK_SPECIALISATION_SWITCH defines an operator's getter and
+// setter of one.
 //
 // On where the CPU can run it and the environment variable does not say "0"; read once, on first
 // use. The setter (tests, the lab's `-generic` rows) can only turn it off, or back on where the
@@ -52,3 +54,13 @@ class SpecialisationSwitch {
 };
 
 }  // namespace vlak
+
+// Defines bool <Name>Enabled() and bool Set<Name>(bool enabled) (the getter and setter an operator
+// declares for its specialisation) over one SpecialisationSwitch of `env` and `cpu`. At namespace
+// vlak scope, once per switch.
+#define VLAK_SPECIALISATION_SWITCH(Name, env, cpu)                                 \
+  namespace {                                                                      \
+  constinit SpecialisationSwitch g_switch_##Name{env, cpu};                        \
+  }                                                                                \
+  bool Name##Enabled() { return g_switch_##Name.Enabled(); }                       \
+  bool Set##Name(bool enabled) { return g_switch_##Name.Set(enabled); }

@@ -73,4 +73,21 @@ inline bool StreamOutput(size_t output_bytes) {
 #endif
 }
 
+// A normalisation over rows (layernorm, rmsnorm) from its API function: CheckNormRows, then the
+// kernel of `table` for the active target, run(kernel, begin, end, stream) over chunks of the rows
+// on the threads (ForEachRowChunk), stream saying whether y is written with non-temporal stores
+// (StreamOutput). The status for the caller.
+template <class Fn, class Run>
+vlak_status NormRows(const PerTarget<Fn>& table, size_t rows, size_t cols, const float* x, size_t x_stride,
+                     const float* y, size_t y_stride, float eps, Run&& run) {
+  bool empty;
+  if (const vlak_status st = CheckNormRows(rows, cols, x, x_stride, y, y_stride, eps, &empty); st != VLAK_OK || empty) {
+    return st;
+  }
+  auto* const kernel = Dispatch(table);
+  const bool stream = StreamOutput(rows * cols * sizeof(float));
+  ForEachRowChunk(rows, cols, [&](int, size_t begin, size_t end) { run(kernel, begin, end, stream); });
+  return VLAK_OK;
+}
+
 }  // namespace vlak

@@ -19,15 +19,10 @@ bool CpuVnni() {
   return false;
 #endif
 }
-
-constinit SpecialisationSwitch g_vnni{"VLAK_AVX512_VNNI", CpuVnni};
-constinit SpecialisationSwitch g_avx2_madd{"VLAK_AVX2_MADD", CpuRunsAvx2Target};
 }  // namespace
 
-bool CorrelationVnniEnabled() { return g_vnni.Enabled(); }
-bool SetCorrelationVnni(bool enabled) { return g_vnni.Set(enabled); }
-bool CorrelationAvx2MaddEnabled() { return g_avx2_madd.Enabled(); }
-bool SetCorrelationAvx2Madd(bool enabled) { return g_avx2_madd.Set(enabled); }
+VLAK_SPECIALISATION_SWITCH(CorrelationVnni, "VLAK_AVX512_VNNI", CpuVnni)
+VLAK_SPECIALISATION_SWITCH(CorrelationAvx2Madd, "VLAK_AVX2_MADD", CpuRunsAvx2Target)
 
 }  // namespace vlak
 

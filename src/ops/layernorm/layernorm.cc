@@ -18,17 +18,12 @@ extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float*
                                           const float* gamma, const float* beta, float eps, float* y,
                                           size_t y_stride, float* mean, float* rstd) {
   using namespace vlak;
-  bool empty;
-  if (const vlak_status st = CheckNormRows(rows, cols, x, x_stride, y, y_stride, eps, &empty); st != VLAK_OK || empty) {
-    return st;
-  }
-  auto* const kernel = Dispatch(kLayerNormRows);
-  const bool stream = StreamOutput(rows * cols * sizeof(float));
-  ForEachRowChunk(rows, cols, [&](int, size_t begin, size_t end) {
-    kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, beta, eps, y + begin * y_stride, y_stride,
-           mean != nullptr ? mean + begin : nullptr, rstd != nullptr ? rstd + begin : nullptr, stream);
-  });
-  return VLAK_OK;
+  return NormRows(kLayerNormRows, rows, cols, x, x_stride, y, y_stride, eps,
+                  [&](auto* kernel, size_t begin, size_t end, bool stream) {
+                    kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, beta, eps, y + begin * y_stride,
+                           y_stride, mean != nullptr ? mean + begin : nullptr,
+                           rstd != nullptr ? rstd + begin : nullptr, stream);
+                  });
 }
 
 extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* dy, const float* x,

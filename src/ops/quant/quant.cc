@@ -37,14 +37,10 @@ bool CpuAmx() { return QuantCpuHasAmx(); }
 bool CpuVnni() { return false; }
 bool CpuAmx() { return false; }
 #endif
-constinit SpecialisationSwitch g_vnni{"VLAK_AVX512_VNNI", CpuVnni};
-constinit SpecialisationSwitch g_amx{"VLAK_AVX512_AMX", CpuAmx};
 }  // namespace
 
-bool QuantVnniEnabled() { return g_vnni.Enabled(); }
-bool SetQuantVnni(bool enabled) { return g_vnni.Set(enabled); }
-bool QuantAmxEnabled() { return g_amx.Enabled(); }
-bool SetQuantAmx(bool enabled) { return g_amx.Set(enabled); }
+VLAK_SPECIALISATION_SWITCH(QuantVnni, "VLAK_AVX512_VNNI", CpuVnni)
+VLAK_SPECIALISATION_SWITCH(QuantAmx, "VLAK_AVX512_AMX", CpuAmx)
 
 namespace {
 

@@ -11,14 +11,9 @@ VLAK_PER_TARGET_TABLES(VLAK_RMSNORM_KERNELS)
 extern "C" vlak_status vlak_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_t x_stride,
                                         const float* gamma, float eps, float* y, size_t y_stride) {
   using namespace vlak;
-  bool empty;
-  if (const vlak_status st = CheckNormRows(rows, cols, x, x_stride, y, y_stride, eps, &empty); st != VLAK_OK || empty) {
-    return st;
-  }
-  auto* const kernel = Dispatch(kRmsNormRows);
-  const bool stream = StreamOutput(rows * cols * sizeof(float));
-  ForEachRowChunk(rows, cols, [&](int, size_t begin, size_t end) {
-    kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, eps, y + begin * y_stride, y_stride, stream);
-  });
-  return VLAK_OK;
+  return NormRows(kRmsNormRows, rows, cols, x, x_stride, y, y_stride, eps,
+                  [&](auto* kernel, size_t begin, size_t end, bool stream) {
+                    kernel(end - begin, cols, x + begin * x_stride, x_stride, gamma, eps, y + begin * y_stride,
+                           y_stride, stream);
+                  });
 }

@@ -10,12 +10,7 @@
 namespace vlak {
 VLAK_PER_TARGET_TABLES(VLAK_WARP_KERNELS)
 
-namespace {
-constinit SpecialisationSwitch g_window{"VLAK_AVX2_WINDOW", CpuRunsAvx2Target};
-}  // namespace
-
-bool WarpAvx2WindowEnabled() { return g_window.Enabled(); }
-bool SetWarpAvx2Window(bool enabled) { return g_window.Set(enabled); }
+VLAK_SPECIALISATION_SWITCH(WarpAvx2Window, "VLAK_AVX2_WINDOW", CpuRunsAvx2Target)
 
 }  // namespace vlak
 
