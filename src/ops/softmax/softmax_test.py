@@ -151,12 +151,19 @@ def _special_rows():
 PLUS_INF_ROW = 1
 
 
-def test_softmax_special_values_match_torch(target, torch):
+def _special_rows_against(torch_fn, vlak_fn):
+    """vlak_fn and torch_fn over _special_rows(): their results y and t, the rows where they must
+    agree (all but PLUS_INF_ROW), and NaN in the same places of those rows."""
     x = _special_rows()
-    t = torch.softmax(torch.from_numpy(x), dim=-1).numpy()
-    y = vlak.softmax(x)
+    t = torch_fn(x)
+    y = vlak_fn(x)
     same = np.arange(len(x)) != PLUS_INF_ROW
     np.testing.assert_array_equal(np.isnan(y[same]), np.isnan(t[same]))
+    return y, t, same
+
+
+def test_softmax_special_values_match_torch(target, torch):
+    y, t, same = _special_rows_against(lambda x: torch.softmax(torch.from_numpy(x), dim=-1).numpy(), vlak.softmax)
     ok = same[:, None] & ~np.isnan(t)
     np.testing.assert_allclose(y[ok], t[ok], rtol=2e-6, atol=1e-30)
     assert np.isnan(t[PLUS_INF_ROW]).all()
@@ -164,11 +171,8 @@ def test_softmax_special_values_match_torch(target, torch):
 
 
 def test_log_softmax_special_values_match_torch(target, torch):
-    x = _special_rows()
-    t = torch.log_softmax(torch.from_numpy(x), dim=-1).numpy()
-    y = vlak.log_softmax(x)
-    same = np.arange(len(x)) != PLUS_INF_ROW
-    np.testing.assert_array_equal(np.isnan(y[same]), np.isnan(t[same]))
+    y, t, same = _special_rows_against(lambda x: torch.log_softmax(torch.from_numpy(x), dim=-1).numpy(),
+                                       vlak.log_softmax)
     np.testing.assert_array_equal(y[np.isinf(t) & same[:, None]], t[np.isinf(t) & same[:, None]])
     ok = np.isfinite(t) & same[:, None]
     np.testing.assert_allclose(y[ok], t[ok], rtol=1e-5, atol=1e-5)
