@@ -329,6 +329,16 @@ inline Buffer& PrepareOutput(bool in_place, Buffer& x, const std::vector<float>&
   return own;
 }
 
+// One target's output (PrepareOutput: x itself for an in-place call, else its own n sentinels) and
+// a copy of it as it was before the call, for (c)'s checks.
+struct TargetOutput {
+  TargetOutput(bool in_place, Buffer& x, const std::vector<float>& x0, size_t n)
+      : y(PrepareOutput(in_place, x, x0, own, n)), before(y.Copy()) {}
+  Buffer own;  // declared before y: PrepareOutput may return it
+  Buffer& y;
+  const std::vector<float> before;
+};
+
 // The rest of an elementwise call's input (y[i] = f(x[i]) over n floats: vlak_exp_f32,
 // vlak_activation_f32), after the call's own parameters: in place (byte < 64), a NULL pointer
 // (byte 1: x, 2: y), then x's data.
@@ -356,11 +366,10 @@ void CheckElementwise(ElementwiseInput& e, bool expect_error, bool nan_payloads_
   std::vector<float> first;
   for (vlak_target t : Targets()) {
     vlak_set_target(t);
-    Buffer y_own;
-    Buffer& yb = PrepareOutput(e.in_place, e.x, e.x0, y_own, e.n);
-    const std::vector<float> before = yb.Copy();
+    TargetOutput out(e.in_place, e.x, e.x0, e.n);
+    Buffer& yb = out.y;
     const vlak_status st = call(e.x_null ? nullptr : (e.in_place ? yb.data() : e.x.data()), e.y_null ? nullptr : yb.data());
-    if (!HasResults(st, expect_error, /*empty=*/false, t, yb, before)) continue;
+    if (!HasResults(st, expect_error, /*empty=*/false, t, yb, out.before)) continue;
     for (size_t i = 0; i < e.n; ++i) {
       check(t, i, yb[i]);
       if (first.empty()) continue;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace vlak_fuzz {
 
@@ -25,6 +26,18 @@ inline bool Parsed(bool ok, const std::string& err, bool holds_nothing) {
   if (err.rfind("fuzz: ", 0) != 0) Finding("an error message that does not name the source", err);
   if (!holds_nothing) Finding("contents left after a failed parse", "");
   return false;
+}
+
+// The input as a reader's file: copied into *file (a heap block of exactly its size), parsed with
+// reader->Parse(..., "fuzz"), and checked as Parsed does (holds_nothing(*reader): whether it is
+// empty). Returns whether it parsed.
+template <class Reader, class HoldsNothing>
+bool ParseInput(const uint8_t* data, size_t size, std::vector<uint8_t>* file, Reader* reader,
+                HoldsNothing holds_nothing) {
+  *file = std::vector<uint8_t>(data, data + size);
+  std::string err;
+  const bool ok = reader->Parse(file->data(), file->size(), &err, "fuzz");
+  return Parsed(ok, err, holds_nothing(*reader));
 }
 
 // Keeps the sum of every byte read alive, so that the reads are not optimised away.

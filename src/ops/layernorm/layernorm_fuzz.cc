@@ -14,13 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const float eps = DecodeEps(in);
   const uint8_t opt = in.Byte();  // which optional pointers are given
   const bool has_gamma = opt & 1, has_beta = opt & 2, has_mean = opt & 4, has_rstd = opt & 8;
-  const uint8_t nulls = in.Byte();
-  const bool x_null = nulls == 1, y_null = nulls == 2;
-
-  const bool empty = rows == 0 || cols == 0;
-  const bool expect_error = !(eps >= 0.0f) ||
-                            (!empty && (x_null || y_null || s.StrideError()));
-  const size_t xe = s.XElems(), ye = s.YElems();
+  const auto& [x_null, y_null, empty, expect_error, xe, ye] = NormCall(in, s, eps);
   if (xe > kMaxElems || ye > kMaxElems) return 0;
 
   Buffer x(xe), gamma(has_gamma ? cols : 0), beta(has_beta ? cols : 0);
@@ -33,15 +27,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<double> ref(cols);
   for (vlak_target t : Targets()) {
     vlak_set_target(t);
-    Buffer y_own, mean(has_mean ? rows : 0), rstd(has_rstd ? rows : 0);
-    Buffer& yb = PrepareOutput(in_place, x, x0, y_own, ye);
+    TargetOutput out(in_place, x, x0, ye);
+    Buffer mean(has_mean ? rows : 0), rstd(has_rstd ? rows : 0);
     mean.Fill(kSentinel);
     rstd.Fill(kSentinel);
-    const std::vector<float> before = yb.Copy();
-    const vlak_status st = vlak_layernorm_f32(rows, cols, x_null ? nullptr : (in_place ? yb.data() : x.data()), x_stride,
-                                              gamma.data(), beta.data(), eps, y_null ? nullptr : yb.data(), y_stride,
+    const vlak_status st = vlak_layernorm_f32(rows, cols, x_null ? nullptr : (in_place ? out.y.data() : x.data()), x_stride,
+                                              gamma.data(), beta.data(), eps, y_null ? nullptr : out.y.data(), y_stride,
                                               mean.data(), rstd.data());
-    if (!HasResults(st, expect_error, empty, t, yb, before)) {
+    if (!HasResults(st, expect_error, empty, t, out.y, out.before)) {
       CheckSentinels(mean, t, "mean written on error");
       CheckSentinels(rstd, t, "rstd written on error");
       continue;
@@ -65,13 +58,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const double xhat = (xr[i] - m64) * r64;
         const double bound = 1e-5 * (std::fabs(g) * (1 + std::fabs(xhat)) + std::fabs(b));
         // An infinite gamma times an xhat that underflows to 0 in float is NaN (IEEE 0 * inf).
-        if (std::isinf(g) && std::fabs(xhat) < std::numeric_limits<float>::min() && std::isnan(yb[r * y_stride + i])) {
+        if (std::isinf(g) && std::fabs(xhat) < std::numeric_limits<float>::min() && std::isnan(out.y[r * y_stride + i])) {
           continue;
         }
-        Check(Within(yb[r * y_stride + i], ref[i], bound), "y outside vlak.h's bound", t, r * cols + i,
-              yb[r * y_stride + i], ref[i]);
+        Check(Within(out.y[r * y_stride + i], ref[i], bound), "y outside vlak.h's bound", t, r * cols + i,
+              out.y[r * y_stride + i], ref[i]);
       }
-      CheckGap(yb, before, r, rows, cols, y_stride, t);
+      CheckGap(out.y, out.before, r, rows, cols, y_stride, t);
     }
   }
   return 0;

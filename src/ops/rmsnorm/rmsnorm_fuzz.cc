@@ -13,13 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& [rows, cols, x_stride, y_stride, in_place] = s;
   const float eps = DecodeEps(in);
   const bool has_gamma = in.Bool();
-  const uint8_t nulls = in.Byte();
-  const bool x_null = nulls == 1, y_null = nulls == 2;
-
-  const bool empty = rows == 0 || cols == 0;
-  const bool expect_error = !(eps >= 0.0f) ||
-                            (!empty && (x_null || y_null || s.StrideError()));
-  const size_t xe = s.XElems(), ye = s.YElems();
+  const auto& [x_null, y_null, empty, expect_error, xe, ye] = NormCall(in, s, eps);
   if (xe > kMaxElems || ye > kMaxElems) return 0;
 
   Buffer x(xe), gamma(has_gamma ? cols : 0);
@@ -31,12 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<double> ref(cols);
   for (vlak_target t : Targets()) {
     vlak_set_target(t);
-    Buffer y_own;
-    Buffer& yb = PrepareOutput(in_place, x, x0, y_own, ye);
-    const std::vector<float> before = yb.Copy();
-    const vlak_status st = vlak_rmsnorm_f32(rows, cols, x_null ? nullptr : (in_place ? yb.data() : x.data()), x_stride,
-                                            gamma.data(), eps, y_null ? nullptr : yb.data(), y_stride);
-    if (!HasResults(st, expect_error, empty, t, yb, before)) continue;
+    TargetOutput out(in_place, x, x0, ye);
+    const vlak_status st = vlak_rmsnorm_f32(rows, cols, x_null ? nullptr : (in_place ? out.y.data() : x.data()), x_stride,
+                                            gamma.data(), eps, y_null ? nullptr : out.y.data(), y_stride);
+    if (!HasResults(st, expect_error, empty, t, out.y, out.before)) continue;
     for (size_t r = 0; r < rows; ++r) {
       const float* xr = x0.data() + r * x_stride;
       vlak::RmsNormReferenceF64(xr, cols, gamma.data(), eps, ref.data());
@@ -48,13 +40,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const double g = has_gamma ? gamma[i] : 1.0;
         const double bound = 1e-5 * std::fabs(g) * (1 + std::fabs(xr[i] * rrms));
         // An infinite gamma times an x / rms that underflows to 0 in float is NaN (IEEE 0 * inf).
-        if (std::isinf(g) && std::fabs(xr[i] * rrms) < std::numeric_limits<float>::min() && std::isnan(yb[r * y_stride + i])) {
+        if (std::isinf(g) && std::fabs(xr[i] * rrms) < std::numeric_limits<float>::min() && std::isnan(out.y[r * y_stride + i])) {
           continue;
         }
-        Check(Within(yb[r * y_stride + i], ref[i], bound), "y outside vlak.h's bound", t, r * cols + i,
-              yb[r * y_stride + i], ref[i]);
+        Check(Within(out.y[r * y_stride + i], ref[i], bound), "y outside vlak.h's bound", t, r * cols + i,
+              out.y[r * y_stride + i], ref[i]);
       }
-      CheckGap(yb, before, r, rows, cols, y_stride, t);
+      CheckGap(out.y, out.before, r, rows, cols, y_stride, t);
     }
   }
   return 0;

@@ -43,14 +43,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<double> ref(head_dim);
   for (vlak_target t : Targets()) {
     vlak_set_target(t);
-    Buffer y_own;
-    Buffer& yb = PrepareOutput(in_place, x, x0, y_own, elems);
-    const std::vector<float> before = yb.Copy();
+    TargetOutput out(in_place, x, x0, elems);
     const vlak_status st = vlak_rope_f32(positions, rows_per_position, head_dim,
-                                         nulls == 1 ? nullptr : (in_place ? yb.data() : x.data()),
+                                         nulls == 1 ? nullptr : (in_place ? out.y.data() : x.data()),
                                          nulls == 2 ? nullptr : cs.data(), nulls == 3 ? nullptr : sn.data(),
-                                         table_stride, nulls == 4 ? nullptr : yb.data(), flags);
-    if (!HasResults(st, expect_error, empty, t, yb, before)) continue;
+                                         table_stride, nulls == 4 ? nullptr : out.y.data(), flags);
+    if (!HasResults(st, expect_error, empty, t, out.y, out.before)) continue;
     for (size_t p = 0; p < positions; ++p) {
       const float* c = cs.data() + p * table_stride;
       const float* s = sn.data() + p * table_stride;
@@ -68,11 +66,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           // each of the two roundings is at most 2^-150 absolute).
           if (!(scale <= std::numeric_limits<float>::max())) continue;
           const double bound = 0x1.0p-23 * scale;
-          Check(Within(yb[o + i], ref[i], bound, 2), "rope outside vlak.h's bound", t, o + i, yb[o + i], ref[i]);
+          Check(Within(out.y[o + i], ref[i], bound, 2), "rope outside vlak.h's bound", t, o + i, out.y[o + i], ref[i]);
         }
       }
     }
-    CheckSameAsFirst(first, yb, t);
+    CheckSameAsFirst(first, out.y, t);
   }
   return 0;
 }

@@ -50,13 +50,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<float> x0 = x.Copy();
   for (vlak_target t : Targets()) {
     vlak_set_target(t);
-    Buffer y_own;
-    Buffer& yb = PrepareOutput(in_place, x, x0, y_own, ye);
-    const std::vector<float> y_before = yb.Copy();
-    const float* xp = x_null ? nullptr : (in_place ? yb.data() : x.data());
-    float* yp = y_null ? nullptr : yb.data();
+    TargetOutput out(in_place, x, x0, ye);
+    const float* xp = x_null ? nullptr : (in_place ? out.y.data() : x.data());
+    float* yp = y_null ? nullptr : out.y.data();
     const vlak_status st = vlak_softmax_f32(rows, cols, xp, x_stride, yp, y_stride, flags);
-    if (!HasResults(st, expect_error, empty, t, yb, y_before, "written on error or on empty input")) continue;
+    if (!HasResults(st, expect_error, empty, t, out.y, out.before, "written on error or on empty input")) continue;
     const Bound b = BoundOf(flags);
     std::vector<double> ref(cols);
     for (size_t r = 0; r < rows; ++r) {
@@ -65,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       float m = -std::numeric_limits<float>::infinity();
       for (size_t i = 0; i < cols; ++i) m = std::max(m, xr[i]);
       for (size_t i = 0; i < cols; ++i) {
-        const float y = yb[r * y_stride + i];
+        const float y = out.y[r * y_stride + i];
         const double d = std::isfinite(m) ? std::fabs(static_cast<double>(xr[i]) - m) : 0.0;
         double bound;
         if (flags & VLAK_SOFTMAX_LOG) {
@@ -76,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         Check(Within(y, ref[i], bound), "softmax outside vlak.h's bound of the float64 reference", t,
               r * cols + i, y, ref[i]);
       }
-      CheckGap(yb, y_before, r, rows, cols, y_stride, t);
+      CheckGap(out.y, out.before, r, rows, cols, y_stride, t);
     }
   }
   return 0;
