@@ -53,6 +53,13 @@ std::string XnnpackMissing() {
 #endif
 }
 
+ImplDef XnnpackRow(std::string description,
+                   std::function<Prepared(const Problem&, Outputs&, int threads, std::string* err)> prepare) {
+  ImplDef d = LibraryImpl("xnnpack", std::move(description), XnnpackMissing);
+  d.prepare = std::move(prepare);
+  return d;
+}
+
 #if defined(VLAK_LAB_HAVE_XNNPACK)
 pthreadpool_t XnnPool(int threads) {
   static pthreadpool_t pools[256] = {};

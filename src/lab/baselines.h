@@ -62,6 +62,17 @@ Prepared XnnpackPrepare(const std::string& name, pthreadpool_t pool, std::string
                         const std::function<xnn_status(xnn_operator_t*)>& create,
                         const std::function<xnn_status(xnn_operator_t)>& setup);
 #endif
+// An XNNPACK row (LibraryImpl "xnnpack", unavailable as XnnpackMissing says) set up by prepare.
+// Write prepare inside VLAK_LAB_XNNPACK_PREPARE(...): a build without XNNPACK compiles none of it
+// and gets a prepare that returns an empty Prepared (never called: the row is not built).
+ImplDef XnnpackRow(std::string description,
+                   std::function<Prepared(const Problem&, Outputs&, int threads, std::string* err)> prepare);
+#if defined(VLAK_LAB_HAVE_XNNPACK)
+#define VLAK_LAB_XNNPACK_PREPARE(...) __VA_ARGS__
+#else
+#define VLAK_LAB_XNNPACK_PREPARE(...) \
+  [](const ::vlak::lab::Problem&, ::vlak::lab::Outputs&, int, std::string*) { return ::vlak::lab::Prepared(); }
+#endif
 std::string OnednnMissing();
 std::string SleefMissing();
 std::string CrefMissing(const std::string& compiler);  // "gcc" or "clang"
@@ -74,6 +85,13 @@ template <class F, class Run>
 ImplDef CrefImpl(const std::string& compiler, const std::string& file, F* fn, Run run) {
   return CrefImplOf(compiler, file, fn != nullptr,
                     [fn, run](const Problem& p, Outputs& out, int threads) { return run(fn, p, out, threads); });
+}
+
+// Both of those rows of one peer, appended to op's implementations: cref_of is its Cref_<name>
+// (VLAK_LAB_CREF), run as CrefImpl's.
+template <class CrefOf, class Run>
+void AddCrefImpls(OpDef* op, const std::string& file, CrefOf cref_of, Run run) {
+  for (const char* cc : {"gcc", "clang"}) op->impls.push_back(CrefImpl(cc, file, cref_of(cc), run));
 }
 
 // The flags each C reference was compiled with (for the machine record), "" if not built.

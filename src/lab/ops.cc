@@ -109,6 +109,12 @@ std::vector<double>& Problem::AddOutput(const std::string& name, std::vector<siz
   return ref.back();
 }
 
+Problem::ScaledRef Problem::AddScaledOutput(const std::string& name, std::vector<size_t> dims) {
+  std::vector<double>& r = AddOutput(name, std::move(dims));
+  scale.back().resize(r.size());
+  return {r.data(), scale.back().data()};
+}
+
 Outputs Problem::MakeOutputs() const {
   Outputs out;
   for (const auto& s : outputs) out.emplace_back(s);
@@ -203,6 +209,14 @@ OpDef NewOp(std::string name, std::string shape_syntax, std::string size_label, 
   op.shape_syntax = std::move(shape_syntax);
   op.size_label = std::move(size_label);
   op.bytes_formula = std::move(bytes_formula);
+  return op;
+}
+
+OpDef ReadWriteF32Op(std::string name, std::string shape_syntax, std::string size_label, size_t rank,
+                     std::string message) {
+  OpDef op = NewOp(std::move(name), std::move(shape_syntax), std::move(size_label), "8 bytes/element (read x, write y)");
+  op.check_shape = ShapeRule({rank}, std::move(message));
+  op.bytes_per_run = BytesPerElement(8.0);
   return op;
 }
 
@@ -428,6 +442,20 @@ OpDef RowsColsOp(std::string name, std::string bytes_formula, double per_element
            per_row * static_cast<double>(s.dims[0]);
   };
   return op;
+}
+
+NormInputs AddNormInputs(Problem* p) {
+  const size_t rows = RowsOf(*p), cols = ColsOf(*p);
+  float* x = p->AddInput("x", {rows, cols}).F32();
+  float* gamma = p->AddInput("gamma", {cols}).F32();
+  FillUniform(x, rows * cols, -2.0f, 2.0f, 1);
+  FillUniform(gamma, cols, 0.5f, 1.5f, 3);
+  return {x, gamma};
+}
+
+std::vector<ImplDef> RowsVlakImpls(const std::string& what, double bound, RowsVlakCall call) {
+  return VlakTargetImpls(what, bound, Available,
+                         [call](const Problem& p, Outputs& out) { return call(p, out, RowsOf(p), ColsOf(p)); });
 }
 
 bool RowBlocks(int threads, const Problem& p, const std::function<void(size_t r0, size_t r1)>& fn) {

@@ -92,6 +92,13 @@ struct Problem {
   // Declares an output and returns its reference (sized to it) for the operator to fill; the
   // reference returned is valid until the next AddOutput.
   std::vector<double>& AddOutput(const std::string& name, std::vector<size_t> dims, DType t = DType::kF32);
+  // An f32 output whose bound is stated per element: its reference and its scale (both sized to
+  // it) for the operator to fill; valid until the next AddOutput.
+  struct ScaledRef {
+    double* ref;
+    float* scale;
+  };
+  ScaledRef AddScaledOutput(const std::string& name, std::vector<size_t> dims);
   Outputs MakeOutputs() const;
   size_t InputBytes() const;
   size_t OutputBytes() const;
@@ -175,6 +182,11 @@ std::function<bool(const std::vector<size_t>& dims, std::string* err)> ShapeRule
     std::vector<size_t> ranks, std::string message, std::function<bool(const std::vector<size_t>& dims)> also = {});
 // bytes_per_run of an elementwise operator: `bytes` per element of the shape.
 std::function<double(const Shape&)> BytesPerElement(double bytes);
+// An operator that reads x and writes y, one f32 each per element (exp, the activations, softmax):
+// NewOp with "8 bytes/element (read x, write y)", shapes of `rank` dims (else *err = message), and
+// BytesPerElement(8).
+OpDef ReadWriteF32Op(std::string name, std::string shape_syntax, std::string size_label, size_t rank,
+                     std::string message);
 // A bound_text: `format` (printf) with the bound at each of its conversions (one or two).
 std::function<std::string(double bound)> BoundFormat(std::string format);
 
@@ -227,6 +239,17 @@ inline size_t ColsOf(const Problem& p) { return p.shape.dims[1]; }
 // rstd), as bytes_formula says.
 OpDef RowsColsOp(std::string name, std::string bytes_formula, double per_element, double per_col = 0,
                  double per_row = 0);
+// The inputs a normalisation over rows starts with (inputs 0 and 1): x, rows x cols uniform in
+// [-2, 2), and gamma, cols uniform in [0.5, 1.5), from fixed seeds.
+struct NormInputs {
+  float* x;
+  float* gamma;
+};
+NormInputs AddNormInputs(Problem* p);
+// A row-wise operator's vlak rows (VlakTargetImpls, available everywhere): call(p, out, rows, cols)
+// makes the call and says whether it returned VLAK_OK.
+using RowsVlakCall = std::function<bool(const Problem&, Outputs&, size_t rows, size_t cols)>;
+std::vector<ImplDef> RowsVlakImpls(const std::string& what, double bound, RowsVlakCall call);
 // A row-wise operator's plain C peer over blocks of rows: fn(r0, r1) on `threads` threads
 // (ParallelOk); true.
 bool RowBlocks(int threads, const Problem& p, const std::function<void(size_t r0, size_t r1)>& fn);

@@ -63,22 +63,17 @@ std::string UlpBoundText(double b) {
 // XNNPACK's f32 sigmoid (its own ISA choice), the only activation of these in Debian's XNNPACK
 // (libxnnpack-dev 0.0~git20220216: xnn_create_sigmoid_nc_f32; no f32 tanh, gelu, silu, softplus).
 ImplDef XnnpackSigmoid() {
-  ImplDef d = LibraryImpl("xnnpack", "XNNPACK xnn_create_sigmoid_nc_f32 (its own ISA choice), pthreadpool threads",
-                          XnnpackMissing);
-  d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
-    Prepared pr;
-#if defined(VLAK_LAB_HAVE_XNNPACK)
-    const size_t n = p.In(0).Elements();
-    pthreadpool_t pool = XnnPool(threads);
-    pr = XnnpackPrepare(
-        "sigmoid_nc_f32", pool, err, [&](xnn_operator_t* op) { return xnn_create_sigmoid_nc_f32(1, 1, 1, 0, op); },
-        [&](xnn_operator_t op) { return xnn_setup_sigmoid_nc_f32(op, n, p.In(0).F32(), out[0].F32(), pool); });
-#else
-    (void)p, (void)out, (void)threads, (void)err;
-#endif
-    return pr;
-  };
-  return d;
+  return XnnpackRow("XNNPACK xnn_create_sigmoid_nc_f32 (its own ISA choice), pthreadpool threads",
+                    VLAK_LAB_XNNPACK_PREPARE([](const Problem& p, Outputs& out, int threads, std::string* err) {
+                      const size_t n = p.In(0).Elements();
+                      pthreadpool_t pool = XnnPool(threads);
+                      return XnnpackPrepare(
+                          "sigmoid_nc_f32", pool, err,
+                          [&](xnn_operator_t* op) { return xnn_create_sigmoid_nc_f32(1, 1, 1, 0, op); },
+                          [&](xnn_operator_t op) {
+                            return xnn_setup_sigmoid_nc_f32(op, n, p.In(0).F32(), out[0].F32(), pool);
+                          });
+                    }));
 }
 
 // ---- SLEEF formulas ---------------------------------------------------------------------------
@@ -258,10 +253,9 @@ std::string LabName(vlak_activation fn) {
 
 OpDef ActivationOp(vlak_activation fn) {
   const std::string fname = ActivationName(fn);
-  OpDef op = NewOp("activation-" + LabName(fn), "N (elements, e.g. 4096, 16M)", "n",
-                   "8 bytes/element (read x, write y)");
-  op.check_shape = ShapeRule({1}, op.name + " shapes are one number of elements (e.g. 4096)");
-  op.bytes_per_run = BytesPerElement(8.0);
+  const std::string name = "activation-" + LabName(fn);
+  OpDef op = ReadWriteF32Op(name, "N (elements, e.g. 4096, 16M)", "n", 1,
+                            name + " shapes are one number of elements (e.g. 4096)");
   op.make_problem = [fn](Problem* p) {
     const size_t n = p->shape.Elements();
     float* x = p->AddInput("x", {n}).F32();
@@ -288,17 +282,15 @@ OpDef ActivationOp(vlak_activation fn) {
                                 return vlak_activation_f32(p.In(0).Elements(), p.In(0).F32(), out[0].F32(),
                                                            fn | VLAK_ACT_FAST) == VLAK_OK;
                               }));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/activation/activation_peer.c", Cref_activation_f32(cc),
-                                [fn](auto* k, const Problem& p, Outputs& out, int threads) {
-                                  const float* x = p.In(0).F32();
-                                  float* y = out[0].F32();
-                                  return ParallelOk(threads, p.In(0).Elements(), [&](size_t b, size_t e) {
-                                    k(x + b, y + b, e - b, static_cast<int>(fn));
-                                    return true;
-                                  });
-                                }));
-  }
+  AddCrefImpls(&op, "src/ops/activation/activation_peer.c", Cref_activation_f32,
+               [fn](auto* k, const Problem& p, Outputs& out, int threads) {
+                 const float* x = p.In(0).F32();
+                 float* y = out[0].F32();
+                 return ParallelOk(threads, p.In(0).Elements(), [&](size_t b, size_t e) {
+                   k(x + b, y + b, e - b, static_cast<int>(fn));
+                   return true;
+                 });
+               });
   if (fn == VLAK_ACT_SIGMOID) op.impls.push_back(XnnpackSigmoid());
   op.impls.push_back(SleefActImpl("sleef", fn, false));
   op.impls.push_back(SleefActImpl("sleef@avx2", fn, false));  // listed everywhere so suites stay portable
@@ -341,18 +333,16 @@ OpDef GluOp(vlak_activation fn) {
                                 return vlak_glu_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(), cols,
                                                     out[0].F32(), cols, fn | VLAK_ACT_FAST) == VLAK_OK;
                               }));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/activation/activation_peer.c", Cref_glu_f32(cc),
-                                [fn](auto* k, const Problem& p, Outputs& out, int threads) {
-                                  const float* g = p.In(0).F32();
-                                  const float* u = p.In(1).F32();
-                                  float* y = out[0].F32();
-                                  return ParallelOk(threads, p.In(0).Elements(), [&](size_t b, size_t e) {
-                                    k(g + b, u + b, y + b, e - b, static_cast<int>(fn));
-                                    return true;
-                                  });
-                                }));
-  }
+  AddCrefImpls(&op, "src/ops/activation/activation_peer.c", Cref_glu_f32,
+               [fn](auto* k, const Problem& p, Outputs& out, int threads) {
+                 const float* g = p.In(0).F32();
+                 const float* u = p.In(1).F32();
+                 float* y = out[0].F32();
+                 return ParallelOk(threads, p.In(0).Elements(), [&](size_t b, size_t e) {
+                   k(g + b, u + b, y + b, e - b, static_cast<int>(fn));
+                   return true;
+                 });
+               });
   op.impls.push_back(VlakTwoCallImpl(fn));
   op.impls.push_back(SleefActImpl("sleef", fn, true));
   op.impls.push_back(SleefActImpl("sleef@avx2", fn, true));

@@ -73,82 +73,73 @@ ImplDef TwoCalls(bool layer) {
       });
 }
 
-OpDef AddLayerNormOp() {
-  OpDef op = RowsColsOp("add-layernorm", "12 bytes/element (read x and r, write y) + 8/column (gamma, beta)", 12.0, 8.0);
-  op.make_problem = [](Problem* p) {
-    const size_t rows = RowsOf(*p), cols = ColsOf(*p);
-    const std::vector<float> s = MakeInputs(p, true);
-    const float* gamma = p->In(2).F32();
-    const float* beta = p->In(3).F32();
-    std::vector<double>& ref = p->AddOutput("y", {rows, cols});
-    p->scale[0].resize(rows * cols);
-    LayerNormReferenceRowsF64(s.data(), rows, cols, gamma, beta, kEps, ref.data(), p->scale[0].data());
-  };
-  op.bound_text = BoundFormat("abs<=%.0e(|g|(1+|xhat|)+|b|)");
-  op.baselines = {"vlak-2call", "c-gcc", "c-clang"};
-  op.test_dims = {{3, 64}};
-  op.AddImpls(VlakTargetImpls("vlak_add_layernorm_f32", 1e-5, Available,
-                              [](const Problem& p, Outputs& out) {
-                                const size_t cols = ColsOf(p);
-                                return vlak_add_layernorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
-                                                              cols, p.In(2).F32(), p.In(3).F32(), kEps,
-                                                              out[0].F32(), cols, nullptr, 0) == VLAK_OK;
-                              }));
-  op.impls.push_back(TwoCalls(true));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/add_norm/add_norm_peer.c", Cref_add_layernorm_f32(cc),
-                                [](auto* k, const Problem& p, Outputs& out, int threads) {
-                                  const size_t cols = ColsOf(p);
-                                  return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
-                                    k(p.In(0).F32() + r0 * cols, p.In(1).F32() + r0 * cols, p.In(2).F32(),
-                                      p.In(3).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
-                                  });
-                                }));
+// The inputs and y's reference of add-layernorm (layer) or add-rmsnorm; add-rmsnorm's sum is
+// x + r rounded once: its reference is that float, and a zero scale allows it no error at all.
+void MakeProblem(Problem* p, bool layer) {
+  const size_t rows = RowsOf(*p), cols = ColsOf(*p);
+  const std::vector<float> s = MakeInputs(p, layer);
+  const float* gamma = p->In(2).F32();
+  const Problem::ScaledRef y = p->AddScaledOutput("y", {rows, cols});
+  if (layer) {
+    LayerNormReferenceRowsF64(s.data(), rows, cols, gamma, p->In(3).F32(), kEps, y.ref, y.scale);
+    return;
   }
-  return op;
+  RmsNormReferenceRowsF64(s.data(), rows, cols, gamma, kEps, y.ref, y.scale);
+  std::vector<double>& sum = p->AddOutput("sum", {rows, cols});
+  for (size_t i = 0; i < rows * cols; ++i) sum[i] = s[i];
+  p->scale[1].assign(rows * cols, 0.0f);
 }
 
-OpDef AddRmsNormOp() {
-  OpDef op = RowsColsOp("add-rmsnorm", "16 bytes/element (read x and r, write y and sum) + 4/column (gamma)", 16.0, 4.0);
-  op.make_problem = [](Problem* p) {
-    const size_t rows = RowsOf(*p), cols = ColsOf(*p);
-    const std::vector<float> s = MakeInputs(p, false);
-    const float* gamma = p->In(2).F32();
-    std::vector<double>& ref = p->AddOutput("y", {rows, cols});
-    p->scale[0].resize(rows * cols);
-    RmsNormReferenceRowsF64(s.data(), rows, cols, gamma, kEps, ref.data(), p->scale[0].data());
-    // The sum is x + r rounded once: its reference is that float, and a zero scale allows it no
-    // error at all.
-    std::vector<double>& sum = p->AddOutput("sum", {rows, cols});
-    for (size_t i = 0; i < rows * cols; ++i) sum[i] = s[i];
-    p->scale[1].assign(rows * cols, 0.0f);
-  };
-  op.bound_text = BoundFormat("abs<=%.0e|g|(1+|xhat|), sum exact");
+// After vlak's own rows: vlak-2call, then the C peer (add_norm_peer.c) built by gcc and by clang.
+void AddTwoCallAndPeerImpls(OpDef* op, bool layer) {
+  op->impls.push_back(TwoCalls(layer));
+  const std::string file = "src/ops/add_norm/add_norm_peer.c";
+  if (layer) {
+    AddCrefImpls(op, file, Cref_add_layernorm_f32, [](auto* k, const Problem& p, Outputs& out, int threads) {
+      const size_t cols = ColsOf(p);
+      return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
+        const size_t at = r0 * cols;
+        k(p.In(0).F32() + at, p.In(1).F32() + at, p.In(2).F32(), p.In(3).F32(), out[0].F32() + at, r1 - r0, cols, kEps);
+      });
+    });
+    return;
+  }
+  AddCrefImpls(op, file, Cref_add_rmsnorm_f32, [](auto* k, const Problem& p, Outputs& out, int threads) {
+    const size_t cols = ColsOf(p);
+    return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
+      const size_t at = r0 * cols;
+      k(p.In(0).F32() + at, p.In(1).F32() + at, p.In(2).F32(), out[0].F32() + at, out[1].F32() + at, r1 - r0, cols,
+        kEps);
+    });
+  });
+}
+
+// add-layernorm (layer) or add-rmsnorm.
+OpDef AddNormOp(bool layer) {
+  OpDef op = layer ? RowsColsOp("add-layernorm", "12 bytes/element (read x and r, write y) + 8/column (gamma, beta)",
+                                12.0, 8.0)
+                   : RowsColsOp("add-rmsnorm", "16 bytes/element (read x and r, write y and sum) + 4/column (gamma)",
+                                16.0, 4.0);
+  op.make_problem = [layer](Problem* p) { MakeProblem(p, layer); };
+  op.bound_text = BoundFormat(layer ? "abs<=%.0e(|g|(1+|xhat|)+|b|)" : "abs<=%.0e|g|(1+|xhat|), sum exact");
   op.baselines = {"vlak-2call", "c-gcc", "c-clang"};
   op.test_dims = {{3, 64}};
-  op.AddImpls(VlakTargetImpls("vlak_add_rmsnorm_f32", 1e-5, Available,
-                              [](const Problem& p, Outputs& out) {
-                                const size_t cols = ColsOf(p);
-                                return vlak_add_rmsnorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
-                                                            cols, p.In(2).F32(), kEps, out[0].F32(), cols,
-                                                            out[1].F32(), cols) == VLAK_OK;
-                              }));
-  op.impls.push_back(TwoCalls(false));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/add_norm/add_norm_peer.c", Cref_add_rmsnorm_f32(cc),
-                                [](auto* k, const Problem& p, Outputs& out, int threads) {
-                                  const size_t cols = ColsOf(p);
-                                  return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
-                                    k(p.In(0).F32() + r0 * cols, p.In(1).F32() + r0 * cols, p.In(2).F32(),
-                                      out[0].F32() + r0 * cols, out[1].F32() + r0 * cols, r1 - r0, cols, kEps);
-                                  });
-                                }));
-  }
+  op.AddImpls(RowsVlakImpls(layer ? "vlak_add_layernorm_f32" : "vlak_add_rmsnorm_f32", 1e-5,
+                            [layer](const Problem& p, Outputs& out, size_t rows, size_t cols) {
+                              const float *x = p.In(0).F32(), *r = p.In(1).F32(), *gamma = p.In(2).F32();
+                              return (layer ? vlak_add_layernorm_f32(rows, cols, x, cols, r, cols, gamma,
+                                                                     p.In(3).F32(), kEps, out[0].F32(), cols,
+                                                                     nullptr, 0)
+                                            : vlak_add_rmsnorm_f32(rows, cols, x, cols, r, cols, gamma, kEps,
+                                                                   out[0].F32(), cols, out[1].F32(), cols)) ==
+                                     VLAK_OK;
+                            }));
+  AddTwoCallAndPeerImpls(&op, layer);
   return op;
 }
 
 }  // namespace
 
-std::vector<OpDef> LabOps_add_norm() { return {AddLayerNormOp(), AddRmsNormOp()}; }
+std::vector<OpDef> LabOps_add_norm() { return {AddNormOp(true), AddNormOp(false)}; }
 
 }  // namespace vlak::lab

@@ -85,10 +85,8 @@ ImplDef SleefImpl(const std::string& name, const std::string& isa) {
 }  // namespace
 
 std::vector<OpDef> LabOps_exp() {
-  OpDef op = NewOp("exp", "N (elements, e.g. 4096, 1M)", "n",
-                   "8 bytes/element (read x, write y)");
-  op.check_shape = ShapeRule({1}, "exp shapes are one number of elements (e.g. 65536)");
-  op.bytes_per_run = BytesPerElement(8.0);
+  OpDef op = ReadWriteF32Op("exp", "N (elements, e.g. 4096, 1M)", "n", 1,
+                            "exp shapes are one number of elements (e.g. 65536)");
   op.make_problem = [](Problem* p) {
     const size_t n = p->shape.Elements();
     float* x = p->AddInput("x", {n}).F32();
@@ -122,14 +120,12 @@ std::vector<OpDef> LabOps_exp() {
                                  for (size_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
                                  return true;
                                }));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/exp/exp_peer.c", Cref_exp_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
-      return ForBlocks(p, out, threads, [&](const float* x, float* y, size_t n) {
-        k(x, y, n);
-        return true;
-      });
-    }));
-  }
+  AddCrefImpls(&op, "src/ops/exp/exp_peer.c", Cref_exp_f32, [](auto* k, const Problem& p, Outputs& out, int threads) {
+    return ForBlocks(p, out, threads, [&](const float* x, float* y, size_t n) {
+      k(x, y, n);
+      return true;
+    });
+  });
   op.impls.push_back(SleefImpl("sleef", "best"));
   op.impls.push_back(SleefImpl("sleef@avx2", "avx2"));  // listed everywhere so suites stay portable
   op.impls.push_back(OnednnExpImpl());

@@ -26,38 +26,29 @@ std::vector<OpDef> LabOps_layernorm() {
   OpDef op = RowsColsOp("layernorm", "8 bytes/element (read x, write y) + 8/column (gamma, beta)", 8.0, 8.0);
   op.make_problem = [](Problem* p) {
     const size_t rows = RowsOf(*p), cols = ColsOf(*p);
-    float* x = p->AddInput("x", {rows, cols}).F32();
-    float* gamma = p->AddInput("gamma", {cols}).F32();
+    const auto [x, gamma] = AddNormInputs(p);
     float* beta = p->AddInput("beta", {cols}).F32();
-    FillUniform(x, rows * cols, -2.0f, 2.0f, 1);
     std::vector<float> offset(rows);
     FillUniform(offset.data(), rows, -4.0f, 4.0f, 2);
     for (size_t r = 0; r < rows; ++r) for (size_t c = 0; c < cols; ++c) x[r * cols + c] += offset[r];
-    FillUniform(gamma, cols, 0.5f, 1.5f, 3);
     FillUniform(beta, cols, -0.5f, 0.5f, 4);
-    std::vector<double>& ref = p->AddOutput("y", {rows, cols});
-    p->scale[0].resize(rows * cols);
-    LayerNormReferenceRowsF64(x, rows, cols, gamma, beta, kEps, ref.data(), p->scale[0].data());
+    const Problem::ScaledRef y = p->AddScaledOutput("y", {rows, cols});
+    LayerNormReferenceRowsF64(x, rows, cols, gamma, beta, kEps, y.ref, y.scale);
   };
   op.bound_text = BoundFormat("abs<=%.0e(|g|(1+|xhat|)+|b|)");
   op.baselines = {"onednn", "c-gcc", "c-clang"};
   op.test_dims = {{3, 64}};
 
-  op.AddImpls(VlakTargetImpls("vlak_layernorm_f32", 1e-5, Available,
-                              [](const Problem& p, Outputs& out) {
-                                const size_t cols = ColsOf(p);
-                                return vlak_layernorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(),
-                                                          p.In(2).F32(), kEps, out[0].F32(), cols, nullptr,
-                                                          nullptr) == VLAK_OK;
-                              }));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/layernorm/layernorm_peer.c", Cref_layernorm_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
-      const size_t cols = ColsOf(p);
-      return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
-        k(p.In(0).F32() + r0 * cols, p.In(1).F32(), p.In(2).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
-      });
-    }));
-  }
+  op.AddImpls(RowsVlakImpls("vlak_layernorm_f32", 1e-5, [](const Problem& p, Outputs& out, size_t rows, size_t cols) {
+    return vlak_layernorm_f32(rows, cols, p.In(0).F32(), cols, p.In(1).F32(), p.In(2).F32(), kEps, out[0].F32(), cols,
+                              nullptr, nullptr) == VLAK_OK;
+  }));
+  AddCrefImpls(&op, "src/ops/layernorm/layernorm_peer.c", Cref_layernorm_f32, [](auto* k, const Problem& p, Outputs& out, int threads) {
+    const size_t cols = ColsOf(p);
+    return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
+      k(p.In(0).F32() + r0 * cols, p.In(1).F32(), p.In(2).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
+    });
+  });
   ImplDef dnnl = LibraryImpl("onednn",
                              "oneDNN layer_normalization_forward, inference, scale and shift (its own ISA choice), "
                              "OpenMP threads", OnednnMissing);

@@ -88,15 +88,13 @@ std::vector<OpDef> LabOps_matmul() {
                                 return vlak_matmul_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(1).F32(), N(p),
                                                        out[0].F32(), N(p), 0) == VLAK_OK;
                               }));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/matmul/matmul_peer.c", Cref_matmul_f32(cc), [](auto* kr, const Problem& p, Outputs& out, int threads) {
-      const size_t n = N(p), k = K(p);
-      return ParallelOk(threads, M(p), [&](size_t i0, size_t i1) {
-        kr(p.In(0).F32() + i0 * k, p.In(1).F32(), out[0].F32() + i0 * n, i1 - i0, n, k);
-        return true;
-      });
-    }));
-  }
+  AddCrefImpls(&op, "src/ops/matmul/matmul_peer.c", Cref_matmul_f32, [](auto* kr, const Problem& p, Outputs& out, int threads) {
+    const size_t n = N(p), k = K(p);
+    return ParallelOk(threads, M(p), [&](size_t i0, size_t i1) {
+      kr(p.In(0).F32() + i0 * k, p.In(1).F32(), out[0].F32() + i0 * n, i1 - i0, n, k);
+      return true;
+    });
+  });
   op.impls.push_back(MatmulImpl("openblas", "OpenBLAS cblas_sgemm (its own kernel choice), openblas_set_num_threads",
                                 OpenblasMissing, OpenblasSgemm));
   op.impls.push_back(MatmulImpl("eigen", "Eigen 3 Map<RowMajor> c.noalias() = a * b, -march=native, Eigen::setNbThreads",

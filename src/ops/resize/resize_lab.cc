@@ -175,30 +175,23 @@ ImplDef OpencvImpl() {
 }
 
 ImplDef XnnpackResizeImpl() {
-  ImplDef d = LibraryImpl("xnnpack",
-                          "XNNPACK xnn_create_resize_bilinear2d_nhwc_u8, TensorFlow legacy mode (asymmetric, 11-bit "
-                          "weights); the C planes as a batch of C one-channel NHWC images; pthreadpool threads",
-                          XnnpackMissing);
+  ImplDef d = XnnpackRow(
+      "XNNPACK xnn_create_resize_bilinear2d_nhwc_u8, TensorFlow legacy mode (asymmetric, 11-bit weights); the C "
+      "planes as a batch of C one-channel NHWC images; pthreadpool threads",
+      VLAK_LAB_XNNPACK_PREPARE([](const Problem& p, Outputs& out, int threads, std::string* err) {
+        pthreadpool_t pool = XnnPool(threads);
+        const Geometry g = Geo(p);
+        return XnnpackPrepare(
+            "resize_bilinear2d_nhwc_u8", pool, err,
+            [](xnn_operator_t* op) {
+              return xnn_create_resize_bilinear2d_nhwc_u8(1, 1, 1, XNN_FLAG_TENSORFLOW_LEGACY_MODE, op);
+            },
+            [&](xnn_operator_t op) {
+              return xnn_setup_resize_bilinear2d_nhwc_u8(op, g.c, g.h, g.w, g.oh, g.ow, p.In(0).Data<uint8_t>(),
+                                                         out[0].Data<uint8_t>(), pool);
+            });
+      }));
   d.bound = 1;
-  d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
-    Prepared pr;
-#if defined(VLAK_LAB_HAVE_XNNPACK)
-    pthreadpool_t pool = XnnPool(threads);
-    const Geometry g = Geo(p);
-    pr = XnnpackPrepare(
-        "resize_bilinear2d_nhwc_u8", pool, err,
-        [](xnn_operator_t* op) {
-          return xnn_create_resize_bilinear2d_nhwc_u8(1, 1, 1, XNN_FLAG_TENSORFLOW_LEGACY_MODE, op);
-        },
-        [&](xnn_operator_t op) {
-          return xnn_setup_resize_bilinear2d_nhwc_u8(op, g.c, g.h, g.w, g.oh, g.ow, p.In(0).Data<uint8_t>(),
-                                                     out[0].Data<uint8_t>(), pool);
-        });
-#else
-    (void)p, (void)out, (void)threads, (void)err;
-#endif
-    return pr;
-  };
   return d;
 }
 

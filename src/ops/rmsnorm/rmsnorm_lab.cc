@@ -24,32 +24,23 @@ std::vector<OpDef> LabOps_rmsnorm() {
   OpDef op = RowsColsOp("rmsnorm", "8 bytes/element (read x, write y) + 4/column (gamma)", 8.0, 4.0);
   op.make_problem = [](Problem* p) {
     const size_t rows = RowsOf(*p), cols = ColsOf(*p);
-    float* x = p->AddInput("x", {rows, cols}).F32();
-    float* gamma = p->AddInput("gamma", {cols}).F32();
-    FillUniform(x, rows * cols, -2.0f, 2.0f, 1);
-    FillUniform(gamma, cols, 0.5f, 1.5f, 3);
-    std::vector<double>& ref = p->AddOutput("y", {rows, cols});
-    p->scale[0].resize(rows * cols);
-    RmsNormReferenceRowsF64(x, rows, cols, gamma, kEps, ref.data(), p->scale[0].data());
+    const auto [x, gamma] = AddNormInputs(p);
+    const Problem::ScaledRef y = p->AddScaledOutput("y", {rows, cols});
+    RmsNormReferenceRowsF64(x, rows, cols, gamma, kEps, y.ref, y.scale);
   };
   op.bound_text = BoundFormat("abs<=%.0e|g|(1+|xhat|)");
   op.baselines = {"c-gcc", "c-clang"};
   op.test_dims = {{3, 64}};
 
-  op.AddImpls(VlakTargetImpls("vlak_rmsnorm_f32", 1e-5, Available,
-                              [](const Problem& p, Outputs& out) {
-                                const size_t cols = ColsOf(p);
-                                return vlak_rmsnorm_f32(RowsOf(p), cols, p.In(0).F32(), cols, p.In(1).F32(), kEps,
-                                                        out[0].F32(), cols) == VLAK_OK;
-                              }));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/rmsnorm/rmsnorm_peer.c", Cref_rmsnorm_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
-      const size_t cols = ColsOf(p);
-      return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
-        k(p.In(0).F32() + r0 * cols, p.In(1).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
-      });
-    }));
-  }
+  op.AddImpls(RowsVlakImpls("vlak_rmsnorm_f32", 1e-5, [](const Problem& p, Outputs& out, size_t rows, size_t cols) {
+    return vlak_rmsnorm_f32(rows, cols, p.In(0).F32(), cols, p.In(1).F32(), kEps, out[0].F32(), cols) == VLAK_OK;
+  }));
+  AddCrefImpls(&op, "src/ops/rmsnorm/rmsnorm_peer.c", Cref_rmsnorm_f32, [](auto* k, const Problem& p, Outputs& out, int threads) {
+    const size_t cols = ColsOf(p);
+    return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
+      k(p.In(0).F32() + r0 * cols, p.In(1).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
+    });
+  });
   return {op};
 }
 

@@ -95,17 +95,15 @@ std::vector<OpDef> LabOps_rope() {
                                                      p.In(kSin).F32(), g.dim / 2, out[0].F32(),
                                                      VLAK_ROPE_HALVES) == VLAK_OK;
                               }));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/rope/rope_peer.c", Cref_rope_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
-      const Geometry g = Geo(p.shape);
-      const size_t h = g.dim / 2, per_pos = g.rows * g.dim;
-      return ParallelOk(threads, g.positions, [&](size_t p0, size_t p1) {
-        k(p.In(kX).F32() + p0 * per_pos, p.In(kCos).F32() + p0 * h, p.In(kSin).F32() + p0 * h,
-                   out[0].F32() + p0 * per_pos, p1 - p0, g.rows, g.dim);
-        return true;
-      });
-    }));
-  }
+  AddCrefImpls(&op, "src/ops/rope/rope_peer.c", Cref_rope_f32, [](auto* k, const Problem& p, Outputs& out, int threads) {
+    const Geometry g = Geo(p.shape);
+    const size_t h = g.dim / 2, per_pos = g.rows * g.dim;
+    return ParallelOk(threads, g.positions, [&](size_t p0, size_t p1) {
+      k(p.In(kX).F32() + p0 * per_pos, p.In(kCos).F32() + p0 * h, p.In(kSin).F32() + p0 * h,
+                 out[0].F32() + p0 * per_pos, p1 - p0, g.rows, g.dim);
+      return true;
+    });
+  });
   return {op};
 }
 

@@ -100,23 +100,17 @@ bool NaiveRows(const float* x, float* y, size_t rows, size_t cols) {
 }
 
 ImplDef XnnpackImpl() {
-  ImplDef d = LibraryImpl("xnnpack", "XNNPACK xnn_create_softmax_nc_f32 (its own ISA choice), pthreadpool threads",
-                          XnnpackMissing);
-  d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
-    Prepared pr;
-#if defined(VLAK_LAB_HAVE_XNNPACK)
-    const size_t cols = Cols(p);
-    pthreadpool_t pool = XnnPool(threads);
-    pr = XnnpackPrepare(
-        "softmax_nc_f32", pool, err,
-        [&](xnn_operator_t* op) { return xnn_create_softmax_nc_f32(cols, cols, cols, 0, op); },
-        [&](xnn_operator_t op) { return xnn_setup_softmax_nc_f32(op, Rows(p), p.In(0).F32(), out[0].F32(), pool); });
-#else
-    (void)p, (void)out, (void)threads, (void)err;
-#endif
-    return pr;
-  };
-  return d;
+  return XnnpackRow("XNNPACK xnn_create_softmax_nc_f32 (its own ISA choice), pthreadpool threads",
+                    VLAK_LAB_XNNPACK_PREPARE([](const Problem& p, Outputs& out, int threads, std::string* err) {
+                      const size_t cols = Cols(p);
+                      pthreadpool_t pool = XnnPool(threads);
+                      return XnnpackPrepare(
+                          "softmax_nc_f32", pool, err,
+                          [&](xnn_operator_t* op) { return xnn_create_softmax_nc_f32(cols, cols, cols, 0, op); },
+                          [&](xnn_operator_t op) {
+                            return xnn_setup_softmax_nc_f32(op, Rows(p), p.In(0).F32(), out[0].F32(), pool);
+                          });
+                    }));
 }
 
 ImplDef OnednnImpl() {
@@ -157,10 +151,8 @@ Accuracy SoftmaxAccuracy(const Problem& p, const Outputs& out, double eps) {
 }  // namespace
 
 std::vector<OpDef> LabOps_softmax() {
-  OpDef op = NewOp("softmax", "ROWSxCOLS (e.g. 1x2048, 256x2048)", "cols",
-                   "8 bytes/element (read x, write y)");
-  op.check_shape = ShapeRule({2}, "softmax shapes are ROWSxCOLS (e.g. 1x2048)");
-  op.bytes_per_run = BytesPerElement(8.0);
+  OpDef op = ReadWriteF32Op("softmax", "ROWSxCOLS (e.g. 1x2048, 256x2048)", "cols", 2,
+                            "softmax shapes are ROWSxCOLS (e.g. 1x2048)");
   op.make_problem = [](Problem* p) {
     const size_t rows = p->shape.dims[0], cols = p->shape.dims[1];
     float* x = p->AddInput("x", {rows, cols}).F32();
@@ -198,14 +190,12 @@ std::vector<OpDef> LabOps_softmax() {
   }
   op.impls.push_back(RowFnImpl("naive", "libm", "three loops with libm expf, the project's compiler and flags",
                                Available, NaiveRows));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/softmax/softmax_peer.c", Cref_softmax_f32(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
-      return ForRowBlocks(p, out, threads, [&](const float* x, float* y, size_t rows) {
-        k(x, y, rows, Cols(p));
-        return true;
-      });
-    }));
-  }
+  AddCrefImpls(&op, "src/ops/softmax/softmax_peer.c", Cref_softmax_f32, [](auto* k, const Problem& p, Outputs& out, int threads) {
+    return ForRowBlocks(p, out, threads, [&](const float* x, float* y, size_t rows) {
+      k(x, y, rows, Cols(p));
+      return true;
+    });
+  });
   // Not a softmax: the memory bound. Its output is a copy (no accuracy bound applies); with
   // --baseline copy, "vs copy" r = copy time / this time, and a two-pass softmax, which moves 12
   // bytes per element to the copy's 8, runs at 1.5 r of its bound.

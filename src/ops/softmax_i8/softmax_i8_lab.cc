@@ -48,29 +48,24 @@ Accuracy U8Accuracy(const Problem& p, const Outputs& out, double bound) {
 }
 
 ImplDef XnnpackQu8() {
-  ImplDef d = LibraryImpl("xnnpack",
-                          "XNNPACK xnn_create_softmax_nc_qu8 (input scale 1/16, output scale 1/256, zp 0), 1 thread "
-                          "or pthreadpool", XnnpackMissing);
-  d.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
-    Prepared pr;
-#if defined(VLAK_LAB_HAVE_XNNPACK)
-    if (threads != 1) {
-      *err = "the softmax-i8 xnnpack row runs 1 thread only";
-      return pr;
-    }
-    const size_t cols = ColsOf(p);
-    pr = XnnpackPrepare(
-        "softmax_nc_qu8", nullptr, err,
-        [&](xnn_operator_t* op) { return xnn_create_softmax_nc_qu8(cols, cols, cols, kScale, 0, 1.0f / 256, 0, op); },
-        [&](xnn_operator_t op) {
-          return xnn_setup_softmax_nc_qu8(op, RowsOf(p), p.In(0).Data<uint8_t>(), out[0].Data<uint8_t>(), nullptr);
-        });
-#else
-    (void)p, (void)out, (void)threads, (void)err;
-#endif
-    return pr;
-  };
-  return d;
+  return XnnpackRow(
+      "XNNPACK xnn_create_softmax_nc_qu8 (input scale 1/16, output scale 1/256, zp 0), 1 thread or pthreadpool",
+      VLAK_LAB_XNNPACK_PREPARE([](const Problem& p, Outputs& out, int threads, std::string* err) {
+        if (threads != 1) {
+          *err = "the softmax-i8 xnnpack row runs 1 thread only";
+          return Prepared();
+        }
+        const size_t cols = ColsOf(p);
+        return XnnpackPrepare(
+            "softmax_nc_qu8", nullptr, err,
+            [&](xnn_operator_t* op) {
+              return xnn_create_softmax_nc_qu8(cols, cols, cols, kScale, 0, 1.0f / 256, 0, op);
+            },
+            [&](xnn_operator_t op) {
+              return xnn_setup_softmax_nc_qu8(op, RowsOf(p), p.In(0).Data<uint8_t>(), out[0].Data<uint8_t>(),
+                                              nullptr);
+            });
+      }));
 }
 
 }  // namespace
@@ -112,17 +107,15 @@ std::vector<OpDef> LabOps_softmax_i8() {
                                 return vlak_softmax_u8(RowsOf(p), cols, p.In(0).Data<uint8_t>(), cols, kScale,
                                                        out[0].Data<uint8_t>(), cols, VLAK_SOFTMAX_I8_LUT) == VLAK_OK;
                               }));
-  for (const char* cc : {"gcc", "clang"}) {
-    op.impls.push_back(CrefImpl(cc, "src/ops/softmax_i8/softmax_i8_peer.c", Cref_softmax_u8(cc), [](auto* k, const Problem& p, Outputs& out, int threads) {
-      const size_t cols = ColsOf(p);
-      SoftmaxI8Params prm;
-      SoftmaxI8TfliteParams(kScale, &prm);
-      return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
-        k(p.In(0).Data<uint8_t>() + r0 * cols, out[0].Data<uint8_t>() + r0 * cols, r1 - r0, cols,
-          prm.input_multiplier, prm.input_left_shift, prm.diff_min);
-      });
-    }));
-  }
+  AddCrefImpls(&op, "src/ops/softmax_i8/softmax_i8_peer.c", Cref_softmax_u8, [](auto* k, const Problem& p, Outputs& out, int threads) {
+    const size_t cols = ColsOf(p);
+    SoftmaxI8Params prm;
+    SoftmaxI8TfliteParams(kScale, &prm);
+    return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
+      k(p.In(0).Data<uint8_t>() + r0 * cols, out[0].Data<uint8_t>() + r0 * cols, r1 - r0, cols,
+        prm.input_multiplier, prm.input_left_shift, prm.diff_min);
+    });
+  });
   op.impls.push_back(XnnpackQu8());
   return {op};
 }
