@@ -14,7 +14,7 @@ using namespace vlak_icount;
 
 const BudgetTable kBudgets({
     // case                       VLEN 128    256    512   X60 cycles
-    {"rmsnorm_f32/16x2048",          26791, 13863,  7399,   52007},
+    {"rmsnorm_f32/16x2048",          26788, 13860,  7396,   52005},
 });
 
 // 16 x 2048, gamma given, one thread. AI-Benchmark's plain C (src/ops/rmsnorm/rmsnorm_peer.c)
