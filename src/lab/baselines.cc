@@ -45,13 +45,11 @@ namespace {
 
 }  // namespace
 
-std::string XnnpackMissing() {
 #if defined(VLAK_LAB_HAVE_XNNPACK)
-  return "";
+std::string XnnpackMissing() { return ""; }
 #else
-  return NotBuilt("libxnnpack-dev libpthreadpool-dev");
+std::string XnnpackMissing() { return NotBuilt("libxnnpack-dev libpthreadpool-dev"); }
 #endif
-}
 
 ImplDef XnnpackRow(std::string description,
                    std::function<Prepared(const Problem&, Outputs&, int threads, std::string* err)> prepare) {
@@ -92,21 +90,17 @@ Prepared XnnpackPrepare(const std::string& name, pthreadpool_t pool, std::string
 }
 #endif
 
-std::string OnednnMissing() {
 #if defined(VLAK_LAB_HAVE_ONEDNN)
-  return "";
+std::string OnednnMissing() { return ""; }
 #else
-  return NotBuilt("libdnnl-dev");
+std::string OnednnMissing() { return NotBuilt("libdnnl-dev"); }
 #endif
-}
 
-std::string SleefMissing() {
 #if defined(VLAK_LAB_HAVE_SLEEF)
-  return "";
+std::string SleefMissing() { return ""; }
 #else
-  return NotBuilt("libsleef-dev");
+std::string SleefMissing() { return NotBuilt("libsleef-dev"); }
 #endif
-}
 
 std::string CrefMissing(const std::string& compiler) {
 #if defined(VLAK_LAB_HAVE_CREF_GCC)
@@ -147,29 +141,21 @@ std::string CrefCompilerVersion(const std::string& compiler) {
   return compiler == "gcc" ? std::string("gcc ") + version() : std::string(version());
 }
 
-std::string OpencvMissing() {
 #if defined(VLAK_LAB_HAVE_OPENCV)
-  return "";
+std::string OpencvMissing() { return ""; }
 #else
-  return NotBuilt("libopencv-imgproc-dev");
+std::string OpencvMissing() { return NotBuilt("libopencv-imgproc-dev"); }
 #endif
-}
 
-std::string OpencvVersion() {
-#if defined(VLAK_LAB_OPENCV_VERSION)
-  return VLAK_LAB_OPENCV_VERSION;  // lab.cmake: its Debian package's version, or "linked"
-#else
-  return "";
+// lab.cmake defines each library's version (its Debian package's, or "linked") where it is built in.
+#if !defined(VLAK_LAB_OPENCV_VERSION)
+#define VLAK_LAB_OPENCV_VERSION ""
 #endif
-}
-
-std::string XnnpackVersion() {
-#if defined(VLAK_LAB_XNNPACK_VERSION)
-  return VLAK_LAB_XNNPACK_VERSION;  // lab.cmake: its Debian package's version, or "linked"
-#else
-  return "";
+#if !defined(VLAK_LAB_XNNPACK_VERSION)
+#define VLAK_LAB_XNNPACK_VERSION ""
 #endif
-}
+std::string OpencvVersion() { return VLAK_LAB_OPENCV_VERSION; }
+std::string XnnpackVersion() { return VLAK_LAB_XNNPACK_VERSION; }
 
 std::string OnednnVersion() {
 #if defined(VLAK_LAB_HAVE_ONEDNN)
@@ -424,13 +410,11 @@ Prepared OnednnLinear(size_t m, size_t n, size_t k, const float* a, const float*
 
 // ---- OpenBLAS -------------------------------------------------------------------------------
 
-std::string OpenblasMissing() {
 #if defined(VLAK_LAB_HAVE_OPENBLAS)
-  return "";
+std::string OpenblasMissing() { return ""; }
 #else
-  return NotBuilt("libopenblas-dev");
+std::string OpenblasMissing() { return NotBuilt("libopenblas-dev"); }
 #endif
-}
 
 std::string OpenblasVersion() {
 #if defined(VLAK_LAB_HAVE_OPENBLAS)

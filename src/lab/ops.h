@@ -246,6 +246,8 @@ struct NormInputs {
   float* gamma;
 };
 NormInputs AddNormInputs(Problem* p);
+// The normalisations' eps in the lab (AI-Benchmark's 1e-5).
+inline constexpr float kNormEps = 1e-5f;
 // A row-wise operator's vlak rows (VlakTargetImpls, available everywhere): call(p, out, rows, cols)
 // makes the call and says whether it returned VLAK_OK.
 using RowsVlakCall = std::function<bool(const Problem&, Outputs&, size_t rows, size_t cols)>;

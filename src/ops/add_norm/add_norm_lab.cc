@@ -28,8 +28,6 @@ VLAK_LAB_CREF(add_rmsnorm_f32, void(const float* x, const float* r, const float*
 namespace vlak::lab {
 namespace {
 
-constexpr float kEps = 1e-5f;
-
 // x, r, gamma (and beta) as the header says; s = x + r in float, the input of the references.
 std::vector<float> MakeInputs(Problem* p, bool beta) {
   const size_t rows = RowsOf(*p), cols = ColsOf(*p);
@@ -67,9 +65,9 @@ ImplDef TwoCalls(bool layer) {
           return false;
         }
         vlak_set_num_threads(threads);
-        return (layer ? vlak_layernorm_f32(rows, cols, s, cols, p.In(2).F32(), p.In(3).F32(), kEps, out[0].F32(),
+        return (layer ? vlak_layernorm_f32(rows, cols, s, cols, p.In(2).F32(), p.In(3).F32(), kNormEps, out[0].F32(),
                                            cols, nullptr, nullptr)
-                      : vlak_rmsnorm_f32(rows, cols, s, cols, p.In(2).F32(), kEps, out[0].F32(), cols)) == VLAK_OK;
+                      : vlak_rmsnorm_f32(rows, cols, s, cols, p.In(2).F32(), kNormEps, out[0].F32(), cols)) == VLAK_OK;
       });
 }
 
@@ -81,10 +79,10 @@ void MakeProblem(Problem* p, bool layer) {
   const float* gamma = p->In(2).F32();
   const Problem::ScaledRef y = p->AddScaledOutput("y", {rows, cols});
   if (layer) {
-    LayerNormReferenceRowsF64(s.data(), rows, cols, gamma, p->In(3).F32(), kEps, y.ref, y.scale);
+    LayerNormReferenceRowsF64(s.data(), rows, cols, gamma, p->In(3).F32(), kNormEps, y.ref, y.scale);
     return;
   }
-  RmsNormReferenceRowsF64(s.data(), rows, cols, gamma, kEps, y.ref, y.scale);
+  RmsNormReferenceRowsF64(s.data(), rows, cols, gamma, kNormEps, y.ref, y.scale);
   std::vector<double>& sum = p->AddOutput("sum", {rows, cols});
   for (size_t i = 0; i < rows * cols; ++i) sum[i] = s[i];
   p->scale[1].assign(rows * cols, 0.0f);
@@ -99,7 +97,7 @@ void AddTwoCallAndPeerImpls(OpDef* op, bool layer) {
       const size_t cols = ColsOf(p);
       return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
         const size_t at = r0 * cols;
-        k(p.In(0).F32() + at, p.In(1).F32() + at, p.In(2).F32(), p.In(3).F32(), out[0].F32() + at, r1 - r0, cols, kEps);
+        k(p.In(0).F32() + at, p.In(1).F32() + at, p.In(2).F32(), p.In(3).F32(), out[0].F32() + at, r1 - r0, cols, kNormEps);
       });
     });
     return;
@@ -109,7 +107,7 @@ void AddTwoCallAndPeerImpls(OpDef* op, bool layer) {
     return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
       const size_t at = r0 * cols;
       k(p.In(0).F32() + at, p.In(1).F32() + at, p.In(2).F32(), out[0].F32() + at, out[1].F32() + at, r1 - r0, cols,
-        kEps);
+        kNormEps);
     });
   });
 }
@@ -128,9 +126,9 @@ OpDef AddNormOp(bool layer) {
                             [layer](const Problem& p, Outputs& out, size_t rows, size_t cols) {
                               const float *x = p.In(0).F32(), *r = p.In(1).F32(), *gamma = p.In(2).F32();
                               return (layer ? vlak_add_layernorm_f32(rows, cols, x, cols, r, cols, gamma,
-                                                                     p.In(3).F32(), kEps, out[0].F32(), cols,
+                                                                     p.In(3).F32(), kNormEps, out[0].F32(), cols,
                                                                      nullptr, 0)
-                                            : vlak_add_rmsnorm_f32(rows, cols, x, cols, r, cols, gamma, kEps,
+                                            : vlak_add_rmsnorm_f32(rows, cols, x, cols, r, cols, gamma, kNormEps,
                                                                    out[0].F32(), cols, out[1].F32(), cols)) ==
                                      VLAK_OK;
                             }));

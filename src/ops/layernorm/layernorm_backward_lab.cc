@@ -29,7 +29,6 @@ VLAK_LAB_CREF(layernorm_bwd_f32, void(const float* dy, const float* x, const flo
 namespace vlak::lab {
 namespace {
 
-constexpr float kEps = 1e-5f;
 enum { kDy, kX, kGamma, kMean, kRstd };  // input order
 enum { kDx, kDgamma, kDbeta };           // output order
 
@@ -60,7 +59,7 @@ void MakeProblem(Problem* p) {
   std::vector<double> ys(cols), tg(cols), tb(cols), abs_g(cols, 0.0), abs_b(cols, 0.0);
   for (size_t r = 0; r < rows; ++r) {
     double m = 0, rs = 0;
-    LayerNormReferenceF64(x + r * cols, cols, gamma, nullptr, kEps, ys.data(), &m, &rs);
+    LayerNormReferenceF64(x + r * cols, cols, gamma, nullptr, kNormEps, ys.data(), &m, &rs);
     mean[r] = static_cast<float>(m);
     rstd[r] = static_cast<float>(rs);
     double* dxr = dx.data() + r * cols;
@@ -145,7 +144,7 @@ std::vector<OpDef> LabOps_layernorm_backward() {
                              "threads", OnednnMissing);
   dnnl.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
     return OnednnLayernormBackward(RowsOf(p), ColsOf(p), p.In(kDy).F32(), p.In(kX).F32(), p.In(kGamma).F32(),
-                                   p.In(kMean).F32(), p.In(kRstd).F32(), kEps, out[kDx].F32(), out[kDgamma].F32(),
+                                   p.In(kMean).F32(), p.In(kRstd).F32(), kNormEps, out[kDx].F32(), out[kDgamma].F32(),
                                    out[kDbeta].F32(), threads, err);
   };
   op.impls.push_back(dnnl);

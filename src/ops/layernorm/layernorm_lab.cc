@@ -16,11 +16,6 @@
 VLAK_LAB_CREF(layernorm_f32, void(const float* x, const float* gamma, const float* beta, float* y, size_t rows, size_t cols, float eps))
 
 namespace vlak::lab {
-namespace {
-
-constexpr float kEps = 1e-5f;
-
-}  // namespace
 
 std::vector<OpDef> LabOps_layernorm() {
   OpDef op = RowsColsOp("layernorm", "8 bytes/element (read x, write y) + 8/column (gamma, beta)", 8.0, 8.0);
@@ -33,31 +28,31 @@ std::vector<OpDef> LabOps_layernorm() {
     for (size_t r = 0; r < rows; ++r) for (size_t c = 0; c < cols; ++c) x[r * cols + c] += offset[r];
     FillUniform(beta, cols, -0.5f, 0.5f, 4);
     const Problem::ScaledRef y = p->AddScaledOutput("y", {rows, cols});
-    LayerNormReferenceRowsF64(x, rows, cols, gamma, beta, kEps, y.ref, y.scale);
+    LayerNormReferenceRowsF64(x, rows, cols, gamma, beta, kNormEps, y.ref, y.scale);
   };
   op.bound_text = BoundFormat("abs<=%.0e(|g|(1+|xhat|)+|b|)");
   op.baselines = {"onednn", "c-gcc", "c-clang"};
   op.test_dims = {{3, 64}};
 
   op.AddImpls(RowsVlakImpls("vlak_layernorm_f32", 1e-5, [](const Problem& p, Outputs& out, size_t rows, size_t cols) {
-    return vlak_layernorm_f32(rows, cols, p.In(0).F32(), cols, p.In(1).F32(), p.In(2).F32(), kEps, out[0].F32(), cols,
+    return vlak_layernorm_f32(rows, cols, p.In(0).F32(), cols, p.In(1).F32(), p.In(2).F32(), kNormEps, out[0].F32(), cols,
                               nullptr, nullptr) == VLAK_OK;
   }));
   AddCrefImpls(&op, "src/ops/layernorm/layernorm_peer.c", Cref_layernorm_f32, [](auto* k, const Problem& p, Outputs& out, int threads) {
     const size_t cols = ColsOf(p);
     return RowBlocks(threads, p, [&](size_t r0, size_t r1) {
-      k(p.In(0).F32() + r0 * cols, p.In(1).F32(), p.In(2).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kEps);
+      k(p.In(0).F32() + r0 * cols, p.In(1).F32(), p.In(2).F32(), out[0].F32() + r0 * cols, r1 - r0, cols, kNormEps);
     });
   });
   ImplDef dnnl = LibraryImpl("onednn",
                              "oneDNN layer_normalization_forward, inference, scale and shift (its own ISA choice), "
                              "OpenMP threads", OnednnMissing);
   dnnl.prepare = [](const Problem& p, Outputs& out, int threads, std::string* err) {
-    return OnednnLayernormForward(RowsOf(p), ColsOf(p), p.In(0).F32(), p.In(1).F32(), p.In(2).F32(), kEps, out[0].F32(),
+    return OnednnLayernormForward(RowsOf(p), ColsOf(p), p.In(0).F32(), p.In(1).F32(), p.In(2).F32(), kNormEps, out[0].F32(),
                                   threads, err);
   };
   op.impls.push_back(dnnl);
-  op.impls.push_back(TorchImpl(TorchOp::kLayernorm, kEps));
+  op.impls.push_back(TorchImpl(TorchOp::kLayernorm, kNormEps));
   return {op};
 }
 
