@@ -2,22 +2,16 @@
 // higher terms kept apart, so that the activations (sigmoid.h, tanh.h, softplus.h, gelu_tanh.h)
 // round 2^n (1 + t + v) only where they need to and carry t and v into their one last rounding.
 //
-// Algorithm: n = round(z log2 e) by the magic number (exp_common.h), th = z - n ln2_hi (exact), t
-//   = th - n ln2_lo, or th + (zl - n ln2_lo) when the argument comes as z + zl (gelu_tanh's); e^t =
-//   1 + t + v, v = t^2 q(t), q of degree 4 (relative minimax of 1 + t + t^2 q against e^t on
-//   [-ln2/2, ln2/2], 3.2e-9 = 2^-28.2: exp_precise.h's, tools/remez/exp_coeffs.py). Errors,
-//   relative to e^z: t's rounding (<= 2^-26 absolute), the polynomial's 2^-28.2 and v's rounding
-//   (2^-24 of t^2 and of v, v <= 0.07): 2^-25.2 at worst. u = RN(t + v) adds 2^-26 of 1 + u (|u| <=
-//   0.414): callers use u where e's error is damped (1 + e, its compensation) and t and v where it
-//   is not, as the leading terms of their last FMAs. (exp_precise.h keeps th and n ln2_lo apart
-//   instead of t, which removes t's rounding for one op more: not taken here, where the measured
-//   maxima leave 0.65 ULP or more to the bound.)
-// The scale: S = 2^(n + kScale) from the exponent field (a shift of the magic number's bits),
-//   normal for n + kScale in [-126, 127]: kScale = 64 keeps 2^n's scaled copy normal down to
-//   z = -120 (n = -174), so that a result below FLT_MIN is rounded once, when the caller takes
-//   its 2^-64 off at the end.
-// Cost: 13 vector-layer ops (MulAdd, Sub, 2 NegMulAdd, 4 Horner MulAdd, 2 Mul (t^2, v), Add (u),
-//   ShiftLeft; the casts are free), 14 with zl (its Add).
+// Algorithm: n = round(z log2 e) by the magic number (exp_common.h), t = z - n ln2_hi - n ln2_lo
+//   (with zl added when the argument comes as z + zl: gelu_tanh's); v = t^2 q(t), q of degree 4
+//   (exp_precise.h's, 3.2e-9 = 2^-28.2 relative on [-ln2/2, ln2/2]); u = RN(t + v).
+// Error, relative to e^z: 2^-25.2 at worst (t's rounding, the polynomial's, v's rounding); u adds
+//   2^-26 of 1 + u: callers use u where e's error is damped and t and v where it is not.
+// Scale: S = 2^(n + kScale) from the exponent field, normal for n + kScale in [-126, 127]:
+//   kScale = 64 keeps it normal down to z = -120, so that a result below FLT_MIN is rounded once,
+//   when the caller takes its 2^-64 off at the end.
+// Cost: 13 vector-layer ops, 14 with zl. The derivation, the ops one by one and what was not
+//   taken: docs/ops/activation.md, "exp_parts.h".
 #pragma once
 
 #include "math/exp_common.h"

@@ -1,31 +1,18 @@
 // The fast tier (VLAK_ACT_FAST): sigmoid, silu and tanh within 4 ULP, nothing compensated; gelu
 // within 4 ULP, gelu.h's algorithm with fewer two-float terms (FastGelu below).
 //
-// Algorithm: e = e^z, z <= 0, as 2^n (1 + w): n = round(z log2 e) by the magic number, t = z -
-//   n ln2_hi - n ln2_lo, w = t + t^2 q(t) by one FMA (q: exp_parts.h's degree-4 polynomial,
-//   2^-28.2), each quantity rounded once. Sigmoid and silu (z = -|x|, clamped at -110 where the
-//   results round to 0): E = RN(S (1 + w)), S = 2^(n+64) so that E stays normal, D = RN(2^64 +
-//   E); sigmoid = RN(N / D) by the one division, N = 2^64 (x >= 0) or E (x < 0); silu = RN(RN(P
-//   (1 + w)) / D), P = x S exact (x < 0), x 2^64 (w taken as 0, x >= 0). The quotient is the one
-//   rounding of a result below FLT_MIN.
-//   tanh (z = -2|x|, clamped at -20 where tanh rounds to 1): m = e^z - 1 = RN(2^n w + (2^n - 1))
-//   (2^n - 1 exact for n >= -24; no cancellation: for n = 0, t = z and m = w), tanh|x| = -m / (2
-//   + m) by the division, x's sign put back by bits.
-//   Errors before the last rounding, relative: w's and E's roundings (2^-24 each; E's damped by
-//   e / (1 + e) in D), t's (2^-26), D's, silu's P (1 + w): about 2.5 x 2^-24 at worst, which with
-//   the last half ULP stays within 4 ULP wherever the mantissa falls (tanh: its division and m's
-//   rounding, about 3 x 2^-24).
-// Measured on every finite float (`vlak accuracy activations --fast --exhaustive`, AVX-512):
-//   sigmoid max 2.402 ULP (x = -4.157), silu 2.666 (x = -3.210), tanh 2.498 (x = 4.505), gelu
-//   3.223 (x = -10.443); below FLT_MIN at most 0.749 (sigmoid) / 0.934 (silu) / 1.794 (gelu)
-//   x 2^-149. vlak.h's bound: 4 ULP, 4 x 2^-149.
-// Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, silu(-inf) = -0
-//   (x clamped at -110 first), silu(x) = x for x > 20 (and +inf); tanh(+-inf) = +-1, tanh(+-0)
-//   = +-0 (the sign put on |result| by bits); gelu as gelu.h (-inf -> -0, x > 14.5 -> x, -0 -> -0).
-// Cost: sigmoid 21 vector-layer ops (clamp and sign 3, the exp 12, D and the Div 2, N 2, NaN 2);
-//   silu 24; tanh 23; gelu 53 with one Div (gelu.h's 67; llvm-mca: 130 instructions per 32 floats
-//   against 169, 1.2x fewer cycles on znver4 and sapphirerapids). Every target runs this source
-//   (the same IEEE ops, so the same bits wherever Div is correctly rounded).
+// Algorithm: e = e^z, z <= 0, as 2^n (1 + w), w = t + t^2 q(t) (rr2 reduction, exp_parts.h's
+//   degree-4 q), each quantity rounded once. z = -|x| clamped at -110: E = RN(S (1 + w)), S =
+//   2^(n+64), D = RN(2^64 + E); sigmoid = RN(N / D), N = 2^64 (x >= 0) or E (x < 0); silu =
+//   RN(RN(P (1 + w)) / D), P = x S (x < 0) or x 2^64. tanh: z = -2|x| clamped at -20, m = e^z - 1,
+//   tanh|x| = -m / (2 + m), x's sign put back by bits. The quotient is the one last rounding, also
+//   of a result below FLT_MIN; the errors before it are about 2.5 x 2^-24 (tanh 3 x 2^-24).
+// Bound (vlak.h): 4 ULP, 4 x 2^-149 below FLT_MIN.
+// Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, silu(-inf) = -0,
+//   silu(x) = x for x > 20 (and +inf); tanh(+-inf) = +-1, tanh(+-0) = +-0; gelu as gelu.h.
+// Cost: sigmoid 21 vector-layer ops, silu 24, tanh 23, gelu 53 (gelu.h's 67), each with one Div.
+//   Every target runs this source (the same IEEE ops, so the same bits wherever Div is correctly
+//   rounded). Derivation and ops: docs/ops/activation.md, "fast.h"; measured: "The fast tier".
 #pragma once
 
 #include "ops/activation/exp_parts.h"

@@ -1,41 +1,18 @@
 // gelu(x) = x Phi(x) = 0.5 x erfc(-x / sqrt 2), in float32 with two-float terms where they
 // count, rounded once.
 //
-// Algorithm: with a = |x| and Q(a) = Phi(-a), x Phi(x) = max(x, 0) - a Q(a) for either sign, and
-//   a Q(a) = e^{-a^2/2} a t R(t), t = 1 / (1 + p a), p = 0.4: the substitution of Abramowitz and
-//   Stegun 26.2.17 (p = 0.2316419 there, a degree-5 polynomial good to 7.5e-8 absolute), here with
-//   R(t) = Q(a) e^{a^2/2} (1 + p a) (in [0.19, 0.5] on a in [0, 14.5]: Q(a) relative to itself,
-//   the negative tail's need) a polynomial of degree 10 in tau = t - 0.5735 (activation_coeffs.py,
-//   gelu_r: 6.6e-9 = 2^-27.2 relative). Every factor is carried to about 2^-25 of a Q(a), the
-//   accuracy the negative side needs down to x = -14.3, where y underflows:
-//   t = th (1 + g): 1 + p a = dh + dl by an FMA, th = RN(1 / dh), g = 1 - th dh - th dl;
-//     a t = Ah + Al by an FMA; tau = th - tc and its rounding by Fast2Sum.
-//   R = r0 + tau (r1 + tau R2): R2 by Horner in float (its rounding weighs tau^2 R2 / R <= 0.1),
-//     the last two steps with their rounding errors taken by FMAs (Sterbenz: r1 - R1 and r0 - R
-//     are exact), r0 and r1 as two floats, and the first-order term of t's low part.
-//   e^{-a^2/2}: -a^2/2 = z + zl exactly (a^2 by an FMA), exp_parts.h's 2^n (1 + te + v) with zl
-//     in its reduced argument (2^-25.2 relative at worst), 2^n kept as S = 2^(n+64).
-//   The product Y = RN(Ah Rv) and its error, and the low parts summed into L (Al Rv, Ah Rl, Y g),
-//   then a Q(a) 2^64 / S = Y + (L (1 + u) + Y v + Y te), the largest term last.
-//   T = RN(Y + c); x < 0: y = -T S 2^-64 (the one rounding but below FLT_MIN, where the 2^-64
-//   rounds again); x >= 0: y = x - T 2^n by an FMA (T's rounding enters weighted by T / y = Q(x)
-//   / (1 - Q(x)) < 1: a Fast2Sum of x - Y 2^n carrying c instead cost 5 ops more and
-//   left the measured maximum as it is, 1.203 ULP at x < 0).
-//   Against the float64 kernel this replaced (Mills' ratio rational P5/Q6 and e^{-a^2/2} in
-//   float64, one float64 division, 49 float64 ops per half of the lanes): no widening, and
-//   every op on all the lanes of a register.
-// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2;
-//   every target gives the same bits, and --target scalar gives the same
-//   maxima at the same x): max 1.203 ULP (x = -1.843); below FLT_MIN at most 0.892 x 2^-149. vlak.h's bound: 2 ULP,
-//   2^-149 below FLT_MIN.
-// Special values: NaN -> the same NaN; gelu(+inf) = +inf and gelu(x) = x for x > 14.5 (a Q(a) <
-//   2^-150 there), gelu(-inf) = -0 (a is clamped at 14.5, where -T S 2^-64 rounds to -0),
-//   gelu(-0) = -0 (x - T 2^n with T = 0); denormal results for x in (-14.3, -13.2).
-// Cost: 67 vector-layer ops with one Div (a and t 12, R 18, the products 5, a^2 and the exp 18,
-//   the sums 6, the two signs' results and their select 7, x > 14.5 and NaN 2); no widening.
-//   It keeps the vfdiv on RVV (40 cycles at LMUL 1 on the X60 model, recip.h): recip.h's
-//   division-free seeds are for narrow intervals, and 1 + 0.4a spans [1, 6.8]. RVV counts and
-//   speed against clang's C and PyTorch: docs/ops/activation.md.
+// Algorithm: a = |x|, Q(a) = Phi(-a): x Phi(x) = max(x, 0) - a Q(a), a Q(a) = e^{-a^2/2} a t R(t),
+//   t = 1 / (1 + 0.4 a) (Abramowitz and Stegun 26.2.17's substitution), R of degree 10 in tau =
+//   t - 0.5735 (activation_coeffs.py, gelu_r: 6.6e-9 = 2^-27.2 relative). t, a t, R's last two
+//   steps and the exp (exp_parts.h, -a^2/2 exact as z + zl) carry their low parts, so that every
+//   factor is good to about 2^-25 of a Q(a) down to x = -14.3; the terms are summed the largest
+//   last; y = -T S 2^-64 (x < 0) or x - T 2^n by an FMA (x >= 0), the one rounding.
+// Bound (vlak.h): 2 ULP, 2^-149 below FLT_MIN; every target gives the same bits.
+// Special values: NaN -> the same NaN; gelu(+inf) = +inf and gelu(x) = x for x > 14.5, gelu(-inf)
+//   = -0 (a is clamped at 14.5), gelu(-0) = -0; denormal results for x in (-14.3, -13.2).
+// Cost: 67 vector-layer ops with one Div, no widening; RVV keeps the vfdiv (1 + 0.4a spans [1,
+//   6.8], too wide for recip.h's seeds). The derivation, the float64 kernel it replaced, the
+//   measured maxima, the ops term by term and the speed: docs/ops/activation.md, "gelu.h".
 #pragma once
 
 #include "ops/activation/exp_parts.h"

@@ -1,23 +1,16 @@
 // gelu_tanh(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) = x sigmoid(2w),
 // 2w = x (alpha + beta x^2), alpha = 2 sqrt(2/pi), beta = 0.044715 alpha (exact arithmetic).
 //
-// Algorithm: 2w as a double-float: x^2 = p + pe (FMA), beta p as a product and its FMA error,
-//   alpha + beta p by Fast2Sum (larger first), the constants' low halves and every error term
-//   summed into gl, then 2w = x gh + (FMA error + x gl). For x < 0 the result is x e^{2w} / (1 +
-//   e^{2w}): its relative error is the absolute error of 2w, and 2w reaches -120 where the result
-//   is still a float: a float 2w would be off by up to 2^-18. The double-float is good to 2^-44
-//   relative. Then x sigmoid(2w) by sigmoid.h's engine (TimesSigmoid: a single-float exp whose
-//   reduced argument takes 2w's low half, t = (2w_hi - n ln2_hi) + (2w_lo - n ln2_lo)), rounded
-//   once.
-// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2;
-//   the x86 targets give the same bits): max 1.336 ULP (x = -2.516); below
-//   FLT_MIN (x in (-11.1, -10.1)) at most 0.817 x 2^-149. RISC-V's division-free sigmoid (RVV
-//   and scalar the same bits; checked on AVX2 built with -DVLAK_ACT_DIV_FREE=1): max 1.388 ULP
-//   (x = -2.750), below FLT_MIN 0.883 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
+// Algorithm: 2w as a double-float good to 2^-44 relative (x^2, beta p and x (alpha + beta p) with
+//   their FMA errors, Fast2Sum): for x < 0 the result's relative error is 2w's absolute error, and
+//   a float 2w would be off by up to 2^-18. Then x sigmoid(2w) by sigmoid.h's engine
+//   (TimesSigmoid, whose exp reduction takes 2w's low half), rounded once.
+// Bound (vlak.h): 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; gelu_tanh(+inf) = +inf, gelu_tanh(-inf) = -0 (|x| > 12:
 //   x, or the zero of x's sign: |result| < 2^-170 below -12); gelu_tanh(-0) = -0.
 // Cost: 68 vector-layer ops (2w 16, TimesSigmoid 42 with 2w's low half, limits, sign and NaN
-//   10), one Div (RISC-V: none, sigmoid.h). RVV counts: docs/ops/activation.md.
+//   10), one Div (RISC-V: none, sigmoid.h). The derivation, the measured maxima and RVV's counts:
+//   docs/ops/activation.md, "gelu_tanh.h".
 #pragma once
 
 #include "ops/activation/sigmoid.h"

@@ -1,25 +1,16 @@
 // 1 / x on a known interval without a division: a linear seed and one Newton step, for the
 // activations' denominators (sigmoid.h's and softplus.h's 1 + e and 2 + e, tanh.h's 1 + E).
 //
-// Why: the division was the dearest op of every activation on RVV. On the SpacemiT X60 model
-//   (llvm-mca-22, VLEN 256, tools/qemu-icount/rvv-costs.tsv) vfdiv.vv e32m1 costs 40 cycles and
-//   vfrdiv.vf 12, an FMA 1. RVV's vfrec7 (7 bits) would need a host emulation of its table for
-//   the exhaustive check; a seed from IEEE ops gives the same bits on any target, so an x86
+// Why: vfdiv is the dearest op of every activation on RVV (40 cycles at LMUL 1 on the SpacemiT
+//   X60 model, an FMA 1), and a seed from IEEE ops gives the same bits on any target, so an x86
 //   build of the same code checks RVV's results on all 2^32 floats (kDivFree below).
-// Seed: the line p with the least max |1 - x p(x)| on [a, b]: 1 - x p(x) = T_2(L(x)) / T_2(L(0)),
-//   L mapping [a, b] onto [-1, 1] (Chebyshev's equioscillation; the classic Newton-Raphson
-//   division seed 48/17 - 32/17 x on [1/2, 1] is the case [1/2, 1]), relative error 1 /
-//   |T_2(L(0))|: p = c (a + b - x), c = 8 / ((a + b)^2 + 4 a b) (1 - x p has its vertex at (a +
-//   b) / 2, and equal and opposite values there and at a and b). Two ops with scalar operands (a
-//   subtract and a product), where c0 + c1 x by an FMA would need its addend as a vector, a
-//   register held through the loop on RVV (the LMUL 2 loops had none to spare). Newton: r1 = r0
-//   + r0 (1 - x r0), error e^2 plus r1's rounding (2^-24). Seeds used (float constants; errors
-//   checked on 20001 floats of each interval with the float arithmetic of these lines):
-//     [1, 2]       8/17 (3 - x):  1/17 = 2^-4.1, after Newton 3.46e-3 = 2^-8.2
-//     [2, 3]       8/49 (5 - x):  1/49 = 2^-5.6, after Newton 4.2e-4 = 2^-11.2
-//     [1, 1.1354]  0.87897 (2.1354 - x):  2.0e-3 = 2^-9.0, after Newton 4.1e-6 = 2^-17.9
+// Seed: p = c (a + b - x), c = 8 / ((a + b)^2 + 4 a b), the line with the least max |1 - x p(x)|
+//   on [a, b]: two ops with scalar operands. Newton: r1 = r0 + r0 (1 - x r0), error e^2 plus r1's
+//   rounding (2^-24). After Newton: [1, 2] 8/17 (3 - x) 2^-8.2, [2, 3] 8/49 (5 - x) 2^-11.2,
+//   [1, 1.1354] 0.87897 (2.1354 - x) 2^-17.9.
 // Callers then take r1's error out exactly as they took the division's: with g = 1 - r1 d
 //   (FMAs), 1 / d = r1 (1 + g + g^2 + ...), of which they keep the terms above 2^-30.
+// The seed's derivation, the seeds' errors and the X60 costs: docs/ops/activation.md, "recip.h".
 #pragma once
 
 #include "simd/simd.h"

@@ -1,42 +1,18 @@
 // sigmoid(x) = 1 / (1 + e^-x) and silu(x) = x sigmoid(x), and the engine they share with
 // gelu_tanh.h: p * sigmoid(v) for v given as vh (+ vl).
 //
-// Algorithm (TimesSigmoid): e = e^-|v| = 2^n (1 + t + v') (exp_parts.h: one float exp, degree
-//   6, 2^n carried as S = 2^(n+64)); d = 1 + e as dh + dl, exact up to e's own error, one FMA a
-//   step on S's scaled e: E = RN(S (1 + u)), dh = RN(1 + 2^-64 E), dl = ((1 - dh) + 2^-64 E) +
-//   2^-64 (S (1 + u) - E) (Fast2Sum, e <= 1; S - E is exact by Sterbenz and S u by the power of
-//   two, so that FMA gives E's rounding error exactly). 1 / d = r (1 + G): x86 r = RN(1 / dh),
-//   the one division, G = g = 1 - r dh - r dl by two FMAs (the first exact); RISC-V r from
-//   recip.h (8/17 (3 - dh) and one Newton step, 2^-8.2, no division), G = g + g^2 + g^3.
-//   Then sigmoid(v) = N r (1 + W), N r exact (N a power of two): v >= 0: N = 2^64, W = G; v < 0:
-//   N = S, 1 + W = (1 + t + v')(1 + G), W = t + (v' + G (1 + u)) with t and v' unrounded (e /
-//   d). One FMA rounds N r + N r W, and the multiply by 2^-64 is exact, or for a result below
-//   FLT_MIN the one rounding that counts. For p sigmoid(v): Y = RN(p N r), its error by an FMA,
-//   and Y + (p N r - Y) + Y g' + Y v' + Y t by FMAs, the largest term last, rounded once. Errors before the last rounding:
-//   e's (exp_parts.h, 2^-25.2 at worst, mostly t's rounding), W's rounding (2^-26 of 1 + W) or,
-//   for p sigmoid, the last FMA's (2^-26 of Y), 1 + e's through u's rounding (damped by e / (1 +
-//   e)): about 0.5 ULP at worst, on top of the final half ULP.
-//   Against XNNPACK's f32-vsigmoid rr2-p5-div (degree 5, e and 1 + e rounded, one division;
-//   2.3e-7 relative in the lab, its tests allow 1e-5): the degree-6 polynomial, the compensation
-//   of 1 + e and the unrounded 1 + t + v' cost about 15 ops per vector more, and are what keep
-//   the result within 2 ULP.
-// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2;
-//   the x86 targets give the same bits): sigmoid max 1.040 ULP (x = -5.835),
-//   silu max 1.341 ULP (x = -5.196); below FLT_MIN at most 0.749 / 0.820 x 2^-149. RISC-V's
-//   division-free form (RVV and scalar the same bits; checked on AVX2 built with
-//   -DVLAK_ACT_DIV_FREE=1, the same bits as RVV on 200009 samples): sigmoid 1.023 ULP (x =
-//   -5.860), silu 1.322 (x = -37.78); below FLT_MIN 0.886 / 0.899 x 2^-149. vlak.h's bound: 2
-//   ULP, 2^-149 below FLT_MIN.
+// Algorithm (TimesSigmoid): e = e^-|v| = 2^n (1 + t + v') (exp_parts.h, degree 6, 2^n carried as
+//   S = 2^(n+64)); d = 1 + e as dh + dl (Fast2Sum), exact up to e's own error; 1 / d = r (1 + G),
+//   r = RN(1 / dh), the one division, on x86; on RISC-V r from recip.h's seed and a Newton step.
+//   sigmoid(v) = N r (1 + W), N a power of two, t and v' unrounded in W; p sigmoid(v) by FMAs, the
+//   largest term last. One FMA rounds; the 2^-64 after it is exact, or below FLT_MIN the rounding.
+// Bound (vlak.h): 2 ULP, 2^-149 below FLT_MIN; about 0.5 ULP of error before the last rounding.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, sigmoid(-0) = 0.5;
-//   silu(+inf) = +inf, silu(-inf) = -0, silu(-0) = -0 (Y - (-(Y - pNr) ...) keeps the -0 of Y);
-//   v is clamped at -120 (e^-120 < 2^-173): sigmoid rounds to 0 below -103.9, and silu's p is
-//   clamped with it (silu(-120) = -9e-51 rounds to -0); silu(x) = x for x > 20 (sigmoid(20)
-//   = 1 - 2^-28.9).
-// Cost: sigmoid 36 vector-layer ops (|v|, clamp and the sign mask 3, exp_parts.h 13, 1 + e 7,
-//   r and g 3 with one Div, N r 2, W 4, the FMA and 2^-64 2, NaN 2); silu 42 (its clamp, the
-//   masked t, v', u 3, the p products 5; NaN and x > 20 take x in one compare and select).
-//   RISC-V: the Div becomes 6 FMA-class ops and G 2 more, -|v| 2, N r 3. RVV instruction and
-//   cycle counts: docs/ops/activation.md.
+//   silu(+inf) = +inf, silu(-inf) = -0, silu(-0) = -0; v is clamped at -120 (sigmoid rounds to 0
+//   below -103.9); silu(x) = x for x > 20.
+// Cost: sigmoid 36 vector-layer ops with one Div, silu 42; RISC-V: the Div becomes 6 FMA-class
+//   ops and G 2 more, -|v| 2, N r 3. The derivation, the measured maxima, the ops term by term and
+//   RVV's counts: docs/ops/activation.md, "sigmoid.h".
 #pragma once
 
 #include "ops/activation/exp_parts.h"

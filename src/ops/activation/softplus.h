@@ -1,31 +1,17 @@
 // softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|): two non-negative terms, no cancellation.
 //
-// Algorithm: e = e^-|x| = 2^n (1 + t + v) (exp_parts.h, 2^n carried as S = 2^(n+65) and s = 2^n),
-//   log1p(e) = 2 atanh(sg), sg = e / (2 + e) in [0, 1/3]: 2 atanh(sg) = 2sg (1 + w R2(w)), w =
-//   (2sg)^2, R2 of degree 3 (activation_coeffs.py's method: 4.6e-9 = 2^-27.7 absolute on w R2).
-//   One division and no logarithm: fdlibm's log1p needs the division for s = f / (2 + f) as
-//   well, and a reduction of 1 + e besides. d = 2 + e as dh + dl, exact up to e's own error (E =
-//   RN(s (1 + u)), dh = RN(2 + E), dl = ((2 - dh) + E) + (s (1 + u) - E), as sigmoid.h), 1 / d =
-//   r (1 + G): x86 r = RN(1 / dh) and G = g = 1 - r dh - r dl by two FMAs; RISC-V r by recip.h
-//   (8/49 (5 - dh) and a Newton step, 2^-11.2, no division) and G = g + g^2. So 2sg = Q (1 + t +
-//   v)(1 + G), Q = 2 s r exact, and log1p(e) = Q (1 + K), K = t + (v + G (1 + u) + w R2 U), U =
-//   (1 + u)(1 + G) (x86: 1 + u; without the division G w R2 reaches 2^-15.8 and is kept), t and
-//   v unrounded (w from Q1 = RN(Q U), x86 RN(Q (1 + u)): its error is damped by w R2 <= 0.04).
-//   x < 0: Q (1 + K) by one FMA on Q's 2^64-scaled copy, then 2^-64 (exact, or the one rounding
-//   of a result below FLT_MIN). x >= 0: x + Q (1 + K) as B + (b + Q K), B + b = x + Q exactly
-//   (2Sum: x and Q in either order), one rounding. Errors before it: e's (exp_parts.h, 2^-25.2
-//   at worst), K's rounding (2^-26 of 1 + K), R2's: about half a ULP at worst.
-// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2;
-//   the x86 targets give the same bits): max 1.048 ULP (x = -6.550); below
-//   FLT_MIN at most 0.749 x 2^-149. RISC-V's division-free form (RVV and scalar the same bits;
-//   checked on AVX2 built with -DVLAK_ACT_DIV_FREE=1): max 1.069 ULP (x = -5.868); below FLT_MIN
-//   0.896 x 2^-149. vlak.h's bound: 2 ULP, 2^-149 below FLT_MIN.
+// Algorithm: e = e^-|x| = 2^n (1 + t + v) (exp_parts.h); log1p(e) = 2 atanh(sg), sg = e / (2 + e)
+//   in [0, 1/3], 2 atanh(sg) = 2sg (1 + w R2(w)), w = (2sg)^2, R2 of degree 3 (4.6e-9 = 2^-27.7
+//   absolute on w R2): one division and no logarithm. d = 2 + e as dh + dl, exact up to e's own
+//   error; 1 / d = r (1 + G), r by the division (x86) or recip.h's seed and a Newton step
+//   (RISC-V); log1p(e) = Q (1 + K), Q = 2 s r exact, t and v unrounded in K. x < 0: one FMA, then
+//   the 2^-64 (exact, or below FLT_MIN the rounding); x >= 0: x + Q (1 + K) by a 2Sum, rounded
+//   once. About half a ULP of error before the last rounding.
+// Bound (vlak.h): 2 ULP, 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; softplus(-inf) = +0, softplus(+inf) = +inf (x > 20 gives
-//   x: log1p(e^-x) < 2^-28 x there); results below FLT_MIN (x < -87.3) are e^x rounded once.
-// Cost: 52 vector-layer ops (|x| and clamp 2, exp_parts.h 13, s, E and 2 + e 8, r and g 3 with
-//   one Div, Q and its copies 3, w and R2 4, K 6, the x < 0 result 2, 2Sum and the x >= 0 result
-//   7, selects and NaN 4); RISC-V: the Div becomes 4 ops, G and U 2 more. RVV counts:
-//   docs/ops/activation.md.
+//   x); results below FLT_MIN (x < -87.3) are e^x rounded once.
+// Cost: 52 vector-layer ops with one Div; RISC-V: the Div becomes 4 ops, G and U 2 more. The
+//   derivation, the measured maxima, the ops term by term: docs/ops/activation.md, "softplus.h".
 #pragma once
 
 #include "ops/activation/exp_parts.h"

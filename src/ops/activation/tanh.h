@@ -1,26 +1,17 @@
 // tanh(x), odd: computed on a = |x| and given x's sign bit.
 //
 // Algorithm: a < 1: tanh(a) = a + a^3 P(a^2), P of degree 6 (activation_coeffs.py: relative
-//   minimax 5.3e-9 = 2^-27.5 on [0, 1]; P's own rounding is damped by a^2 / 3 <= 1/3). a >= 1:
-//   tanh(a) = 1 - 2 e / (1 + e), e = e^-2a (2a exact) = 2^n (1 + u) (exp_parts.h), with nothing
-//   compensated: E = RN(2^n (1 + u)), D = RN(1 + E), F = RN(E / D), y = RN(1 - 2F). F: x86 the
-//   division; RISC-V r = 1 / D by recip.h (0.87897 (2.1354 - D) and a Newton step, 2^-17.9),
-//   F0 = RN(E r), F = RN(F0 + r (E - F0 D)): r's error squared (2^-35.8) and F's rounding, as
-//   the division's. Why 1:
-//   F's errors (e's, E's, D's and the division's, about 3 x 2^-24 relative at most) reach y
-//   times 2F <= 2 e^-2 / (1 + e^-2) = 0.24, so y is off by 0.71 ULP at most before its own
-//   rounding, and less as a grows; the polynomial's reach to 1 is what that costs.
-//   a is clamped at 9.5, where tanh rounds to 1 (beyond 9.01).
-// Measured on every finite float (`vlak accuracy activations --exhaustive`, AVX2;
-//   the x86 targets give the same bits): max 1.027 ULP (x = -1.0037, just past
-//   the polynomial, where 2F is largest). RISC-V's division-free F (RVV and scalar the same bits;
-//   checked on AVX2 built with -DVLAK_ACT_DIV_FREE=1): max 1.034 ULP (x = 1.0039). vlak.h's
-//   bound: 2 ULP.
+//   minimax 5.3e-9 = 2^-27.5 on [0, 1]). a >= 1: tanh(a) = 1 - 2 e / (1 + e), e = e^-2a = 2^n (1 +
+//   u) (exp_parts.h), nothing compensated: E = RN(2^n (1 + u)), D = RN(1 + E), F = RN(E / D), y =
+//   RN(1 - 2F); F by the division (x86) or by recip.h's seed, a Newton step and a remainder step
+//   (RISC-V). F's errors reach y times 2F <= 0.24: y is off by 0.71 ULP at most before its own
+//   rounding. a is clamped at 9.5, where tanh rounds to 1 (beyond 9.01).
+// Bound (vlak.h): 2 ULP.
 // Special values: NaN -> the same NaN; tanh(+-inf) = +-1; tanh(+-0) = +-0, and every x below
 //   2^-12 gives x itself (as the correctly rounded value does).
-// Cost: 35 vector-layer ops (|x|, clamp and 2a 3, exp_parts.h 13, E, D, F and y 4 with
-//   one Div, the polynomial 9, select, sign and NaN 6); RISC-V: the Div becomes 7 ops and the
-//   sign 3. RVV instruction and cycle counts: docs/ops/activation.md.
+// Cost: 35 vector-layer ops with one Div; RISC-V: the Div becomes 7 ops and the sign 3.
+//   The derivation, the measured maxima, the ops term by term and RVV's counts:
+//   docs/ops/activation.md, "tanh.h".
 #pragma once
 
 #include "ops/activation/exp_parts.h"
