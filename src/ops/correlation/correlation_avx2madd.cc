@@ -5,21 +5,13 @@
 // the same sum. The int32 sum is exact (|sum| <= C 2^14) or wraps modulo 2^32 as the generic
 // kernel's does, so the bytes are the generic kernel's; correlation_test.cc runs both
 // against one oracle.
-// vpmaddwd multiplies 16 int16 pairs and adds each pair's two products into an int32 lane: 16
-// multiply-accumulates per instruction. The generic kernel sign-extends both bytes, multiplies in
-// int16 and widens the products into int32 sums: about 2 per instruction on AVX2, no faster than
-// gcc's auto-vectorised C (docs/ops/correlation.md). The pair must be two channels of one pixel:
-//  - Per row i, each pair of channels of a and of b is interleaved once into a buffer
-//    ([pair][pixel][2] int16). Per 16 pixels that is two byte unpacks and two sign extensions,
-//    shared by every displacement.
-//  - A missing second channel (odd C) is 0 in b, so a's is irrelevant.
-// Loop order per row i: strips of 8 outputs at b's columns m..m+7. For each strip and pair, b's
-// 32 bytes are loaded once and feed one accumulator per displacement (output column m + d, a
-// loaded at m + d), up to 8 displacements at a time. Per pair and strip that is 1 + D loads,
-// D vpmaddwd and D vpaddd, for 16 D multiply-accumulates (11 of the 16 ymm registers at D = 8).
-// After the pairs: an arithmetic shift, then saturation through two packs (int32 -> int16 -> int8
-// saturating is the int8 saturation), or WRAP16's low byte of (sum << 16) >> (16 + s).
-// Measurements: docs/ops/correlation.md.
+// Algorithm: vpmaddwd, 16 int16 pairs, each pair's two products into an int32 lane. Per row i, each
+//   pair of channels of a and of b is interleaved once into an int16 buffer, shared by every
+//   displacement (odd C: b's missing channel is 0). Strips of 8 outputs; b's 32 bytes per pair feed
+//   the accumulators of up to 8 displacements. Then an arithmetic shift and int8 saturation by two
+//   packs, or WRAP16's low byte of (sum << 16) >> (16 + s).
+// Cost per pair and strip: 1 + D loads, D vpmaddwd and D vpaddd for 16 D multiply-accumulates.
+// The layout and the measurements: docs/ops/correlation.md, "AVX2 with vpmaddwd".
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
 
 #include <immintrin.h>

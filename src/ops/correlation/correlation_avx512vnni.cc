@@ -4,24 +4,14 @@
 // out[d][i][j] = sat8((sum_k a[k][i][j] * b[k][i][j - d]) >> shift), or WRAP16's int16 reading of
 // the same sum; as in the generic kernel the int32 sum is exact or wraps modulo 2^32, so the bytes
 // are the generic kernel's (correlation_test.cc runs both against one oracle).
-// vpdpbusd multiplies 4 adjacent unsigned bytes by 4 adjacent signed bytes and adds the 4 products
-// to an int32 lane: 64 multiply-accumulates per instruction, where the generic kernel's widening
-// multiply and widening add retire about 4 per instruction. Two things stand between the planar
-// layout and that instruction:
-//  - Adjacent bytes must be 4 channels of one pixel. Per row i, each group of 4 channels of a and
-//    of b is interleaved once into a buffer ([group][pixel][4], 4 bytes per pixel), with byte
-//    unpacks and a 4 x 4 transpose of 128-bit lanes: 24 instructions per 64 pixels x 4 channels,
-//    shared by every displacement.
-//  - One operand must be unsigned. a + 128 (a ^ 0x80) is: sum (a + 128) b = sum a b + 128 sum b,
-//    so each sum starts at -128 sum_k b[k][i][j - d] (the column sums of b, one more vpdpbusd per
-//    group with bytes of 1). All modulo 2^32, so the result is sum a b modulo 2^32 exactly.
-// Loop order per row i: strips of 16 outputs m..m+15 of b's columns; for each strip and each
-// group, b's 64 bytes are loaded once and feed one accumulator per displacement (output column
-// m + d, a loaded at m + d), up to 8 displacements at a time. Per group and strip: 1 + D loads and
-// 1 + D vpdpbusd for 64 D multiply-accumulates. Padding: b's channels beyond C are 0 (so a's
-// padding is irrelevant); a's buffer has 16 spare pixels past the width for the last strip of a
-// displacement, whose lanes past the width are not stored.
-// Measurements: docs/ops/correlation.md.
+// Algorithm: vpdpbusd, 4 unsigned by 4 signed bytes into an int32 lane. Per row i, each group of 4
+//   channels of a and of b is interleaved once into a per-pixel buffer, shared by every
+//   displacement; a is made unsigned (a ^ 0x80) and each sum starts at -128 sum_k b (one more
+//   vpdpbusd per group): exact modulo 2^32. Strips of 16 outputs; b's 64 bytes per group feed the
+//   accumulators of up to 8 displacements.
+// Cost: per group and strip 1 + D loads and 1 + D vpdpbusd for 64 D multiply-accumulates; the
+//   interleave 24 instructions per 64 pixels x 4 channels.
+// The layout, the padding and the measurements: docs/ops/correlation.md, "AVX-512 VNNI".
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 
 #include <immintrin.h>

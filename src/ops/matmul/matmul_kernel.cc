@@ -1,29 +1,18 @@
 // Matmul f32 kernels, generic over the tag: compiled once per target.
 //
-// Algorithm (GotoBLAS/BLIS blocking, transposed for row-major C with the vector along n):
-//   for jc over n by nc:            B block of kc x nc floats (1 MiB), L2-resident
-//     for pc over k by kc (256):
-//       pack B[pc:pc+kc, jc:jc+nc] into panels [nc/NR][kc][NR] (zero-padded to NR)
-//       for ir over the rows by MR:   A read in place through MR row pointers, L1-resident
-//         for jr over the block by NR:  Tile: MR x NR accumulators in registers
-//           for p in kc: b = Load(panel + p*NR); c_i = MulAdd(b, A[i][p], c_i) for i < MR
-// Order: each C element is one FMA chain in sequential k order, from a[i][0] * b[0][j] (or from
-// C with ACCUMULATE / after the first kc block): the same bits on every target, VLEN and thread
-// count, NaN payloads aside (matmul_test.cc checks against that chain in std::fma).
-// Bound (Higham (3.4)): |C - C64| <= gamma_(k-1) sum_p |A[i][p]| |B[p][j]|; the contract and the
-// tests use 2 k 2^-24 sum. NaN and inf propagate as IEEE (inf * 0 = NaN, inf - inf = NaN).
-// Tiles MR x NR (narrow one when n fits one half-width panel): AVX-512 6 x 64 (narrow 14 x 32),
-// AVX2 6 x 16 (12 x 8), RVV 6 x (4 VLEN / 32) at LMUL 4, software-pipelined (8 x (2 VLEN / 32)),
-// scalar 4 x 4; spill-free (ctest rvv.spill_check).
-// Epilogue (vlak_matmul_ex_f32): once a micro-panel's last k block is stored, the activation
-// kernels' BiasActivationRowsF32 of the same target runs on it while it is in L1: c = act(c + bias).
-// x86 runs each packed block panel-outer over groups of row tiles instead (PackedRows), each row
-// tile prefetching its share of the next panel: the block just packed (Block) as B prepacked
-// (vlak_matmul_packed_f32, the threaded path's shared B). RVV and scalar run Block row-outer.
-// TRANS_B: x86 packs W's rows through 16 x 16 (8 x 8) register transposes, not gathers.
-// Cost per k step of a tile: 1 vector-group load of B, MR scalar loads or broadcasts of A, MR FMAs
-// (x86: and a few line prefetches per 4 steps).
-// Blocking and tile measurements, the RVV model's cycles, speed: docs/ops/matmul.md.
+// Algorithm: GotoBLAS/BLIS blocking, transposed for row-major C with the vector along n: B packed
+//   per block (kc = 256 rows by nc, 1 MiB, L2-resident) into [nc/NR][kc][NR] panels; A read in
+//   place through MR row pointers (L1); an MR x NR tile of accumulators, c_i = MulAdd(b, A[i][p],
+//   c_i) per k step. x86 runs each packed block panel-outer (PackedRows, each row tile prefetching
+//   its share of the next panel), RVV and scalar row-outer; x86 packs TRANS_B's W by transposes.
+// Order: each C element is one FMA chain in sequential k order, from a[i][0] * b[0][j] (or from C
+//   with ACCUMULATE / after the first kc block): the same bits on every target, VLEN and thread
+//   count, NaN payloads aside. Bound (vlak.h): |C - C64| <= 2 k 2^-24 sum_p |A[i][p]| |B[p][j]|
+//   (Higham (3.4): gamma_(k-1) sum). NaN and inf propagate (inf * 0 = NaN, inf - inf = NaN).
+// Epilogue (vlak_matmul_ex_f32): c = act(c + bias), BiasActivationRowsF32 per micro-panel in L1.
+// Cost per k step of a tile: 1 vector-group load of B, MR scalar loads or broadcasts of A, MR FMAs.
+// Tiles (AVX-512 6 x 64, AVX2 6 x 16, RVV 6 x (4 VLEN / 32), narrow ones), the loop nest, the
+//   bound's derivation and the measurements: docs/ops/matmul.md.
 #include <cstddef>
 #include <cstdint>
 #include <algorithm>

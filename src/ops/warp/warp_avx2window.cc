@@ -2,33 +2,17 @@
 // the avx2 target's specialisation (warp.cc decides per row; the generic kernel is warp_kernel.cc).
 //
 // Per pixel (vlak.h): n = o >> 8, f = (int8)o, out = bits 8..15 of R * 256 + (L - R) * f with
-// R = src[w - n], L = src[w - n - 1] (0 outside the row). The generic kernel gathers the taps:
-// vpgatherdd loads one 32-bit lane at a time, and at 1024x1024x3 the kernel ran at ~5 % of the
-// copy bound. Optical flow and warp fields are smooth: neighbouring pixels move by similar
-// amounts, however far. Per group of 32 pixels g..g+31 (groups from the row's start), let
-// M = max n of the group. When every n of the group is >= M - kSpread (kSpread = 47), the R taps
-// of the 16 pixels p..p+15 of either half lie within the 64 bytes starting M + 1 columns left of
-// p, and L's one byte further left. A byte shuffle can then fetch them from registers:
-//  - Each 128-bit lane takes its taps from four 16-byte chunks of its window. The chunks are
-//    unaligned 32-byte loads, one per chunk covering both lanes; L's chunks are the same loads
-//    one byte earlier.
-//  - The window index of R is q - n + M + 1 (1..63), for q = 0..15 in the lane. It is the same
-//    byte index for L, on the shifted chunks.
-//  - vpshufb fetches from each chunk by the index's low 4 bits, and two vpblendvb pick the chunk
-//    by bits 4 and 5.
-//  - Per 32 pixels and channel: 8 loads, 8 vpshufb, 6 vpblendvb, then the generic kernel's int16
-//    arithmetic (widen, subtract, multiply, shift, add, shift, pack). M (a max across the 32
-//    lanes: 9 instructions), the spread check, the index, the blend masks and the weights are
-//    computed once per 32 pixels and shared by up to kGroup channels of the image row.
-// Rows are copied block by block (kBlock columns) into a stack buffer with kPre / kPost zero
-// bytes around them (|n| <= 128), so that taps outside the row read 0 and no load leaves the
-// buffer. Up to kScalarGroups groups of a row whose spread is wider (a motion boundary) take the
-// definition in scalar code; one more returns false: warp.cc gives the row (all channels) to the
-// generic kernel, which rewrites whatever this one wrote, so fields of independent random
-// displacements run at the generic kernel's speed. The last (width mod 32) pixels of a row take
-// the definition in scalar code. The bits equal the generic kernel's: warp_test.cc runs both.
-// Measured against gathering, gcc's C and OpenCV's remap: docs/ops/warp.md (about 2x the
-// gathering kernel's speed at |n| <= 16, the same where every row gathers).
+// R = src[w - n], L = src[w - n - 1] (0 outside the row): the generic kernel's bits (warp_test.cc).
+// Algorithm: per group of 32 pixels, M = max n; when every n is >= M - kSpread (kSpread = 47), the
+//   R taps of each half lie within the 64 bytes starting M + 1 columns left of its first pixel (L's
+//   one byte further left); vpshufb fetches them from four 16-byte chunks and two vpblendvb pick
+//   the chunk, then the generic kernel's int16 arithmetic. Rows are copied by kBlock columns into
+//   a zero-padded stack buffer. Up to kScalarGroups wider groups a row, and the last width mod 32
+//   pixels, take the scalar definition; one more returns false: warp.cc gives the row to the
+//   generic kernel.
+// Cost per 32 pixels and channel: 8 loads, 8 vpshufb, 6 vpblendvb and the int16 arithmetic; M, the
+//   spread check, the index and the masks once per 32 pixels for up to kGroup channels.
+// The window in detail and the measurements: docs/ops/warp.md, "AVX2 window kernel".
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
 
 #include <immintrin.h>
