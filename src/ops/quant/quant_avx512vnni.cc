@@ -1,21 +1,17 @@
 // Quantized activations on AVX-512 VNNI (vpdpbusd): the avx512 target's specialisation of
 // MatmulQActColsF32, used when the CPU has AVX512_VNNI (quant.cc decides).
 //
-// Algorithm: one block of 32 per ymm (vpdpbusd on 256 bits, AVX512_VL). vpdpbusd multiplies 4
-// unsigned bytes of W by 4 signed bytes of A and adds to an int32 lane, so W's values are made
-// unsigned: q4 nibbles as stored (q4_0: q - 8, offset 8; q4_1: offset 0), q8_0's int8 + 128 (xor
-// 0x80, offset 128). Per row of A and block the lanes start at -offset * (4-byte sums of q_a) (one
-// vpdpbusd of the offset bytes against q_a, shared by every row of W), so each int32 lane holds
-// sum (q_w - offset) q_a over its 4 values exactly; then c_lanes += float(lanes) * fl(d_w d_a), and
-// one horizontal sum per C element at the end, not one per block. q4_1's m_w d_a sum q_a goes into
-// a 4-lane vector per row of A (the 4 rows of W), fma(m_w, fl(d_a sum q_a)) per block, added after. kRowsW rows of W x kRowsA rows of A per pass: W's bytes are unpacked once per
-// block for kRowsA rows of A.
+// Algorithm: one block of 32 per ymm (vpdpbusd on 256 bits, AVX512_VL), W's values made unsigned
+//   (q4 nibbles as stored, offset 8 for q4_0 and 0 for q4_1; q8_0 xor 0x80, offset 128). Per row
+//   of A and block the lanes start at -offset * (4-byte sums of q_a), so each int32 lane holds
+//   sum (q_w - offset) q_a exactly; c_lanes += float(lanes) * fl(d_w d_a), and one horizontal sum
+//   per C element at the end; q4_1's m_w d_a sum q_a in a 4-lane vector per row of A, added after.
 // Bound: lanes exact; per block 2 (q4_1: 4) roundings and one add per lane; then the 8-lane sum:
-// within vlak.h's 2k * 2^-24 * S. Special values: the scales' NaN/inf propagate through the
-// products.
+//   within vlak.h's 2k * 2^-24 * S. Special values: the scales' NaN/inf propagate through the
+//   products.
 // Cost per block and row of W: 1 load and 1 (q8_0) or 4 (q4) unpack ops, the scale's load and
-// convert; per pair of rows 1 vpdpbusd, 1 convert, a broadcast multiply and 1 fma.
-// Measurements: docs/ops/quant.md.
+//   convert; per pair of rows 1 vpdpbusd, 1 convert, a broadcast multiply and 1 fma.
+// The pass's rows and the measurements: docs/ops/quant.md, "quant_avx512vnni.cc".
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 
 #include <immintrin.h>

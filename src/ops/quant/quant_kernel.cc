@@ -3,18 +3,16 @@
 // Quantize / dequantize: ggml's per-block arithmetic, value by value in binary32 (quant.h's
 // fp16 conversions), so the bytes and floats are the same on every target.
 // Exact weights, m < 16 (MatmulQExactColsF32): W is read once. Per group of kRows rows of W and
-// chunk of kChunk values, the blocks are dequantized (exactly, q * d; q4_1 + m rounded once) into an
-// L1 buffer, then every row of A runs its fma strips over it into two vector accumulators per C
-// element (strips alternate between them), kept in a small stack array between chunks. Element
-// p of a dot lands in accumulator (p / L) % 2, lane p % L (L = lanes of one register): one chain per
-// lane in k order, then one ReduceSum of the two. The order depends on k and the target only.
-// Bound: each product is one fma, a chain of <= k / L terms and a reduction of log2(2L) adds:
-// within vlak.h's 2k * 2^-24 * sum |a||w|.
+//   chunk of kChunk values, the blocks are dequantized (exactly, q * d; q4_1 + m rounded once) into
+//   an L1 buffer, then every row of A runs its fma strips over it into two vector accumulators per
+//   C element: one chain per lane in k order, then one ReduceSum of the two; the order depends on
+//   k and the target only. Bound: a chain of <= k / L fmas (L lanes) and a reduction of log2(2L)
+//   adds: within vlak.h's 2k * 2^-24 * sum |a||w|.
 // Quantized activations (MatmulQActColsF32): per block the integer dot of the int8 values is exact
-// (|sum| <= 32 * 128 * 127), then c += fl(fl(d_w d_a) * s) (+ fl(fl(m_w d_a) * sum q_a) for q4_1),
-// block after block: 2 or 4 roundings per block, within vlak.h's 2k * 2^-24 * S.
+//   (|sum| <= 32 * 128 * 127), then c += fl(fl(d_w d_a) * s) (+ fl(fl(m_w d_a) * sum q_a) for
+//   q4_1), block after block: 2 or 4 roundings per block, within vlak.h's 2k * 2^-24 * S.
 // Cost: decode is bounded by W's bytes (0.56, 0.63, 1.06 bytes per value); the dequantize pass
-// adds a store and a load per value in L1. Measurements: docs/ops/quant.md.
+//   adds a store and a load per value in L1. Details, measurements: docs/ops/quant.md, "Kernels".
 #include <cmath>
 #include <cstring>
 #include <limits>

@@ -3,23 +3,16 @@
 // CPU has AMX and the OS grants its tile state; the rows past the last 16 go to the VNNI kernel
 // (quant_packed_avx512vnni.cc).
 //
-// Algorithm: per group of 16 rows of W and block of 32, one tile product of A's 16 x 32 int8
-//   values (A tile, rows QActBytes(k) apart) and W's 8 x 64 bytes (B tile: row q is the 16 rows'
-//   values 4q..4q+3, which is the x16 record's piece q, low nibbles for q < 4, high for q >= 4;
-//   q8_0's pieces as stored) gives the 16 x 16 exact int32 s' = sum q_w q_a (TDPBSUD: A signed,
-//   W unsigned; q8_0 TDPBSSD). s = s' - offset * sum q_a (q4_0 8, else 0) is the VNNI kernel's s;
-//   then per row of A, as there: acc += float(s) * fl(d_w d_a), q4_1 acc += m_w * fl(d_a sum q_a).
-//   The same integers and the same float steps in the same order: the bits of the VNNI kernel.
+// Algorithm: per group of 16 rows of W and block of 32, one tile product (TDPBSUD: A signed, W
+//   unsigned; q8_0 TDPBSSD) of A's 16 x 32 int8 values and W's 8 x 64 bytes (the x16 record's
+//   pieces) gives the exact 16 x 16 int32 s' = sum q_w q_a; s = s' - offset * sum q_a (q4_0 8,
+//   else 0) and the float steps per row of A are the VNNI kernel's, in its order: its bits.
 // Bound and special values: the VNNI kernel's.
-// Cost per block, 16 x 16 (8192 products): two tile loads, one tile product (K = 32, half its
-//   depth at the whole product's cost) and one tile store, in order on the tile unit; then per
-//   row of A a load, (q4_0 a subtract), a convert, a multiply and an fma (q4_1 two more): about 90
-//   vector ops, against about 250 for the VNNI kernel's 8-row passes. q4 nibbles are unpacked
-//   once per group into a buffer of B tiles. Measured speed: docs/ops/quant.md.
-// Tile state: each call loads its configuration, then puts back the thread's previous one (another
-//   library's, whose tile data it must reload, as any call does) or releases the tiles; Linux gives
-//   a process AMX's state only on request (arch_prctl ARCH_REQ_XCOMP_PERM), made once by
-//   QuantCpuHasAmx.
+// Cost per block, 16 x 16 (8192 products): two tile loads, one tile product and one tile store,
+//   then about 90 vector ops for the rows of A, against about 250 for the VNNI kernel's passes.
+// Tile state: each call loads its configuration, then puts back the thread's previous one or
+//   releases the tiles; QuantCpuHasAmx requests AMX's state from Linux once.
+// The tiles' layout, the ops, why K = 32 and the speed: docs/ops/quant.md, "AMX tiles for prefill".
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 
 #include <immintrin.h>

@@ -2,22 +2,16 @@
 // target's kernel for vlak_matmul_q_packed_f32 (quant.cc calls it where the buffer is x16, which
 // vlak_matmul_q_pack writes only on that target with AVX512_VNNI on).
 //
-// Algorithm: per group of 16 rows of W and block of 32, the record holds the 16 fp16 d, (q4_1)
-//   the 16 fp16 m, and the quantized bytes as 4-byte pieces, piece p of the 16 rows in one zmm.
-//   vpdpbusd of that zmm (unsigned: q4 nibbles as stored, q8_0 xor 0x80) with the broadcast 4
-//   int8 of A at the piece's values adds 4 products to each row's lane; 8 of them (q4: the low
-//   nibbles are pieces 0..3 = values 0..15, the high nibbles values 16..31) sum the whole block
-//   per lane, from a start of -offset * sum q_a (q4_0 8, q8_0 128, q4_1 0): the lane is exactly
-//   s = sum (q_w - offset) q_a. Then acc += float(s) * fl(d_w d_a), one fma per 16 rows, and
-//   q4_1 acc += m_w * fl(d_a sum q_a). No horizontal sum: lane r of acc is C[i][j + r]. 1-3 rows
-//   of A (decode) take two groups a pass: twice the independent fma chains, A's broadcasts shared.
+// Algorithm: per group of 16 rows of W and block of 32, piece p (4 bytes) of the 16 rows fills one
+//   zmm; vpdpbusd of it (unsigned: q4 nibbles as stored, q8_0 xor 0x80) with A's 4 int8 broadcast
+//   adds 4 products to each row's lane, and 8 of them, from a start of -offset * sum q_a (q4_0 8,
+//   q8_0 128, q4_1 0), give exactly s = sum (q_w - offset) q_a. Then acc += float(s) * fl(d_w d_a)
+//   and q4_1 acc += m_w * fl(d_a sum q_a): lane r of acc is C[i][j + r], no horizontal sum. 1-3
+//   rows of A take two groups a pass: twice the independent fma chains, A's broadcasts shared.
 // Bound: s exact; per block 2 roundings (q4_1 4) on a chain of k / 32 adds: within vlak.h's
 //   2k 2^-24 S. Special values: the scales' and d_a's NaN/inf propagate through the products.
-// Cost per block and 16 rows: 4 (q8_0 8) loads, 8 unpack ops (q8_0 8 xors; up to 2 rows of A,
-//   q4's high nibbles stay in place, 16 q, and their sum is shifted right by 4, exactly: 4 ops
-//   fewer, one more per row), 1-2 fp16 converts; per row of A 8 vpdpbusd (A's 4 bytes broadcast
-//   from memory), 1 convert, 1 multiply, 1 fma (q4_1 2): about 22 ops per 512 weights at m = 1,
-//   against about 60 in the rows layout's kernel.
+// Cost: about 22 ops per 512 weights at m = 1, against about 60 in the rows layout's kernel.
+// The record, the ops one by one and the speed: docs/ops/quant.md, "quant_packed_avx512vnni.cc".
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 
 #include <immintrin.h>

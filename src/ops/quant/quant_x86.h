@@ -1,20 +1,17 @@
 // The x86 targets' decode kernels (included by quant_kernel.cc for the avx512 and avx2 targets):
 // where the block's unpacking instruction matters, in registers, never storing w.
 //
-// Exact weights (ExactColsX86): per block of 32 and row of W, the values are widened to int32
-// (vpmovzxbd / vpmovsxbd; q4_0 minus 8), converted, and scaled: w = q * d (q4_0, q8_0: exact, a 4- or
-// 8-bit integer times an fp16) or fma(q, d, m) for q4_1 (= fl(q * d + m), q * d being exact):
-// vlak_dequantize_f32's floats, special scales included; then c += a * w (fma). Element p of a dot lands in lane
-// p % V of accumulator (p % 32) / V (V lanes per register): one chain per lane in k order, then one
-// sum of the accumulators and one horizontal sum. kRowsW rows of W x kRowsA rows of A per pass
-// (one at m = 1; A's 32 values are loaded once per block for the kRowsW rows); on AVX-512 the
-// rows' fp16 scales are converted together and broadcast from memory.
+// Exact weights (ExactColsX86): per block of 32 and row of W, q is widened to int32, converted and
+//   scaled: w = q * d (q4_0, q8_0, exact) or fma(q, d, m) (q4_1), vlak_dequantize_f32's floats,
+//   special scales included; then c += a * w (fma). Element p of a dot lands in lane p % V of
+//   accumulator (p % 32) / V: one chain per lane in k order, then one sum of the accumulators and
+//   one horizontal sum.
 // Quantized activations on AVX2 (ActColsAvx2): per block vpmaddubsw of unsigned W bytes against
-// signed A bytes (q4: nibbles 0..15; q8_0: |q_w| against sign(q_a, q_w), ggml's trick: no int16
-// saturation, |pair| <= 2 * 128 * 127), vpmaddwd with ones to int32 lanes, minus offset * (the
-// lanes' A sums) for q4_0; then c += float(lanes) * (d_w d_a) per block, one horizontal sum per C
-// element at the end; q4_1's m_w d_a sum q_a in a 4-lane vector (the 4 rows of W), added after.
-// Bounds: as the generic kernels' (quant_kernel.cc). Measurements: docs/ops/quant.md.
+//   signed A bytes (q8_0: ggml's sign trick, no int16 saturation), vpmaddwd with ones to int32
+//   lanes, minus offset * (the lanes' A sums) for q4_0; then c += float(lanes) * (d_w d_a) per
+//   block, one horizontal sum per C element at the end; q4_1's m_w d_a sum q_a in a 4-lane vector
+//   (the 4 rows of W), added after.
+// Bounds: as the generic kernels' (quant_kernel.cc). Details: docs/ops/quant.md, "quant_x86.h".
 #pragma once
 
 #include <immintrin.h>
