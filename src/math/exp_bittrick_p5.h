@@ -1,24 +1,18 @@
 // exp(x), the RISC-V hackathon softmax's bit trick, degree-5 fit: 2^y = 2^floor(y) * 2^f, y = x log2 e.
 //
-// The hackathon (after Perini 2018) writes 2^f = 1 + f - delta(f), delta(f) = f + 1 - 2^f on [0, 1],
-// and fits delta(f) = f (s1 + s2 f + s3 f^2 + s4 f^3 + s5 f^4) by matching value, first and second
-// derivative at f = 0 and f = 1 (6 conditions; delta(0) = 0 is the missing constant term):
-//   s1 = 3.06852819440055e-1, s2 = -2.40226506959101e-1, s3 = -5.57129652016652e-2,
-//   s4 = -9.01146535969578e-3, s5 = -1.90188191959304e-3
-// (tools/remez/exp_coeffs.py solves the conditions and agrees to 3e-16). The quintic's own max
-// relative error for 2^f on [0, 1] is 2.4e-6. The kernel evaluates the same quintic at
-// g = f - 1/2 (see exp_bittrick.h), re-expanded by the script, and multiplies by 2^floor(y); the
-// hackathon's code adds 127 in float and truncates to int instead, which costs up to 2^-16 relative.
-// y = x log2(e) is rounded once (no Cody-Waite split): for |y| near 128 that alone is up to
-// 2^-17 absolute in y, 5e-6 relative in the result.
-//
-// Measured (every float of [-87.3, 88.7] against float64 exp, `vlak accuracy exp --exhaustive`):
-//   max 75.11 ULP (at x = -86.957), max relative error 6.280e-6, mean 9.98e-8: the quintic's
-//   2.4e-6 plus the rounding of y = x log2(e) at large |x|.
+// Algorithm: 2^floor(y) from the exponent field (exp_bittrick.h's split); 2^f = 1 + f - delta(f),
+//   delta(f) = f (s1 + s2 f + s3 f^2 + s4 f^3 + s5 f^4) fitted by value, first and second
+//   derivative at f = 0 and f = 1 (the hackathon's, after Perini 2018; the quintic's own max
+//   relative error for 2^f on [0, 1] is 2.4e-6), evaluated at g = f - 1/2, re-expanded by
+//   tools/remez/exp_coeffs.py. y = x log2(e) is rounded once (no Cody-Waite split): for |y| near
+//   128 that alone is up to 5e-6 relative in the result.
+// Bound (vlak.h): max relative error 6.3e-6 (75 ULP) on [-87.3, 88.7].
 // Special values: all honoured: exp(-inf) = 0, exp(NaN) = NaN, overflow -> +inf, underflow -> 0
 //   (flushed from x < -87.34, where 2^y leaves the normal range).
 // Cost: 14 vector-layer ops: split 5 (MulAdd, Add, Min, Sub, Sub) + shift 1, 5 MulAdd, Mul,
-//   Lt, IfThenZeroElse. AVX-512: 14 instructions (AVX2: 15); RVV: 14 + 6 splats under kFused (exp_common.h).
+//   Lt, IfThenZeroElse. AVX-512: 14 instructions (AVX2: 15); RVV: 14 + 6 splats under kFused
+//   (exp_common.h). The coefficients, the hackathon's own rounding and the measurement:
+//   docs/ops/exp.md, "exp_bittrick_p5.h".
 #pragma once
 
 #include "math/exp_bittrick.h"

@@ -4,26 +4,15 @@
 //   t = x - n ln2_hi - n ln2_lo in [-ln2/2, ln2/2] (two FMAs, n ln2_hi exact);
 //   e^t ~ 1 + t + t^2 (c2 + ... + c6 t^4), relative minimax with c0 = c1 = 1 exact
 //   (tools/remez/exp_coeffs.py; 3.2e-9 = 2^-28.2 max relative error, so rounding dominates);
-//   2^n in two steps, 2^n1 * 2^n2 with n1 = floor(n/2), n2 = n - n1: both factors are normal for
-//   every n in [-252, 254], so results near overflow (n = 128) and in the denormal range
-//   (n down to -150) come out of y = (2^n1 (1 + u)) * 2^n2, where the FMA 2^n1 (1 + u) rounds
-//   to 24 bits and the last multiply is exact for normal results and rounds once into the
-//   denormal range. The magic number carries n + 254 = (n1 + 127) + (n2 + 127), so both biased
-//   exponents come from its bits with a shift right by one and a subtraction.
-// With n clamped at 128, x > 89.07 (and +inf) give t > ln2/2 and the polynomial (positive
-// coefficients) drives the product to +inf; x in (88.72, 89.07] overflow by rounding.
-//
-// Measured (every finite float against float64 exp, `vlak accuracy exp --exhaustive`):
-//   max 0.8763 ULP (at x = -27.344) over all 4,278,190,080 finite floats, max relative error
-//   7.308e-8 (normal results), mean 5.67e-9; on [-87.3, 0] the max is 0.8763 ULP.
+//   y = (2^n1 (1 + u)) * 2^n2, n1 = floor(n/2), n2 = n - n1, both factors normal for every n in
+//   [-252, 254]: the FMA rounds to 24 bits, the last multiply is exact for normal results and
+//   rounds once into the denormal range.
+// Bound (vlak.h): max 0.88 ULP (<= 1) over every finite float.
 // Special values: all honoured: exp(-inf) = 0, exp(NaN) = NaN (through t), overflow -> +inf,
-//   results down to the smallest denormal 2^-149 (x >= -103.97), 0 below; x < -104 is masked to
-//   0 (the exponents would wrap only below x = -174).
-// Cost: 21 vector-layer ops: MulAdd, Min, Sub, NegMulAdd, Mul, Add, Mul, 4 MulAdd, MulAdd, Add
-//   (u), ShiftRight, Sub, 2 ShiftLeft, MulAdd, Mul, Lt, IfThenZeroElse. AVX-512: 20 instructions
-//   (the select folds into the last multiply; AVX2: 21); RVV: 21 + 5 splats (exp_common.h).
-//   ExpEval::kLean: Horner steps rounded twice; t^2 q is still formed (u needs th and m apart).
-//   Splitting t into th + m costs 2 of them and takes the max from 1.013 ULP to 0.876.
+//   results down to the smallest denormal 2^-149 (x >= -103.97), 0 below.
+// Cost: 21 vector-layer ops; AVX-512: 20 instructions (AVX2: 21); RVV: 21 + 5 splats
+//   (exp_common.h). The exponents' bits, the overflow path, the ops one by one, ExpEval::kLean
+//   and the measurement: docs/ops/exp.md, "exp_precise.h".
 #pragma once
 
 #include "math/exp_common.h"

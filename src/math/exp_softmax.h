@@ -1,32 +1,18 @@
 // K exp(v) for v <= 0 or NaN, K = 723.8725: the accurate softmax's exp on RVV, where the cycles
 // of the exp + sum + store pass are those of its vector floating-point instructions.
 //
-// Why scaled: softmax divides by the sum, so any constant factor K cancels (the stored values and
-// the sum both carry it). A monic polynomial K e^t ~ t^6 + k5 t^5 + ... + K t + K starts its
-// Horner evaluation with t + k5 (one .vf instruction) where e^t's own polynomial starts with
-// c6 t + c5, which needs c5 splatted into a register group (or copied from one every strip).
-// Every later step q t + k adds a splat held in a register across the loop (LMUL 2 leaves 16
-// groups: 5 splats and the pipelined strips of softmax_pipelined.h fit).
-//
-// Algorithm (ExpAccurateNonPositive's reduction, exp_accurate.h): v clamped at -88 (below,
-//   2^n would wrap); b = v log2e + (magic + 127); 2^n = bits(b) << 23 (exp_common.h); n = b -
-//   (magic + 127); t = v - n ln2_hi - n ln2_lo in [-ln2/2, ln2/2] (n <= 0: no overflow clamp);
-//   K e^t by the polynomial (tools/remez/exp_coeffs.py, "softmax": relative minimax with
-//   K = 1/c6 a float, max relative error 3.4e-9 = 2^-28.1, below float rounding); y = p 2^n.
-//   p is in [511.8, 1023.8], so p 2^n stays normal down to n = -126; n = -127 (v < -87.68) gives
-//   2^n = +0 and y = +0, as for every v < -88 and -inf.
-// On RVV the clamp is two unsigned minima on v's bits (ExpAccurateNonPositive explains the
-// order of the bits and why a RISC-V NaN passes): one feeds b, one t, at thresholds one ulp apart
-// so that clang does not merge them: b's fused multiply-add then overwrites its own copy of v
-// instead of a copy of the magic splat (a vmv per strip). Where the two differ (v < -87.99999)
-// 2^n is 0. Elsewhere it is a compare and a select, as in ExpAccurateNonPositive.
-// Accuracy against K exp(v) in float64 (tests/math/exp_test.cc, ExpSoftmaxEvaluations, 1M samples
-// of [-87.3, 0] through the subtraction): max 0.974 ULP, bound 2 (vlak.h's accurate exp); the
-// polynomial's own error is 2^-28, the rest is t's and the last step's rounding. (The unscaled
-// ExpAccurateNonPositive, kLean as softmax ran it at LMUL 8: 1.51.) Special values: NaN -> NaN;
-// v < -87.68 and -inf -> +0; 0 -> K.
-// Cost: 11 vector floating-point instructions (13 per strip in softmax's pass, with x - max and
-// the sum), 3 integer (2 vminu, vsll); no splat inside the loop.
+// Why scaled: softmax divides by the sum, so any constant factor K cancels. A monic polynomial
+//   K e^t ~ t^6 + k5 t^5 + ... + K t + K starts its Horner evaluation with t + k5 (one .vf), where
+//   e^t's own starts with c6 t + c5 and needs c5 splatted into a register group.
+// Algorithm (ExpAccurateNonPositive's reduction, exp_accurate.h): v clamped at -88; n = round(v
+//   log2e) by the magic number, 2^n from its bits (exp_common.h); t = v - n ln2_hi - n ln2_lo in
+//   [-ln2/2, ln2/2]; K e^t by the polynomial (tools/remez/exp_coeffs.py, "softmax": 3.4e-9 =
+//   2^-28.1 relative); y = p 2^n, p in [511.8, 1023.8], normal down to n = -126. On RVV the clamp
+//   is two unsigned minima on v's bits.
+// Bound: 2 ULP against K exp(v) in float64 (vlak.h's accurate exp). Special values: NaN -> NaN;
+//   v < -87.68 and -inf -> +0; 0 -> K.
+// Cost: 11 vector floating-point instructions (13 per strip in softmax's pass), 3 integer (2
+//   vminu, vsll); no splat inside the loop. More: docs/ops/exp.md, "exp_softmax.h".
 #pragma once
 
 #include "math/exp_bittrick_p5.h"
