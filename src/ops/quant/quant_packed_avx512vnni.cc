@@ -115,12 +115,12 @@ template <int kType, size_t kRa>
 void FewRows(const QMatmulArgs& g, uint8_t* act, size_t i0, size_t j0, size_t j1) {
   const size_t rec = kQGroup * QBlockBytes(kType), nb = g.k / kQBlock, gstride = nb * rec;
   size_t j = j0;
-  for (; j + 2 * kQGroup <= j1 || (j + kQGroup < j1 && j1 - j <= 2 * kQGroup); j += 2 * kQGroup) {
+  for (; j + kQGroup < j1; j += 2 * kQGroup) {  // a second group, whole or partial, follows
     const size_t cols = j1 - j - kQGroup < kQGroup ? j1 - j - kQGroup : kQGroup;
     Pass<kType, kRa, 2>(g, act, g.w + j / kQGroup * gstride, gstride, i0, j, static_cast<__mmask16>((1u << cols) - 1u));
   }
-  if (j < j1) {
-    const size_t cols = j1 - j < kQGroup ? j1 - j : kQGroup;
+  if (j < j1) {  // one group, whole or partial
+    const size_t cols = j1 - j;
     Pass<kType, kRa, 1>(g, act, g.w + j / kQGroup * gstride, gstride, i0, j, static_cast<__mmask16>((1u << cols) - 1u));
   }
 }
