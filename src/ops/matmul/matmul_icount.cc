@@ -28,7 +28,7 @@ using namespace vlak_icount;
 const BudgetTable kBudgets({
     // case                       VLEN 128    256    512   X60 cycles
     {"matmul_f32/64x64x64",          54022, 28060, 15079,   58008},
-    {"matmul_ex_f32/64x64x64 bias+gelu", 126404, 69338, 40805,  157442},
+    {"matmul_ex_f32/64x64x64/bias+gelu", 126404, 69338, 40805,  157442},
 });
 
 // Retired instructions of vlak_matmul_f32 and of the plain C blocked matmul (16 x 16 tiles, as
@@ -97,9 +97,9 @@ TEST_F(IcountBudget, MatmulEpilogue64) {
   ASSERT_EQ(st, VLAK_OK);
   ASSERT_EQ(st2, VLAK_OK);
   for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], c2[i]) << "element " << i;
-  std::printf("[ icount   ] matmul_ex_f32/64x64x64 bias+gelu VLEN %4d: fused %llu, matmul then passes %llu (%.3fx)\n",
+  std::printf("[ icount   ] matmul_ex_f32/64x64x64/bias+gelu VLEN %4d: fused %llu, matmul then passes %llu (%.3fx)\n",
               Vlen(), n_fused, n_two, static_cast<double>(n_two) / static_cast<double>(n_fused));
-  CheckBudget("matmul_ex_f32/64x64x64 bias+gelu", n_fused);
+  CheckBudget("matmul_ex_f32/64x64x64/bias+gelu", n_fused);
 }
 
 // AI-Benchmark's matmul shape, 256 x 512 x 256 (m x n x k, 33.5M FMAs): too slow under the plugin for
