@@ -1,7 +1,8 @@
 // Instruction budgets on RISC-V: retired instructions of one call, counted by the qemu-icount
 // plugin between vlak_icount_begin()/end() and read back from its live file (VLAK_ICOUNT_LIVE),
-// compared with a per-VLEN budget. One test binary (ctest: icount.budget.vlen<V>) holds
-// tests/icount/icount_budget_test.cc and every src/ops/<op>/<op>_icount.cc; run it under scripts/rvv-run:
+// compared with a per-VLEN budget from the operator's budget file, src/ops/<op>/<op>_budgets.tsv
+// (below). One test binary (ctest: icount.budget.vlen<V>) holds tests/icount/icount_budget_test.cc,
+// icount_budget_files.cc and every src/ops/<op>/<op>_icount.cc; run it under scripts/rvv-run:
 //   scripts/rvv-run --vlen 256 build/rv64gcv/tests/vlak_icount_budget_test
 // Every count is printed, also where the VLEN has no budget, so the log is the measurement.
 //
@@ -9,8 +10,8 @@
 // (tools/qemu-icount/rvv-costs.tsv: llvm-mca-22's reciprocal throughput per mnemonic and SEW/LMUL
 // on the model whose VLEN is qemu's; docs/riscv.md#cycles). CheckBudget prints those cycles beside
 // the instructions and, at VLEN 256 (the SpacemiT X60 model), checks them against the case's cycle
-// budget (the last column of its Budget row). Measured values of every case, and the tables'
-// cycle column rewritten to them: scripts/rvv-cycles --budgets [--write].
+// budget (the last column of its budget row). Measured values of every case, and the files' cycle
+// column rewritten to them: scripts/rvv-cycles --budgets [--write].
 #pragma once
 
 #include <gtest/gtest.h>
@@ -21,10 +22,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <initializer_list>
+#include <charconv>
+#include <fstream>
 #include <random>
-#include <span>
+#include <sstream>
 #include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "icount_live.h"
@@ -44,23 +48,37 @@ inline constexpr size_t kN = 2048;
 // A case's budgets for one call (after a warm-up call): retired instructions per VLEN, and x60,
 // the cycles on the SpacemiT X60 model (VLEN 256): the plugin's weighted cycles (whole call:
 // scalar code, tails and set-up included), rounded up. 0 = no budget there (the count is only
-// printed). Budgets only go down: when a change lowers a count, lower its budget in its table in
+// printed). Budgets only go down: when a change lowers a count, lower its budget in its file in
 // the same commit. Each budget is the count the code reached when it was set, so a change that
 // adds an instruction fails here. The x60 column is scripts/rvv-cycles --budgets --write's to set.
+//
+// The budgets are data, one file per operator beside its tests: src/ops/<op>/<op>_budgets.tsv
+// for src/ops/<op>/<op>_icount.cc (the SFPI kernels': tests/icount/sfpi_budgets.tsv), read when
+// the binary starts (tests/CMakeLists.txt passes their paths). A file holds '#' comments, blank
+// lines and rows, their fields separated by white space (tabs or spaces):
+//   # case                      VLEN 128    256    512   X60 cycles
+//   softmax_f32/2048                 7134   3695   1967        8421
+//   [goals]
+//   softmax_f32/2048                 2516   1342    755
+// A budget row has five fields: the case, its instruction budgets at VLEN 128, 256 and 512, and
+// its X60 cycle budget. The rows after the line [goals] are goals where they are not yet met
+// (printed beside the count, not asserted): four fields, no cycles. A case has at most one row of
+// each kind over all the files. A file that is missing or malformed fails the run (naming the
+// file and line); a case measured with no row is only printed.
 struct Budget {
-  const char* name;
-  unsigned long long vlen128, vlen256, vlen512;
+  std::string name;
+  unsigned long long vlen128 = 0, vlen256 = 0, vlen512 = 0;
   unsigned long long x60 = 0;
+  std::string where;  // the row's file (relative to the source tree) and line: "src/ops/x/x_budgets.tsv:4"
 };
 
 // The model whose cycles are budgeted, and its VLEN.
 inline constexpr const char* kCycleModel = "spacemit-x60";
 inline constexpr int kCycleVlen = 256;
 
-// The tables of every file of the binary: budgets, and goals where they are not yet met (printed
-// beside the count, not asserted; their x60 column is unused).
+// The rows of every budget file of the binary: budgets, and goals.
 struct BudgetTables {
-  std::vector<std::span<const Budget>> budgets, goals;
+  std::vector<Budget> budgets, goals;
 };
 
 inline BudgetTables& RegisteredTables() {
@@ -68,27 +86,64 @@ inline BudgetTables& RegisteredTables() {
   return tables;
 }
 
-// A file's table of budgets (or of goals), registered when it is made (at static initialisation) so
-// that CheckBudget finds a case by its name from any test of the binary. A file's form (inside its
-// anonymous namespace, after `using namespace vlak_icount;`; scripts/rvv-cycles --budgets --write
-// finds a case's row in kBudgets by its name and sets, or appends, the row's fifth field):
-//   const BudgetTable kBudgets({
-//       // case                       VLEN 128    256    512   X60 cycles
-//       {"op_f32/16x2048",               40835, 21379, 11651,   73427},
-//   });
-//   const BudgetTable kGoals({...}, BudgetTable::kGoals);  // where a file has goals
-class BudgetTable {
- public:
-  enum Kind { kBudgets, kGoals };
-  BudgetTable(std::initializer_list<Budget> rows, Kind kind = kBudgets) : rows_(rows) {
-    (kind == kGoals ? RegisteredTables().goals : RegisteredTables().budgets).push_back(rows_);
-  }
-  BudgetTable(const BudgetTable&) = delete;
-  BudgetTable& operator=(const BudgetTable&) = delete;
+// A whole number field of a budget file, or false.
+inline bool ParseCount(const std::string& field, unsigned long long& value) {
+  const char* end = field.data() + field.size();
+  const auto [ptr, ec] = std::from_chars(field.data(), end, value);
+  return ec == std::errc() && ptr == end && !field.empty();
+}
 
- private:
-  std::vector<Budget> rows_;
-};
+// Adds the rows of one budget file, its text in `in` and its name (as messages show it) in
+// `shown`, to tables. Returns "" or the first error, as "<shown>:<line>: <what is wrong>".
+inline std::string ParseBudgets(std::istream& in, const std::string& shown, BudgetTables& tables) {
+  bool goals = false;
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    const std::string at = shown + ":" + std::to_string(lineno);
+    std::istringstream words(line);
+    std::vector<std::string> f;
+    for (std::string w; words >> w;) f.push_back(w);
+    if (f.empty() || f[0][0] == '#') continue;
+    if (f.size() == 1 && f[0] == "[goals]") {
+      if (goals) return at + ": a second [goals] line";
+      goals = true;
+      continue;
+    }
+    const size_t want = goals ? 4 : 5;
+    if (f.size() != want) {
+      return at + ": " + std::to_string(f.size()) + " fields, not " + std::to_string(want) +
+             (goals ? " (a goal row: case, VLEN 128, 256, 512)"
+                    : " (a budget row: case, VLEN 128, 256, 512, X60 cycles)");
+    }
+    Budget b{f[0], 0, 0, 0, 0, at};
+    unsigned long long* values[] = {&b.vlen128, &b.vlen256, &b.vlen512, &b.x60};
+    for (size_t k = 1; k < want; ++k) {
+      if (!ParseCount(f[k], *values[k - 1])) return at + ": '" + f[k] + "' is not a whole number";
+    }
+    std::vector<Budget>& rows = goals ? tables.goals : tables.budgets;
+    for (const Budget& r : rows) {
+      if (r.name == b.name) {
+        return at + ": " + b.name + " has a " + (goals ? "goal" : "budget") + " row already, at " + r.where;
+      }
+    }
+    rows.push_back(std::move(b));
+  }
+  return "";
+}
+
+// Reads every budget file of the binary into RegisteredTables(): files lists their paths relative to
+// source_dir, separated by commas. Returns "" or the errors, one a line.
+inline std::string LoadBudgetFiles(const std::string& source_dir, const std::string& files) {
+  std::string errors;
+  std::istringstream list(files);
+  for (std::string name; std::getline(list, name, ',');) {
+    std::ifstream in(source_dir + "/" + name);
+    const std::string error = in ? ParseBudgets(in, name, RegisteredTables())
+                                 : name + ": cannot read this budget file (in " + source_dir + ")";
+    if (!error.empty()) errors += error + "\n";
+  }
+  return errors;
+}
 
 inline int Vlen() {
   unsigned long vlenb;
@@ -97,19 +152,16 @@ inline int Vlen() {
 }
 
 // A case's row in tables, nullptr if none.
-inline const Budget* FindRow(const std::vector<std::span<const Budget>>& tables, const std::string& name) {
-  for (const std::span<const Budget> table : tables) {
-    for (const Budget& b : table) {
-      if (name == b.name) return &b;
-    }
+inline const Budget* FindRow(const std::vector<Budget>& rows, const std::string& name) {
+  for (const Budget& b : rows) {
+    if (name == b.name) return &b;
   }
   return nullptr;
 }
 
 // The budget (or goal) of a case at a VLEN, 0 if none.
-inline unsigned long long FindBudget(const std::vector<std::span<const Budget>>& tables, const std::string& name,
-                                     int vlen) {
-  const Budget* b = FindRow(tables, name);
+inline unsigned long long FindBudget(const std::vector<Budget>& rows, const std::string& name, int vlen) {
+  const Budget* b = FindRow(rows, name);
   if (b == nullptr) return 0;
   if (vlen == 128) return b->vlen128;
   if (vlen == 256) return b->vlen256;
@@ -137,6 +189,12 @@ inline const Live* FindMeasured(unsigned long long count) {
     if (it->last == count) return &*it;
   }
   return nullptr;
+}
+
+// Where a case's budget row is, for the messages that ask for it to be changed.
+inline std::string RowOf(const std::string& name) {
+  const Budget* b = FindRow(RegisteredTables().budgets, name);
+  return b != nullptr ? b->where : "";
 }
 
 inline unsigned long long FindCycleBudget(const std::string& name) {
@@ -194,7 +252,9 @@ inline void CheckCycles(const std::string& name, unsigned long long count) {
   EXPECT_EQ(m->unknown_vtype, 0u) << name << ": " << m->unknown_vtype
                                   << " vector instructions ran after a vsetvl, whose vtype the plugin cannot read";
   if (budget != 0) {
-    EXPECT_LE(m->cycles, static_cast<double>(budget)) << name << " is over its cycle budget on " << kCycleModel;
+    EXPECT_LE(m->cycles, static_cast<double>(budget))
+        << name << " is over its cycle budget on " << kCycleModel << " (its row: " << RowOf(name)
+        << "; scripts/rvv-cycles --budgets --write sets the X60 column)";
   }
 }
 
@@ -211,7 +271,10 @@ inline void CheckBudget(const std::string& name, unsigned long long count) {
   }
   std::fflush(stdout);
   testing::Test::RecordProperty("instructions", std::to_string(count));
-  if (budget != 0) EXPECT_LE(count, budget) << name << " at VLEN " << vlen << " is over its instruction budget";
+  if (budget != 0) {
+    EXPECT_LE(count, budget) << name << " at VLEN " << vlen << " is over its instruction budget (its row: "
+                             << RowOf(name) << ")";
+  }
   CheckCycles(name, count);
 }
 

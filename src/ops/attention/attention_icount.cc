@@ -1,7 +1,7 @@
 // vlak_attention_f32's RVV instruction budgets (tests/icount/icount_budget.h: how the count is
-// taken): a prefill tile (one head, 64 queries x 64 keys, causal: the packed Q K^T and P V tiles,
-// the diagonal block's masks) and a decode step (4 query heads on one kv head against 256 keys:
-// grouped-query rows through the dot-product path).
+// taken; the budgets: attention_budgets.tsv): a prefill tile (one head, 64 queries x 64 keys,
+// causal: the packed Q K^T and P V tiles, the diagonal block's masks) and a decode step (4 query
+// heads on one kv head against 256 keys: grouped-query rows through the dot-product path).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,15 +16,8 @@ namespace {
 
 using namespace vlak_icount;
 
-// Set from qemu-icount (clang 19 -O3); per-FMA figures in docs/ops/attention.md. The
-// scratch comes from the buffer pool (ops/buffer_pool.h): after the warm-up call the counted one
-// allocates nothing, so the count does not depend on the tests that ran before.
-const BudgetTable kBudgets({
-    // case                                   VLEN 128    256    512   X60 cycles
-    {"attention_f32/1x1x64x64x64_causal",       102004, 68488, 50465,  131472},
-    {"attention_f32/decode_4:1x1x256x64",        69326, 52906, 41106,  123624},
-});
-
+// The scratch comes from the buffer pool (ops/buffer_pool.h): after the warm-up call the counted
+// one allocates nothing, so the count does not depend on the tests that ran before.
 unsigned long long CountAttention(size_t q_heads, size_t kv_heads, size_t q_len, size_t kv_len, size_t d,
                                   unsigned flags) {
   std::mt19937 rng(7);

@@ -1,5 +1,5 @@
 // correlation_i8's RVV instruction budgets, beside AI-Benchmark's plain C (tests/icount/icount_budget.h:
-// how the count is taken).
+// how the count is taken; the budgets: correlation_budgets.tsv).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -20,14 +20,6 @@ extern "C" void vlak_ref_clang_correlation_wrap16_i8(const int8_t* a, const int8
 namespace {
 
 using namespace vlak_icount;
-
-const BudgetTable kBudgets({
-    // case                       VLEN 128    256    512   X60 cycles
-    // The counts include the call's one-thread path through the parallel layer
-    // (src/ops/parallel_rows.h).
-    {"correlation_i8/5x58x4x88",     36927, 25047, 13027,   62108},
-    {"correlation_i8/wrap16",        29867, 20347, 10707,   39438},
-});
 
 // One thread, against AI-Benchmark's loops in plain C (src/ops/correlation/correlation_peer.c)
 // auto-vectorised by clang-19 -O3 -march=rv64gcv on the same counter, after checking both give the

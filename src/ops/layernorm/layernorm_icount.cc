@@ -1,5 +1,6 @@
 // layernorm_f32's and layernorm_backward_f32's RVV instruction budgets at 32768 elements, beside
-// AI-Benchmark's plain C (tests/icount/icount_budget.h: how the count is taken).
+// AI-Benchmark's plain C (tests/icount/icount_budget.h: how the count is taken; the budgets:
+// layernorm_budgets.tsv).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -11,16 +12,6 @@
 namespace {
 
 using namespace vlak_icount;
-
-const BudgetTable kBudgets({
-    // case                       VLEN 128    256    512   X60 cycles
-    // The backward's column sums are reduced over blocks of rows fixed by the shape (the same bits
-    // for every thread count), 9 instructions per call more than a per-thread reduction.
-    {"layernorm_f32/16x2048",        40827, 21371, 11643,   73423},
-    // The backward runs rows in pairs at LMUL 2 (layernorm_kernel.cc): more, cheaper instructions,
-    // 1.6x the count but 11% fewer X60 cycles (167,308 -> 148,450 on this case).
-    {"layernorm_bwd_f32/16x2048",   132922, 67058, 34126,  148450},
-});
 
 // 16 x 2048 (AI-Benchmark sweeps 256..2048 rows of 512..8192), gamma/beta given, one thread; the
 // backward takes the forward's mean and rstd. AI-Benchmark's plain C (src/ops/layernorm/layernorm_peer.c)

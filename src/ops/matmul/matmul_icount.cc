@@ -1,5 +1,5 @@
 // matmul_f32's RVV instruction budget against its plain C peer (tests/icount/icount_budget.h: how the
-// count is taken).
+// count is taken; the budgets: matmul_budgets.tsv).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,20 +16,6 @@ extern "C" void vlak_ref_clang_matmul_f32(const float* a, const float* b, float*
 namespace {
 
 using namespace vlak_icount;
-
-// matmul_f32/64x64x64 (262,144 FMAs): 0.206 / 0.107 / 0.057 instructions per FMA (68 of them, at
-// every VLEN, the epilogue's test after each micro-panel's last k block); the plain C
-// 16 x 16 blocked matmul (src/ops/matmul/matmul_peer.c, clang -O3 -march=rv64gcv) 548,901 / 417,829 /
-// 2,383,909 (at VLEN 512 clang's LMUL-2 loop is wider than the 16-float tile row: scalar code),
-// i.e. 10.2x / 14.9x / 159x more. The LMUL-4 tile (6 rows, software-pipelined) retires more
-// instructions than the LMUL-8 one it replaced (32,214 / 17,328 / 15,338: every vector instruction
-// counts one whatever its LMUL) for fewer modelled cycles: 66,266 -> 57,962 on the X60 model,
-// 67,884 -> 62,383 on the P670, 51,354 -> 49,660 on the X280 (matmul_kernel.cc).
-const BudgetTable kBudgets({
-    // case                       VLEN 128    256    512   X60 cycles
-    {"matmul_f32/64x64x64",          54022, 28060, 15079,   58008},
-    {"matmul_ex_f32/64x64x64/bias+gelu", 126404, 69338, 40805,  157442},
-});
 
 // Retired instructions of vlak_matmul_f32 and of the plain C blocked matmul (16 x 16 tiles, as
 // clang -O3 auto-vectorises it) for one m x n x k product, after checking both give the same C.

@@ -1,6 +1,7 @@
-// vlak_matmul_q_f32's RVV instruction budgets (tests/icount/icount_budget.h: how the count is taken):
-// decode, one row of A against SmolLM2's 576 x 576 projection, in both modes and the three block
-// types, and q4_1 through vlak_matmul_q_packed_f32. Per weight: the count / (n k). Measurements and ggml's figures: docs/ops/quant.md.
+// vlak_matmul_q_f32's RVV instruction budgets (tests/icount/icount_budget.h: how the count is
+// taken; the budgets: quant_budgets.tsv): decode, one row of A against SmolLM2's 576 x 576
+// projection, in both modes and the three block types, and q4_1 through vlak_matmul_q_packed_f32.
+// Per weight: the count / (n k). Measurements and ggml's figures: docs/ops/quant.md.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -13,22 +14,6 @@
 namespace {
 
 using namespace vlak_icount;
-
-// Set at the counts measured (0.87 / 1.18 / 0.81 instructions per weight for q4_0 / q4_1 / q8_0
-// with quantized activations, 0.92 for q4_0 exact; the same at every VLEN: one block per step).
-// Both kernels hold 2 rows of W per pass: with 4, clang spilled (rvv.spill_check). The packed
-// product (W in RVV's grouped layout, quant_rvv.h's GroupedCols: a byte column of VLEN / 8 rows
-// per instruction) retires 4.4x / 8.4x / 15x fewer for q4_1: 0.27 / 0.14 / 0.08 per weight.
-const BudgetTable kBudgets({
-    // case                                    VLEN 128     256     512   X60 cycles
-    {"matmul_q4_0_qa/1x576x576",                  288595, 287515, 286975,  466774},
-    {"matmul_q4_1_qa/1x576x576",                  391708, 390628, 390088,  503499},
-    {"matmul_q8_0_qa/1x576x576",                  269299, 268219, 267679,  420837},
-    {"matmul_q4_0/1x576x576",                     306237, 306237, 306237,  957309},
-    {"matmul_q4_0_qa_packed/1x576x576",            85307,  45040,  24907,   98443},
-    {"matmul_q4_1_qa_packed/1x576x576",            88551,  46664,  25721,  109137},
-    {"matmul_q8_0_qa_packed/1x576x576",           122340,  63551,  34157,  114336},
-});
 
 // packed: W repacked by vlak_matmul_q_pack (on RVV the rows as given) and vlak_matmul_q_packed_f32.
 void CountCase(const char* name, vlak_qtype t, unsigned flags, bool packed = false) {

@@ -1,5 +1,5 @@
 // resize_bilinear_i8's RVV instruction budgets against AI-Benchmark's plain C
-// (tests/icount/icount_budget.h: how the count is taken).
+// (tests/icount/icount_budget.h: how the count is taken; the budgets: resize_budgets.tsv).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -19,22 +19,11 @@ namespace {
 
 using namespace vlak_icount;
 
-const BudgetTable kBudgets({
-    // case                                      VLEN 128    256    512   X60 cycles
-    // AI-Benchmark's resize, 2x, int8: 36,864 outputs, 0.290 / 0.243 / 0.183 per output; its
-    // plain C (src/ops/resize/resize_peer.c, clang -O3, vluxei64 gathers) 2.77 / 1.46 / 0.80:
-    // 9.6x / 6.0x / 4.4x more. Half pixel (row buffers; its 32/96 weights as two vaadd):
-    // 0.859 / 0.673 / 0.583. (The 2x forms fill no taps
-    // they do not read: -840 / -472 / -286 and -677 / -364 / -208.)
-    // The taps and row buffers come from the buffer pool (ops/buffer_pool.h): after the warm-up
-    // call the counted one allocates nothing, so the count is the same whichever tests ran before.
-    {"resize_i8/3x32x96->64x192",                10682,  8954,  6746,   13819},
-    {"resize_i8/half_pixel/3x32x96->64x192",     31648, 24796, 21507,   35138},
-});
-
 // Retired instructions of vlak_resize_bilinear_i8 at out = 2 in (AI-Benchmark's resize) and of
 // its plain C loop (src/ops/resize/resize_peer.c) auto-vectorised by clang -O3 for rv64gcv, after
 // checking both give the same bytes; with the half-pixel mapping (the gather path) for comparison.
+// The taps and row buffers come from the buffer pool (ops/buffer_pool.h): after the warm-up call
+// the counted one allocates nothing, so the count is the same whichever tests ran before.
 struct ResizeCounts {
   unsigned long long vlak = 0, vlak_half = 0, plain_c = 0;
 };

@@ -1,5 +1,5 @@
 // rope_f32's RVV instruction budget at 32768 elements, beside AI-Benchmark's plain C
-// (tests/icount/icount_budget.h: how the count is taken).
+// (tests/icount/icount_budget.h: how the count is taken; the budgets: rope_budgets.tsv).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -11,13 +11,6 @@
 namespace {
 
 using namespace vlak_icount;
-
-const BudgetTable kBudgets({
-    // case                       VLEN 128    256    512   X60 cycles
-    // RoPE takes one divide per position instead of per row (-794 / -794 / -794; a divide is one
-    // instruction here but tens of cycles on in-order cores).
-    {"rope_f32/16x16x128",           15954,  8274,  4434,   27920},
-});
 
 // 16 positions x 16 heads x 128, base 10000, one thread. AI-Benchmark's plain C
 // (src/ops/rope/rope_peer.c) auto-vectorised by clang-19 -O3 -march=rv64gcv retires 1.46 / 0.81 /

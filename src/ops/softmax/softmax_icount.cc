@@ -1,4 +1,5 @@
-// softmax_f32's RVV instruction budget (tests/icount/icount_budget.h: how the count is taken).
+// softmax_f32's RVV instruction budgets (tests/icount/icount_budget.h: how the count is taken; the
+// budgets: softmax_budgets.tsv).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,23 +13,6 @@
 namespace {
 
 using namespace vlak_icount;
-
-// softmax_f32: the goals are 2,500 / 1,300 / 700 (kGoals, printed beside the count). The budgets
-// are the current counts (history and cycle figures: docs/ops/softmax.md); the accurate softmax on
-// RVV runs its exp pass at LMUL 2 with three strips in flight (ops/softmax/softmax_pipelined.h),
-// which retires ~2.8x the instructions of LMUL 8 and takes fewer cycles. The fast exp,
-// log-softmax and two-pass cases (the CountMode tests below) run the same pipelined exp pass.
-const BudgetTable kBudgets({
-    // case                       VLEN 128    256    512   X60 cycles
-    {"softmax_f32/2048",              7134,  3695,  1967,    8421},
-    {"softmax_f32/2048/fast",         6608,  3427,  1825,    7902},
-    {"softmax_f32/2048/log",          6748,  3526,  1908,    8126},
-    {"softmax_f32/2048/2pass",       11662,  6047,  3228,   12262},
-});
-// The goals where they are not yet met (printed, not asserted): the LMUL 8 counts.
-const BudgetTable kGoals({
-    {"softmax_f32/2048",              2516,  1342,   755},
-}, BudgetTable::kGoals);
 
 TEST_F(IcountBudget, Softmax2048) {
   const std::vector<float> x = Uniform(2024, 0.0f, 1.0f);  // vlak gen-golden's data (RNG seed = 2024)

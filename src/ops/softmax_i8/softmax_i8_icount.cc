@@ -1,5 +1,5 @@
 // softmax_u8 / softmax_i8's RVV instruction budgets against TFLite's reference in plain C
-// (tests/icount/icount_budget.h: how the count is taken).
+// (tests/icount/icount_budget.h: how the count is taken; the budgets: softmax_i8_budgets.tsv).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -18,17 +18,6 @@ extern "C" void vlak_ref_clang_softmax_u8(const uint8_t* x, uint8_t* y, size_t r
 namespace {
 
 using namespace vlak_icount;
-
-const BudgetTable kBudgets({
-    // case                       VLEN 128    256    512   X60 cycles
-    // softmax_i8, see SoftmaxU8 below. TFLite's reference in plain C, auto-vectorised by
-    // clang -O3, retires 59.6 / 29.9 / 15.1 per element on 16x1024: 29x / 24x / 17x more than TFLITE.
-    // The 64x64 rows (12.4 / 11.3 / 10.6 per element) are dominated by the per-row work: TFLite's
-    // reciprocal and the row's byte table.
-    {"softmax_u8/16x1024",           33451, 20731, 14475,   51883},
-    {"softmax_u8_lut/16x1024",       32233, 17513, 10153,   52170},
-    {"softmax_i8/64x64",             50674, 46193, 43554,   62365},
-});
 
 // softmax u8 on uniform bytes with input_scale 1/16: 16 rows of 1024 in both modes,
 // and 64 rows of 64 (i8); beside them TFLite's reference in plain C (src/ops/softmax_i8/softmax_i8_peer.c,

@@ -1,5 +1,5 @@
 // warp_i8's RVV instruction budget, beside AI-Benchmark's plain C (tests/icount/icount_budget.h: how
-// the count is taken).
+// the count is taken; the budgets: warp_budgets.tsv).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,15 +17,6 @@ extern "C" void vlak_ref_clang_warp_i8(const int8_t* src, const int16_t* offsets
 namespace {
 
 using namespace vlak_icount;
-
-const BudgetTable kBudgets({
-    // case                       VLEN 128    256    512   X60 cycles
-    // The count includes the call's one-thread path through the parallel layer
-    // (src/ops/parallel_rows.h).
-    // The channels sharing a row of offsets run together at int16 LMUL 4 (warp_kernel.cc): 1.5x
-    // the count of the LMUL-8 row-by-row loop but 20% fewer X60 cycles (77,904 -> 62,619).
-    {"warp_i8/3x8x1024",             21401, 11401,  6569,   62619},
-});
 
 // One thread, against AI-Benchmark's loops in plain C (src/ops/warp/warp_peer.c) auto-vectorised by
 // clang-19 -O3 -march=rv64gcv on the same counter, after checking both give the same bytes. Goal: >= 2x
