@@ -27,11 +27,15 @@ constexpr size_t kMaxPartFloats = size_t{1} << 24;
 // The most packed K^T and V floats a thread caches (16 MiB: 16384 keys at head_dim = value_dim = 128).
 constexpr size_t kMaxCachedFloats = size_t{1} << 22;
 
-// One core's time per FMA of the kernel, for the thread count only (results do not depend on it).
-// 1/32: ~0.03 ns per FMA measured on Zen 3 AVX2 (rounded down), docs/ops/attention.md.
+// One core's time per FMA of the kernel, for the thread count only (results do not depend on it):
+// the register tiles' (1/32), and the dot path's for units under MR rows (decode: a reduction per
+// key and query row, 1/16). Powers of two near the measured rates, docs/ops/attention.md.
 constexpr double kNsPerFma = 1.0 / 32;
-// Below this many FMAs a call stays on the calling thread (as matmul's kNeverSplitFmas).
+constexpr double kDotNsPerFma = 1.0 / 16;
+// Below this many FMAs a call stays on the calling thread (as matmul's kNeverSplitFmas); the dot
+// path's floor is lower, as its FMAs cost more (about 8 us of one core either way).
 constexpr double kNeverSplitFmas = double(size_t{1} << 21);
+constexpr double kDotNeverSplitFmas = double(size_t{1} << 17);
 
 // The tensor's last element + 1, in elements, or false if beyond SIZE_MAX bytes. dims: extents of
 // (batch, heads, seq), last: the contiguous dimension's extent (> 0).
@@ -202,6 +206,7 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
     }
   }
   const size_t units = p.batch * p.kv_heads * g.chunks * g.splits;
+  const bool dot_path = group_rows < shape.mr;  // units under MR rows: a reduction per key and row
 
   // Threads: the FMAs of S and P V (every key; a causal mask halves them), at kNsPerFma.
   const double fmas = static_cast<double>(p.batch * p.q_heads) * static_cast<double>(p.q_len) *
@@ -209,8 +214,8 @@ vlak_status AttentionF32(const vlak_attention_params* params, const float* q, co
   size_t t = 1;
   if (threads > 0) {
     t = static_cast<size_t>(threads);
-  } else if (fmas >= kNeverSplitFmas && NumThreads() > 1) {
-    t = static_cast<size_t>(ThreadsForNs(fmas * kNsPerFma, units));
+  } else if (fmas >= (dot_path ? kDotNeverSplitFmas : kNeverSplitFmas) && NumThreads() > 1) {
+    t = static_cast<size_t>(ThreadsForNs(fmas * (dot_path ? kDotNsPerFma : kNsPerFma), units));
   }
   if (t > units) t = units;
   // One scratch per participant, 64-byte aligned, from the buffer pool (ops/buffer_pool.h);

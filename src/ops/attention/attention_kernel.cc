@@ -338,6 +338,28 @@ using DExp = Simd<float, kAttentionConfig.exp_pow2>;
   return ReduceSum(d, acc);
 }
 
+// P V for a unit of 2 to MR - 1 rows on the dot path (V in place) in one PVTile, so that each V
+// row is loaded once for all of them (PVRow's chains: the same bits as a call per row).
+[[gnu::noinline]] void PVRows(size_t rows, size_t dv, size_t dvp, const float* p, size_t j0, const size_t* a,
+                              const size_t* e, const float* v, size_t vs, float* ob, const float* alpha) {
+  auto tile = [&](auto d) {
+    const size_t nr = Lanes(d);
+    switch (rows) {
+      case 2: return PVTile<2>(d, dv, dvp, p, j0, a, e, v, vs, nr, ob, alpha);
+      case 3: return PVTile<3>(d, dv, dvp, p, j0, a, e, v, vs, nr, ob, alpha);
+      case 4: if constexpr (kMR > 4) return PVTile<4>(d, dv, dvp, p, j0, a, e, v, vs, nr, ob, alpha);
+              break;
+      default: if constexpr (kMR > 5) return PVTile<5>(d, dv, dvp, p, j0, a, e, v, vs, nr, ob, alpha);
+               break;
+    }
+  };
+  if (dv <= Lanes(DFHalf())) {
+    tile(DFHalf());
+  } else {
+    tile(DF());
+  }
+}
+
 [[gnu::noinline]] void ScaleStore(const float* src, size_t n, float f, float* dst) {
   const DF d;
   ForEachStrip(d, n, [&](auto ds, size_t t) { StoreU(ds, Mul(ds, LoadU(ds, src + t), f), dst + t); });
@@ -555,27 +577,14 @@ void AttentionUnitF32(const AttentionArgs& g, size_t unit, float* scratch) {
       }
       // 2. Online softmax, row by row.
       for (size_t r = 0; r < rows; ++r) softmax_row(r, sp + r * bc, j0);
-      // 3. O = O alpha + P V.
+      // 3. O = O alpha + P V: a group's rows (grouped-query decode) in one tile, so that each V
+      // row is loaded once for all of them; each element's chain is PVRow's (the same bits).
       if (dv > 0) {
         const float* const vb = vh + j0 * vs;
-        const size_t vks = vs, vg = nr;
-        if constexpr (kDotKeys > 0) {
-          if (rows > 1) {  // the group's rows kDotKeys keys at a time, as S above
-            for (size_t c0 = ba; c0 < be; c0 += kDotKeys) {
-              const size_t c1 = be - c0 > kDotKeys ? c0 + kDotKeys : be;
-              for (size_t r = 0; r < rows; ++r) {
-                const size_t ra = a[r] > c0 ? a[r] : c0, re = e[r] < c1 ? e[r] : c1;
-                if (ra < re) {  // O alpha once, in the row's first part: the same bits as one call
-                  PVRow(dv, sp + r * bc, j0, ra, re, vb, vks, vg, ob + r * dvp, alpha[r]);
-                  alpha[r] = 1.0f;
-                }
-              }
-            }
-            continue;
-          }
-        }
-        for (size_t r = 0; r < rows; ++r) {  // fewer than MR rows
-          if (a[r] < e[r]) PVRow(dv, sp + r * bc, j0, a[r], e[r], vb, vks, vg, ob + r * dvp, alpha[r]);
+        if (rows > 1) {
+          PVRows(rows, dv, dvp, sp, j0, a, e, vb, vs, ob, alpha);
+        } else if (a[0] < e[0]) {
+          PVRow(dv, sp, j0, a[0], e[0], vb, vs, nr, ob, alpha[0]);
         }
       }
     }
