@@ -411,13 +411,20 @@ inline void ActColsX86(const QMatmulArgs& g, const uint8_t* act, size_t j0, size
 // minus 8 sum q_a); q8_0: ggml's sign trick per piece (|q_w| against sign(q_a, q_w), |pair| <=
 // 2 * 128 * 127) and vpmaddwd, added in int32. Then acc = fma(float(s), fl(d_w d_a), acc) (q4_1:
 // then fma(m_w, fl(d_a sum q_a), acc)) on the 8 rows' lanes: the plain form's bits
-// (MatmulQActGroupedColsF32). Prefetch 4 KiB ahead, as the VNNI kernel. Cost per block, half and
-// row of A: q4 4 loads, 12 unpack ops, 8 vpmaddubsw, 8 adds, 1 vpmaddwd, ~6 for the scales.
-template <int kType>
-void GroupedColsAvx2(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
+// (MatmulQActGroupedColsF32). Up to kGroupedRowsA rows of A share each piece's load and nibble
+// split (prefill); each row's chain is the one-row pass's. Prefetch 4 KiB ahead, as the VNNI
+// kernel. Cost per block and half: q4 4 loads and 12 unpack ops for the rows of a pass, then per
+// row 8 vpmaddubsw, 8 adds, 1 vpmaddwd, ~6 for the scales.
+constexpr size_t kGroupedRowsA = 4;
+
+// kRa rows of A (from i0) against kH halves of a group (from half h0) into out (16 floats a row).
+// One row, or two, takes both halves in one pass over the blocks (decode: W's records read once,
+// two chains); more take a half a pass (their accumulators and A's broadcasts fill the registers).
+template <int kType, size_t kRa, size_t kH>
+[[gnu::always_inline]] inline void GroupedPassAvx2(const QMatmulArgs& g, uint8_t* act, const uint8_t* grp, size_t i0,
+                                                   size_t h0, float* out) {
   constexpr size_t rec = 16 * QBlockBytes(kType), quants = kType == VLAK_Q4_1 ? 64 : 32;
   const size_t nb = g.k / kQBlock;
-  uint8_t* const actm = const_cast<uint8_t*>(act);
   const __m256i ones16 = _mm256_set1_epi16(1);
   const __m256i low4 = _mm256_set1_epi8(0x0F);
   auto bcast = [](const int8_t* p) {
@@ -425,50 +432,89 @@ void GroupedColsAvx2(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t
     std::memcpy(&v, p, 4);
     return _mm256_set1_epi32(v);
   };
+  QActRow ar[kRa];
+  for (size_t i = 0; i < kRa; ++i) ar[i] = QActRowAt(act, g.k, i0 + i);
+  __m256 acc[kRa][kH];
+  for (auto& row : acc) {
+    for (auto& x : row) x = _mm256_setzero_ps();
+  }
+  for (size_t b = 0; b < nb; ++b) {
+    const uint8_t* const r = grp + b * rec;
+    if (i0 == 0 && h0 == 0) {
+      for (size_t line = 0; line < rec; line += 64) _mm_prefetch(reinterpret_cast<const char*>(r + 4096 + line), _MM_HINT_T0);
+    }
+    for (size_t hh = 0; hh < kH; ++hh) {
+      const size_t h = h0 + hh;
+      __m256i s[kRa];
+      if constexpr (kType == VLAK_Q8_0) {
+        for (auto& x : s) x = _mm256_setzero_si256();
+        for (size_t p = 0; p < 8; ++p) {
+          const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + quants + 64 * p + 32 * h));
+          const __m256i aw = _mm256_sign_epi8(w, w);
+          for (size_t i = 0; i < kRa; ++i) {
+            const __m256i a = bcast(ar[i].qs + b * kQBlock + 4 * p);
+            s[i] = _mm256_add_epi32(s[i], _mm256_madd_epi16(_mm256_maddubs_epi16(aw, _mm256_sign_epi8(a, w)), ones16));
+          }
+        }
+      } else {
+        __m256i s16[kRa];
+        for (auto& x : s16) x = _mm256_setzero_si256();
+        for (size_t p = 0; p < 4; ++p) {
+          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + quants + 64 * p + 32 * h));
+          const __m256i lo = _mm256_and_si256(v, low4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+          for (size_t i = 0; i < kRa; ++i) {
+            const int8_t* const qa = ar[i].qs + b * kQBlock;
+            s16[i] = _mm256_add_epi16(s16[i], _mm256_maddubs_epi16(lo, bcast(qa + 4 * p)));
+            s16[i] = _mm256_add_epi16(s16[i], _mm256_maddubs_epi16(hi, bcast(qa + 16 + 4 * p)));
+          }
+        }
+        for (size_t i = 0; i < kRa; ++i) {
+          s[i] = _mm256_madd_epi16(s16[i], ones16);
+          if constexpr (kType == VLAK_Q4_0) s[i] = _mm256_add_epi32(s[i], _mm256_set1_epi32(-8 * ar[i].sum[b]));
+        }
+      }
+      const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 16 * h)));
+      [[maybe_unused]] __m256 mw;
+      if constexpr (kType == VLAK_Q4_1) mw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 32 + 16 * h)));
+      for (size_t i = 0; i < kRa; ++i) {
+        const float da = ar[i].d[b];
+        acc[i][hh] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[i]), _mm256_mul_ps(dw, _mm256_set1_ps(da)), acc[i][hh]);
+        if constexpr (kType == VLAK_Q4_1) {
+          acc[i][hh] = _mm256_fmadd_ps(mw, _mm256_set1_ps(da * static_cast<float>(ar[i].sum[b])), acc[i][hh]);
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < kRa; ++i) {
+    for (size_t hh = 0; hh < kH; ++hh) _mm256_store_ps(out + i * 16 + 8 * (h0 + hh), acc[i][hh]);
+  }
+}
+
+template <int kType>
+void GroupedColsAvx2(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
+  constexpr size_t rec = 16 * QBlockBytes(kType);
+  const size_t nb = g.k / kQBlock;
+  uint8_t* const actm = const_cast<uint8_t*>(act);
+  alignas(32) float out[kGroupedRowsA * 16];
   for (size_t j = j0; j < j1; j += 16) {
     const uint8_t* const grp = g.w + j / 16 * nb * rec;
     const size_t cols = j1 - j < 16 ? j1 - j : 16;
-    for (size_t i = 0; i < g.m; ++i) {
-      const QActRow ar = QActRowAt(actm, g.k, i);
-      __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
-      for (size_t b = 0; b < nb; ++b) {
-        const uint8_t* const r = grp + b * rec;
-        if (i == 0) {
-          for (size_t line = 0; line < rec; line += 64) _mm_prefetch(reinterpret_cast<const char*>(r + 4096 + line), _MM_HINT_T0);
-        }
-        const int8_t* const qa = ar.qs + b * kQBlock;
-        const float da = ar.d[b];
-        for (size_t h = 0; h < 2; ++h) {
-          __m256i s;
-          if constexpr (kType == VLAK_Q8_0) {
-            s = _mm256_setzero_si256();
-            for (size_t p = 0; p < 8; ++p) {
-              const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + quants + 64 * p + 32 * h));
-              const __m256i a = bcast(qa + 4 * p);
-              s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)), ones16));
-            }
-          } else {
-            __m256i s16 = _mm256_setzero_si256();
-            for (size_t p = 0; p < 4; ++p) {
-              const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + quants + 64 * p + 32 * h));
-              s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(_mm256_and_si256(v, low4), bcast(qa + 4 * p)));
-              s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(v, 4), low4), bcast(qa + 16 + 4 * p)));
-            }
-            s = _mm256_madd_epi16(s16, ones16);
-            if constexpr (kType == VLAK_Q4_0) s = _mm256_add_epi32(s, _mm256_set1_epi32(-8 * ar.sum[b]));
-          }
-          const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 16 * h)));
-          acc[h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw, _mm256_set1_ps(da)), acc[h]);
-          if constexpr (kType == VLAK_Q4_1) {
-            const __m256 mw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 32 + 16 * h)));
-            acc[h] = _mm256_fmadd_ps(mw, _mm256_set1_ps(da * static_cast<float>(ar.sum[b])), acc[h]);
-          }
-        }
+    for (size_t i0 = 0; i0 < g.m;) {
+      const size_t rows = g.m - i0 >= kGroupedRowsA ? kGroupedRowsA : g.m - i0;
+      switch (rows) {
+        case 1: GroupedPassAvx2<kType, 1, 2>(g, actm, grp, i0, 0, out); break;
+        case 2: GroupedPassAvx2<kType, 2, 2>(g, actm, grp, i0, 0, out); break;
+        case 3:
+          GroupedPassAvx2<kType, 3, 1>(g, actm, grp, i0, 0, out);
+          GroupedPassAvx2<kType, 3, 1>(g, actm, grp, i0, 1, out);
+          break;
+        default:
+          GroupedPassAvx2<kType, kGroupedRowsA, 1>(g, actm, grp, i0, 0, out);
+          GroupedPassAvx2<kType, kGroupedRowsA, 1>(g, actm, grp, i0, 1, out);
+          break;
       }
-      alignas(32) float out[16];
-      _mm256_store_ps(out, acc[0]);
-      _mm256_store_ps(out + 8, acc[1]);
-      std::memcpy(g.c + i * g.ldc + j, out, cols * sizeof(float));
+      for (size_t i = 0; i < rows; ++i) std::memcpy(g.c + (i0 + i) * g.ldc + j, out + i * 16, cols * sizeof(float));
+      i0 += rows;
     }
   }
 }
