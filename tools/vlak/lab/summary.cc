@@ -34,7 +34,30 @@ const char* TierOf(const Record& r) {
 // (activations: ULPs), else the max relative error.
 double ErrorOf(const Record& r) { return std::isnan(r.acc.max_scaled) ? r.acc.max_rel : r.acc.max_scaled; }
 
+// The tier a peer is compared with: the cheapest of `tiers` whose error on the case is no larger
+// than the peer's, else `plain` (the default tier).
+const Record* CheapestAsAccurate(const std::vector<const Record*>& tiers, const Record* plain, const Record& peer) {
+  const Record* v = plain;
+  for (const Record* t : tiers) {
+    if (ErrorOf(*t) <= ErrorOf(peer) && Cost(*t) < Cost(*v)) v = t;
+  }
+  return v;
+}
+
 }  // namespace
+
+const Record* TierForPeer(const std::vector<Record>& records, const Record& peer) {
+  if (!IsPeer(peer)) return nullptr;
+  const std::string key = peer.CaseKey();
+  std::vector<const Record*> tiers;
+  const Record* plain = nullptr;
+  for (const Record& r : records) {
+    if (r.CaseKey() != key || TierOf(r) == nullptr || !r.Ok() || !(Cost(r) > 0)) continue;
+    tiers.push_back(&r);
+    if (*TierOf(r) == '\0') plain = &r;
+  }
+  return plain == nullptr ? nullptr : CheapestAsAccurate(tiers, plain, peer);
+}
 
 std::vector<SummaryLine> Summarize(const std::vector<Record>& records, SummaryWorst* worst) {
   // Case key -> vlak's tier rows and the peers, in the order the cases ran.
@@ -65,10 +88,7 @@ std::vector<SummaryLine> Summarize(const std::vector<Record>& records, SummaryWo
     const Record *vlak = nullptr, *peer = nullptr;
     double ratio = 0;
     for (const Record* p : peers) {
-      const Record* v = plain;
-      for (const Record* t : tiers) {
-        if (ErrorOf(*t) <= ErrorOf(*p) && Cost(*t) < Cost(*v)) v = t;
-      }
+      const Record* v = CheapestAsAccurate(tiers, plain, *p);
       const double r = Cost(*p) / Cost(*v);
       if (peer == nullptr || r < ratio) vlak = v, peer = p, ratio = r;
     }
