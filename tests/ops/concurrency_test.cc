@@ -94,8 +94,8 @@ std::vector<std::vector<float>> Expected(ConcurrencyJob& job, bool every_target)
 
 // kWorkers workers run every job of their own RNG seed, kReps times, while `disturb` runs until
 // they finish. Under qemu each emulated thread runs at a fraction of native speed on the host's
-// cores (these two tests were 98 of the 258 s of the operator tests at VLEN 128): half the workers,
-// two repetitions, still more threads than cores.
+// cores: half the workers, two repetitions, still more threads than cores (the times:
+// docs/contributing.md, "Build and test times").
 #if defined(__riscv)
 constexpr int kWorkers = 4, kReps = 2;
 #else
