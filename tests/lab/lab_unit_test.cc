@@ -745,32 +745,6 @@ TEST(LabCsv, OneRowPerRecordWithTheHeadersColumns) {
 
 // ---- the report from a fixed results file ----------------------------------------------------
 
-// The report's "where vlak does not win yet" meets each peer by the same tier as the summary.
-TEST(LabSummary, TierForPeerIsTheSummarysTier) {
-  auto rec = [](const std::string& impl, const std::string& kind, double median, double err) {
-    Record r;
-    r.op = "activation-sigmoid";
-    r.shape = "4096";
-    r.threads = 1;
-    r.impl = impl;
-    r.kind = kind;
-    r.mode = "time";
-    r.time.median = median;
-    r.acc.max_scaled = err;
-    return r;
-  };
-  const std::vector<Record> rs = {rec("vlak", "vlak", 4.0, 1.0), rec("vlak-fast", "vlak", 2.0, 3.0),
-                                  rec("xnnpack", "library", 3.0, 3.5), rec("sleef", "library", 3.0, 1.2),
-                                  rec("vlak@scalar", "vlak", 9.0, 1.0)};
-  const Record* t = TierForPeer(rs, rs[2]);
-  ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->impl, "vlak-fast");  // as accurate as xnnpack, and cheaper
-  t = TierForPeer(rs, rs[3]);
-  ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->impl, "vlak");  // sleef is more accurate than the fast tier
-  EXPECT_EQ(TierForPeer(rs, rs[4]), nullptr);  // not a peer
-}
-
 TEST(LabReport, TablesAndChartsFromAFixedFile) {
   ReportInput in;
   in.path = "fixture_results.json";
@@ -906,21 +880,24 @@ TEST(LabSummary, RatiosAgainstTheFastestPeer) {
   EXPECT_TRUE(std::isnan(Summarize(rs, &worst)[0].min_pct_of_bound));
 }
 
+// A timed one-thread activation-sigmoid record with its median and its max scaled error.
+Record SigmoidRecord(const std::string& shape, const std::string& impl, const std::string& kind, double median,
+                     double err) {
+  Record r;
+  r.op = "activation-sigmoid";
+  r.shape = shape;
+  r.threads = 1;
+  r.impl = impl;
+  r.kind = kind;
+  r.mode = "time";
+  r.time.median = median;
+  r.acc.max_scaled = err;
+  return r;
+}
+
 // Each peer meets the cheapest vlak tier at least as accurate as itself on the case.
 TEST(LabSummary, PeersMeetTheCheapestTierAsAccurate) {
-  auto rec = [](const std::string& shape, const std::string& impl, const std::string& kind, double median,
-                double err) {
-    Record r;
-    r.op = "activation-sigmoid";
-    r.shape = shape;
-    r.threads = 1;
-    r.impl = impl;
-    r.kind = kind;
-    r.mode = "time";
-    r.time.median = median;
-    r.acc.max_scaled = err;
-    return r;
-  };
+  const auto rec = SigmoidRecord;
   const std::vector<Record> rs = {
       rec("4096", "vlak", "vlak", 4.0, 1.0), rec("4096", "vlak-fast", "vlak", 2.0, 3.0),
       rec("4096", "xnnpack", "library", 3.0, 3.5),  // meets fast: 1.5
@@ -935,6 +912,21 @@ TEST(LabSummary, PeersMeetTheCheapestTierAsAccurate) {
   EXPECT_EQ(worst.vlak->impl, "vlak");
   EXPECT_EQ(worst.peer->impl, "sleef");
   EXPECT_DOUBLE_EQ(worst.ratio, 0.75);
+}
+
+// The report's "where vlak does not win yet" meets each peer by the same tier as the summary.
+TEST(LabSummary, TierForPeerIsTheSummarysTier) {
+  const std::vector<Record> rs = {
+      SigmoidRecord("4096", "vlak", "vlak", 4.0, 1.0), SigmoidRecord("4096", "vlak-fast", "vlak", 2.0, 3.0),
+      SigmoidRecord("4096", "xnnpack", "library", 3.0, 3.5), SigmoidRecord("4096", "sleef", "library", 3.0, 1.2),
+      SigmoidRecord("4096", "vlak@scalar", "vlak", 9.0, 1.0)};
+  const Record* t = TierForPeer(rs, rs[2]);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->impl, "vlak-fast");  // as accurate as xnnpack, and cheaper
+  t = TierForPeer(rs, rs[3]);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->impl, "vlak");  // sleef is more accurate than the fast tier
+  EXPECT_EQ(TierForPeer(rs, rs[4]), nullptr);  // not a peer
 }
 
 TEST(LabSvg, AxesTicksAndLabels) {
