@@ -625,10 +625,10 @@ ReportOutput BuildReport(const std::vector<ReportInput>& inputs) {
       for (const auto& [b, v0] : r->ratios) {
         const Record* vlak = r;
         double v = v0;
-        if (const Record* peer = FindRec(timed, h->CaseKey(), b); peer != nullptr && head == "vlak") {
-          const Record* t = TierForPeer(timed, *peer);
-          const auto it = t != nullptr ? t->ratios.find(b) : r->ratios.end();
-          if (t != nullptr && it != t->ratios.end() && std::isfinite(it->second)) vlak = t, v = it->second;
+        const Record* peer = head == "vlak" ? FindRec(timed, h->CaseKey(), b) : nullptr;
+        if (const Record* t = peer != nullptr ? TierForPeer(timed, *peer) : nullptr; t != nullptr) {
+          const auto it = t->ratios.find(b);
+          if (it != t->ratios.end() && std::isfinite(it->second)) vlak = t, v = it->second;
         }
         if (std::isfinite(v) && v < 1.0) {
           char buf[256];
