@@ -67,17 +67,19 @@ double MedianSeconds(Fn fn, double seconds) {
   return Quantile(samples, 0.5);
 }
 
-// Iterations of a peak loop that take at least 2 ms on the calling thread alone (the first calls
+// Iterations of a peak loop that take at least 20 ms on the calling thread alone (the first calls
 // also warm the clocks). Calibrated outside any parallel region: on a busy machine a region can
 // wait milliseconds for a core, and growing the loop until a region lasts 1 ms would then stop at
-// a loop too short to time, and report a peak a hundred times too low.
+// a loop too short to time, and report a peak a hundred times too low. 20 ms, not 2: a region of
+// several threads that waited 2 ms for a core then still gives 90 % of the rate, not half of it
+// (with 2 ms loops a 2-thread matmul row read 187 % of such a peak).
 size_t CalibrateIters(const std::function<double(size_t)>& run) {
   size_t iters = 1 << 14;
   volatile double sink = 0;
   for (;;) {
     const double t0 = Now();
     sink = sink + run(iters);
-    if (Now() - t0 >= 2e-3 || iters >= (size_t{1} << 34)) return iters;
+    if (Now() - t0 >= 20e-3 || iters >= (size_t{1} << 34)) return iters;
     iters *= 2;
   }
 }
