@@ -102,20 +102,25 @@ TEST(MiniLM, MatchesFloat64AndPyTorch) {
 
 // A sentence alone and in a padded batch: the same bits (each matmul row is its own chains;
 // attention skips the padded keys, kv_lens; pooling reads the sentence's rows only), on 1 and
-// 2 threads.
+// 2 threads. Under qemu, where an encode takes seconds, each sentence is encoded alone on 1
+// thread only, and compared with the batch on both: 5 encodes instead of 8.
 TEST(MiniLM, PaddingAndThreadsDoNotChangeTheBits) {
   Refs& r = Shared();
   ASSERT_TRUE(r.ok) << r.error;
   const std::vector<std::string> batch = {r.ref.sentences[0], r.ref.sentences[2], r.ref.sentences[1]};
-  std::vector<float> together, alone;
+  std::vector<float> together;
+  std::vector<std::vector<float>> alone(batch.size());
   std::string err;
   for (int threads : {1, 2}) {
     vlak_set_num_threads(threads);
     ASSERT_TRUE(r.model.Encode(batch, &together, &err)) << err;
     for (size_t s = 0; s < batch.size(); ++s) {
-      ASSERT_TRUE(r.model.Encode(std::span<const std::string>(&batch[s], 1), &alone, &err)) << err;
-      for (size_t i = 0; i < alone.size(); ++i) {
-        ASSERT_EQ(alone[i], together[s * alone.size() + i]) << "sentence " << s << " element " << i << " threads " << threads;
+      if (threads == 1 || !vlak_test::kEmulated) {
+        ASSERT_TRUE(r.model.Encode(std::span<const std::string>(&batch[s], 1), &alone[s], &err)) << err;
+      }
+      for (size_t i = 0; i < alone[s].size(); ++i) {
+        ASSERT_EQ(alone[s][i], together[s * alone[s].size() + i])
+            << "sentence " << s << " element " << i << " threads " << threads;
       }
     }
   }
