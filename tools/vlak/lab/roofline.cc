@@ -71,8 +71,8 @@ double MedianSeconds(Fn fn, double seconds) {
 // also warm the clocks). Calibrated outside any parallel region: on a busy machine a region can
 // wait milliseconds for a core, and growing the loop until a region lasts 1 ms would then stop at
 // a loop too short to time, and report a peak a hundred times too low. 20 ms, not 2: a region of
-// several threads that waited 2 ms for a core then still gives 90 % of the rate, not half of it
-// (with 2 ms loops a 2-thread matmul row read 187 % of such a peak).
+// several threads that waits a few ms for a core then costs a tenth of the rate, not half of it
+// (docs/lab.md, Roofline).
 size_t CalibrateIters(const std::function<double(size_t)>& run) {
   size_t iters = 1 << 14;
   volatile double sink = 0;
