@@ -111,13 +111,20 @@ void ForEachShapeVariant(uint32_t seed, Fn fn) {
 }
 
 // Every shape, B layout, ACCUMULATE, with and without bias, every activation: the same bits as
-// the composition, on every target; sentinels in C's gaps survive.
+// the composition, on every target; sentinels in C's gaps survive. Under qemu the largest shape
+// (40 x 96 x 300, most of the products) takes three of the combinations: where the epilogue runs
+// in the k blocks does not depend on the activation, and the other shapes take every one.
 TEST(MatmulEpilogue, SameBitsAsComposition) {
   ForEachTarget([] {
     ForEachShapeVariant(7000, [](const Dims& s, const Problem& pr, bool accumulate) {
+      const bool few = vlak_test::kEmulated && s.m * s.n * s.k > 500000;
+      const auto in_few = [](bool with_bias, int act) {
+        return with_bias ? act == kNone || act == VLAK_ACT_GELU : act == (VLAK_ACT_SILU | VLAK_ACT_FAST);
+      };
       for (const bool with_bias : {false, true}) {
         for (const int act : kActs) {
           if (!with_bias && act == kNone) continue;
+          if (few && !in_few(with_bias, act)) continue;
           const std::string what = "m n k " + std::to_string(s.m) + " " + std::to_string(s.n) + " " +
                                    std::to_string(s.k) + (pr.trans ? " transB" : "") + (accumulate ? " acc" : "") +
                                    (with_bias ? " bias" : "") + " act " + std::to_string(act);
