@@ -34,6 +34,9 @@ const char* TierOf(const Record& r) {
 // (activations: ULPs), else the max relative error.
 double ErrorOf(const Record& r) { return std::isnan(r.acc.max_scaled) ? r.acc.max_rel : r.acc.max_scaled; }
 
+// A vlak tier row the summary can compare: it ran ("ok") and has a time or a count.
+bool IsComparableTier(const Record& r) { return TierOf(r) != nullptr && r.Ok() && Cost(r) > 0; }
+
 // The tier a peer is compared with: the cheapest of `tiers` whose error on the case is no larger
 // than the peer's, else `plain` (the default tier).
 const Record* CheapestAsAccurate(const std::vector<const Record*>& tiers, const Record* plain, const Record& peer) {
@@ -52,7 +55,7 @@ const Record* TierForPeer(const std::vector<Record>& records, const Record& peer
   std::vector<const Record*> tiers;
   const Record* plain = nullptr;
   for (const Record& r : records) {
-    if (r.CaseKey() != key || TierOf(r) == nullptr || !r.Ok() || !(Cost(r) > 0)) continue;
+    if (r.CaseKey() != key || !IsComparableTier(r)) continue;
     tiers.push_back(&r);
     if (*TierOf(r) == '\0') plain = &r;
   }
@@ -67,7 +70,7 @@ std::vector<SummaryLine> Summarize(const std::vector<Record>& records, SummaryWo
     const std::string key = r.CaseKey();
     if (!cases.count(key)) order.push_back(key);
     auto& [tiers, peers] = cases[key];
-    if (TierOf(r) != nullptr && r.Ok() && Cost(r) > 0) tiers.push_back(&r);
+    if (IsComparableTier(r)) tiers.push_back(&r);
     if (IsPeer(r) && Cost(r) > 0) peers.push_back(&r);
   }
   std::vector<SummaryLine> lines;
