@@ -46,7 +46,7 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   // least 32 rows, at most 32 blocks): each block's f64 sums are added in block order, so
   // dgamma/dbeta are the same bits for every thread count. Scratch, kept by the calling thread
   // between calls: f64 sums per block (16 bytes per column) and an f32 partial per participating
-  // thread (8 bytes per column).
+  // thread (8 bytes per column and the pad below).
   constexpr size_t kMaxBlocks = 32, kMinBlockRows = 32;
   size_t block_rows = rows, blocks = 1;  // up to 32 rows: one block
   if (rows > kMinBlockRows) {
@@ -60,8 +60,17 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   }
   // One vector for both: f32 partials (as doubles' worth of space) for `threads`, then the sums.
   thread_local std::vector<double> scratch;
+  // x86: dbeta's f32 partials start 2 KiB after dgamma's, modulo 4 KiB (acc_pad floats between
+  // them): at a power-of-two width the two would otherwise share L1 sets, and a load of one would
+  // wait on a store to the other (4K aliasing) in the loop that updates both. Measured on x86 only
+  // (docs/ops/layernorm.md); elsewhere no pad, and no instructions for it.
   const size_t per = 2 * cols;
-  const size_t acc_doubles = (per * static_cast<size_t>(threads) + 1) / 2;
+#if defined(__x86_64__)
+  const size_t acc_pad = (1536 - cols % 1024) % 1024;
+#else
+  constexpr size_t acc_pad = 0;
+#endif
+  const size_t acc_doubles = ((per + acc_pad) * static_cast<size_t>(threads) + 1) / 2;
   if (columns && scratch.size() < acc_doubles + per * blocks) {
     try {
       scratch.resize(acc_doubles + per * blocks);
@@ -74,11 +83,11 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   double* const sums_base = columns ? scratch.data() + acc_doubles : nullptr;
   // Block b of the rows, reduced on its own into its f64 sums.
   auto block = [&](int worker, size_t b) {
-    float* const ag = columns ? acc_base + per * static_cast<size_t>(worker) : nullptr;
+    float* const ag = columns ? acc_base + (per + acc_pad) * static_cast<size_t>(worker) : nullptr;
     double* const sg = columns ? sums_base + per * b : nullptr;
     const size_t begin = b * block_rows, end = rows - begin < block_rows ? rows : begin + block_rows;
     kernel(end - begin, cols, dy + begin * stride, x + begin * stride, stride, gamma, mean + begin, rstd + begin,
-           dx + begin * stride, ag, columns ? ag + cols : nullptr, sg, columns ? sg + cols : nullptr, stream);
+           dx + begin * stride, ag, columns ? ag + cols + acc_pad : nullptr, sg, columns ? sg + cols : nullptr, stream);
   };
   if (blocks == 1) {
     block(0, 0);

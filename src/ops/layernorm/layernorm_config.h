@@ -5,7 +5,8 @@
 //                   pow2 + 1, its row pairs pow2 - 1.
 //   row_pairs:      the forward's output passes two rows at a time (Normalize2), each gamma and
 //                   beta strip loaded once per pair; false: row by row (streamed, prefetched).
-//   backward_pairs: the backward two rows at a time (BackwardRowPair); false: row by row.
+//   backward_pairs: the backward two rows at a time (BackwardRowPair), the column partials loaded
+//                   and stored once per pair; false: row by row (streamed, prefetched).
 //   flush_rows:     the backward's f32 column partials see at most this many rows before they are
 //                   added in f64 (even: a row pair must not straddle a flush).
 #pragma once
@@ -25,10 +26,10 @@ struct LayerNormConfig {
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 2, .row_pairs = true, .backward_pairs = true,
                                                   .flush_rows = 16};
 #elif defined(VLAK_SIMD_AVX512)
-constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = false, .backward_pairs = false,
+constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = false, .backward_pairs = true,
                                                   .flush_rows = 16};
 #elif defined(VLAK_SIMD_AVX2)
-constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = false, .backward_pairs = false,
+constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = false, .backward_pairs = true,
                                                   .flush_rows = 16};
 #else
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 0, .row_pairs = false, .backward_pairs = false,

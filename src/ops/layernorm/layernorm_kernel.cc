@@ -208,8 +208,11 @@ void AddForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, c
 // ---- backward ---------------------------------------------------------------------------------
 constexpr size_t kFlushRows = kLayerNormConfig.flush_rows;  // f32 column partials: at most 16 terms before f64
 static_assert(kFlushRows % 2 == 0, "row pairs (BackwardRowPair) must not straddle a flush");
-// RVV: rows two at a time (BackwardRowPair), at LMUL 2: the fewest modelled cycles on X60 / X280 /
-// P670 (docs/ops/layernorm.md). x86 keeps row by row: its output pass streams and prefetches per row.
+// RVV and x86: rows two at a time (BackwardRowPair), so the f32 column partials are loaded and
+// stored once per two rows: on RVV the fewest modelled cycles on X60 / X280 / P670; on x86 a row's
+// dy, x, gamma and partials (5 x 4 bytes per column) outgrow L1 from about 1600 columns, and the
+// partials' round trip was most of the column sums' cost (docs/ops/layernorm.md). The pairs do not
+// stream their output; measured, that loses nothing at 8192 columns.
 constexpr bool kBackwardPairs = kLayerNormConfig.backward_pairs;
 
 // f64 lanes beside DF's f32 lanes: the same count (f32 LMUL 2^p, f64 LMUL 2^(p+1)).
@@ -274,11 +277,12 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
   });
 }
 
-// BackwardRow for rows 0 and 1 (dy0/x0 -> dx0, dy1/x1 -> dx1) at once (RVV, kBackwardPairs): per
+// BackwardRow for rows 0 and 1 (dy0/x0 -> dx0, dy1/x1 -> dx1) at once (kBackwardPairs): per
 // strip gamma and the column partials acc_g, acc_b are loaded and stored once for both rows. The
-// column partials are BackwardRow's bits (row 0's terms added before row 1's). At LMUL 2 (DP): the
-// two rows' sum accumulators stay live across the strips beside gamma, the partials and the row
-// temporaries, which at LMUL 4 would spill; so sum(g) and sum(g xhat) are added in LMUL-2 lanes
+// column partials are BackwardRow's bits (row 0's terms added before row 1's). At half the row
+// passes' LMUL (DP: 2 on RVV, 1 on x86): the two rows' sum accumulators stay live across the
+// strips beside gamma, the partials and the row temporaries, which at RVV's LMUL 4 would spill
+// (x86: LMUL 2 measured no faster); so sum(g) and sum(g xhat) are added in DP's lanes
 // and blocks, and a paired row's dx may differ from a lone row's in the last bits (the same
 // accuracy). Which rows pair depends on the shape only (the API's row blocks are fixed by the
 // row count), so the bits do not depend on the thread count.
