@@ -233,7 +233,7 @@ typedef enum vlak_activation VLAK_ENUM_BASE {
  * the accurate algorithm with fewer two-float terms (the same IEEE ops on RISC-V); gelu_tanh and
  * softplus run the accurate kernels (their bits, RISC-V's included, well within the bound).
  * Measured maxima on all 4,278,190,080 finite floats, AVX-512 (scalar, AVX2 and AVX-512 give
- * the same bits): sigmoid 2.402 ULP, tanh 2.498, gelu 3.223, silu 2.666; below FLT_MIN at most
+ * the same bits): sigmoid 2.444 ULP, tanh 2.498, gelu 3.223, silu 2.444; below FLT_MIN at most
  * 1.794 x 2^-149.
  * Errors (nothing written): an unknown op or tier bit, NULL x or y with n > 0, n * 4 bytes
  * overflowing size_t, or vlak_target_error(). n == 0: VLAK_OK (the op is checked first). */

@@ -1,16 +1,16 @@
 // The fast tier (VLAK_ACT_FAST): sigmoid, silu and tanh within 4 ULP, nothing compensated; gelu
 // within 4 ULP, gelu.h's algorithm with fewer two-float terms (FastGelu below).
 //
-// Algorithm: e = e^z, z <= 0, as 2^n (1 + w), w = t + t^2 q(t) (rr2 reduction, exp_parts.h's
-//   degree-4 q), each quantity rounded once. z = -|x| clamped at -110: E = RN(S (1 + w)), S =
-//   2^(n+64), D = RN(2^64 + E); sigmoid = RN(N / D), N = 2^64 (x >= 0) or E (x < 0); silu =
-//   RN(RN(P (1 + w)) / D), P = x S (x < 0) or x 2^64. tanh: z = -2|x| clamped at -20, m = e^z - 1,
-//   tanh|x| = -m / (2 + m), x's sign put back by bits. The quotient is the one last rounding, also
-//   of a result below FLT_MIN; the errors before it are about 2.5 x 2^-24 (tanh 3 x 2^-24).
+// Algorithm: e^z = 2^n (1 + w), w = t + t^2 q(t) (rr2 reduction, exp_parts.h's degree-4 q), each
+//   quantity rounded once. sigmoid and silu: x clamped to [-120, 20], e = e^-x, the denominator
+//   D = 2^-64 (1 + e) = RN(S (1 + w) + 2^-64), S = 2^(n-64) (normal over the range); sigmoid =
+//   RN(2^-64 / D), silu = RN(x / D) 2^-64. tanh: z = -2|x| clamped at -20, m = e^z - 1,
+//   tanh|x| = -m / (2 + m), x's sign put back by bits. The quotient is the last rounding (silu's
+//   is exact above FLT_MIN); the errors before it are about 1.7 x 2^-24 (tanh 3 x 2^-24).
 // Bound (vlak.h): 4 ULP, 4 x 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, silu(-inf) = -0,
 //   silu(x) = x for x > 20 (and +inf); tanh(+-inf) = +-1, tanh(+-0) = +-0; gelu as gelu.h.
-// Cost: sigmoid 21 vector-layer ops, silu 24, tanh 23, gelu 53 (gelu.h's 67), each with one Div.
+// Cost: sigmoid 18 vector-layer ops, silu 19, tanh 23, gelu 53 (gelu.h's 67), each with one Div.
 //   Every target runs this source (the same IEEE ops, so the same bits wherever Div is correctly
 //   rounded). Derivation and ops: docs/ops/activation.md, "fast.h"; measured: "The fast tier".
 #pragma once
@@ -20,7 +20,11 @@
 
 namespace vlak::VLAK_NS::act {
 
-// S = 2^(n + kScale), t and w = e^t - 1 - t + t = t + t^2 q(t) for z in [-126 + ..., 0].
+// exp_parts.h's degree-4 q(t), w = t + t^2 q(t) = e^t - 1 - (its error 2^-28.2 relative).
+inline constexpr float kQ4 = 0.0013814542908221483f, kQ3 = 0.00836870539933443f,
+                       kQ2 = 0.041668329387903214f, kQ1 = 0.1666652113199234f, kQ0 = 0.4999999403953552f;
+
+// S = 2^(n + kScale), t and w = e^t - 1 = t + t^2 q(t) for z in [-126 + ..., 0].
 template <int kScale, class D>
 [[gnu::always_inline]] inline void FastExp(D d, VFromD<D> z, VFromD<D>& s, VFromD<D>& w) {
   const auto di = Rebind<int32_t>(d);
@@ -28,32 +32,52 @@ template <int kScale, class D>
   const auto bias = MulAdd(d, z, kLog2e, Set(d, kBias));
   const auto n = Sub(d, bias, kBias);
   const auto t = NegMulAdd(d, n, kLn2Lo, NegMulAdd(d, n, kLn2Hi, z));
-  auto q = MulAdd(d, t, 0.0013814542908221483f, Set(d, 0.00836870539933443f));
-  q = MulAdd(d, q, t, 0.041668329387903214f);
-  q = MulAdd(d, q, t, 0.1666652113199234f);
-  q = MulAdd(d, q, t, 0.4999999403953552f);
+  auto q = MulAdd(d, t, kQ4, Set(d, kQ3));
+  q = MulAdd(d, q, t, kQ2);
+  q = MulAdd(d, q, t, kQ1);
+  q = MulAdd(d, q, t, kQ0);
   w = MulAdd(d, Mul(d, t, t), q, t);
   s = BitCast(d, di, ShiftLeft<23>(di, BitCast(di, d, bias)));
 }
 
-// kSilu: x sigmoid(x), else sigmoid(x).
+// FastExp<-64> of z = -x, from x (in [-120, 20]: S = 2^(n - 64) normal for n in [-29, 174]),
+// with the negation folded into the FMAs: tn = -t and nw = -w, every step the exact negation of
+// FastExp's, so the same S and |w|, one op fewer.
+template <class D>
+[[gnu::always_inline]] inline void FastExpOfNeg(D d, VFromD<D> x, VFromD<D>& s, VFromD<D>& nw) {
+  const auto di = Rebind<int32_t>(d);
+  constexpr float kBias = kMagic + static_cast<float>(127 - 64);
+  const auto bias = MulAdd(d, x, -kLog2e, Set(d, kBias));
+  const auto n = Sub(d, bias, kBias);
+  const auto tn = MulAdd(d, n, kLn2Lo, MulAdd(d, n, kLn2Hi, x));
+  auto q = MulAdd(d, tn, -kQ4, Set(d, kQ3));  // q(t) at t = -tn: the same values as FastExp's
+  q = NegMulAdd(d, q, tn, kQ2);
+  q = NegMulAdd(d, q, tn, kQ1);
+  q = NegMulAdd(d, q, tn, kQ0);
+  nw = NegMulAdd(d, Mul(d, tn, tn), q, tn);
+  s = BitCast(d, di, ShiftLeft<23>(di, BitCast(di, d, bias)));
+}
+
+// kSilu: x sigmoid(x) = x / (1 + e^-x), else sigmoid(x) = 1 / (1 + e^-x), both from the
+// denominator 2^-64 (1 + e^-x) = S (1 + w) + 2^-64, rounded once (S + 2^-64 is exact for |x|
+// below about 16). The scale keeps S normal over the clamped range; sigmoid = 2^-64 / that, the one
+// rounding (also of a result below FLT_MIN); silu = RN(x / that) 2^-64, exact unless the result
+// is below FLT_MIN (then rounded twice, within 2^-149).
 template <bool kSilu, class D>
 [[gnu::always_inline]] inline VFromD<D> FastSigmoidImpl(D d, VFromD<D> x) {
-  constexpr float kTwo64 = 18446744073709551616.0f;
-  const auto neg = Lt(d, x, 0.0f);
-  const auto z = Max(d, NegAbs(d, x), -110.0f);
-  VFromD<D> S, w;
-  FastExp<64>(d, z, S, w);
-  const auto E = MulAdd(d, S, w, S);
-  const auto den = Add(d, E, Set(d, kTwo64));  // 2^64 (1 + e), rounded once
+  constexpr float kTwoM64 = 5.42101086242752217e-20f;
+  // [-120, 20]: sigmoid and silu round to 0 below -104, to 1 and x above 17; NaN gives -120 here
+  // (Max ignores it) and is put back at the end.
+  const auto xc = Min(d, Max(d, x, -120.0f), 20.0f);
+  VFromD<D> S, nw;
+  FastExpOfNeg(d, xc, S, nw);
+  const auto den = NegMulAdd(d, S, nw, Add(d, S, Set(d, kTwoM64)));
   if constexpr (kSilu) {
-    // x N = P (1 + w) rounded once, P = x S exact (x < 0; x 2^64 and w = 0 for x >= 0).
-    const auto P = Mul(d, Max(d, x, -110.0f), IfThenElse(d, neg, S, Set(d, kTwo64)));
-    const auto y = Div(d, MulAdd(d, P, IfThenElseZero(d, neg, w), P), den);
+    const auto y = Mul(d, Div(d, xc, den), kTwoM64);
     // x > 20 and NaN in one ordered compare: both give x.
     return IfThenElse(d, Le(d, x, 20.0f), y, x);
   } else {
-    return IfThenElse(d, IsNaN(d, x), x, Div(d, IfThenElse(d, neg, E, Set(d, kTwo64)), den));
+    return IfThenElse(d, IsNaN(d, x), x, Div(d, Set(d, kTwoM64), den));
   }
 }
 
