@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "lab/baselines.h"
 #include "lab/machine.h"
 #include "lab/record.h"
 #include "lab/runner.h"
@@ -67,6 +68,23 @@ void List() {
 }
 
 }  // namespace
+
+void BenchEnvironment(char** argv) {
+#if defined(__x86_64__)
+  // OpenBLAS's idle workers call sched_yield in a loop for 2^28 TSC ticks (about 0.1 s) after each
+  // call. On a 2-core machine they slowed the implementation timed after OpenBLAS's turn even
+  // though each turn starts from a quiet process (runner.cc): matmul 16x1536x384 at 2 threads on
+  // a Zen 4 EPYC, vlak 98 us alone and 116-191 us with OpenBLAS in the case (docs/lab.md).
+  // OpenBLAS reads OPENBLAS_THREAD_TIMEOUT when it is loaded, before main, so it is set here
+  // (2^4 ticks: the workers sleep at once; its own times did not change) and the process runs
+  // again. Set it to override.
+  if (std::getenv("OPENBLAS_THREAD_TIMEOUT") != nullptr || !lab::OpenblasMissing().empty()) return;
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
+  execv("/proc/self/exe", argv);  // on failure, run on as is
+#else
+  (void)argv;
+#endif
+}
 
 int CmdBench(int argc, char** argv) {
   std::string suite_name = "quick", only_op, json_path, csv_path, tables_path;

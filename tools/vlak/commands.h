@@ -9,6 +9,9 @@ int CmdAccuracySfpi(int argc, char** argv);
 int CmdHackathon(int argc, char** argv);
 int CmdGenGolden(int argc, char** argv);
 int CmdBench(int argc, char** argv);
+// Before `vlak bench` runs (main's argv): sets what the baselines' runtimes read only when they
+// are loaded, and runs the process again with it, at most once.
+void BenchEnvironment(char** argv);
 int CmdReport(int argc, char** argv);
 int CmdNpu(int argc, char** argv);
 int CmdSfpi(int argc, char** argv);
