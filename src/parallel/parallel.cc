@@ -321,9 +321,12 @@ const ParallelCosts& MeasuredParallelCosts() {
     ParallelCosts c;
     const int threads = std::min(NumThreads(), 16);
     c.wake_ns = threads >= 2 ? ThePool().WakeNs(threads, 15, 4) : 1000.0;
-    // A floor of 0.5 us and a ceiling of 50 us: below, claiming chunks costs more than waking;
-    // above, the measurement met a loaded machine (the caller never waits for a late worker).
-    c.wake_ns = PowerOfTwoAtMost(std::clamp(c.wake_ns, 512.0, 50000.0));
+    // A floor of 0.5 us and a ceiling of 4 us: below, claiming chunks costs more than waking;
+    // above, the measurement met a loaded machine, not an awake worker (0.5-2 us measured on
+    // 2-vCPU guests), and an estimate of 8 us would keep mid-sized calls on one thread for the
+    // whole process (docs/threads.md). Erring low costs little: the caller never waits for a
+    // late worker.
+    c.wake_ns = PowerOfTwoAtMost(std::clamp(c.wake_ns, 512.0, 4096.0));
     c.copy_bytes_per_ns = PowerOfTwoAtMost(std::max(MeasureCopyBytesPerNs(), 1.0 / 64));
     return c;
   }();

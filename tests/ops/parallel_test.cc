@@ -165,7 +165,7 @@ TEST(ParallelCostModel, SmallCallsNeverSplitAndTheSplitIsMonotoneAndRepeatable) 
   EXPECT_EQ(vlak::ThreadsForBytes(size_t{1} << 30, 1), 1);
   const vlak::ParallelCosts& costs = vlak::MeasuredParallelCosts();
   EXPECT_GE(costs.wake_ns, 512.0);
-  EXPECT_LE(costs.wake_ns, 50000.0);
+  EXPECT_LE(costs.wake_ns, 4096.0);
   EXPECT_GT(costs.copy_bytes_per_ns, 0.0);
   int last = 1;
   for (size_t bytes = 1024; bytes < (size_t{1} << 34); bytes *= 2) {
