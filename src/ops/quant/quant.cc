@@ -1,7 +1,12 @@
 // vlak_quantize_f32, vlak_dequantize_f32, vlak_matmul_q_f32: argument checks, dispatch, threads.
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "dispatch/dispatch.h"
 #include "dispatch/specialisation.h"
@@ -33,14 +38,46 @@ namespace {
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 bool CpuVnni() { return QuantCpuHasVnni(); }
 bool CpuAmx() { return QuantCpuHasAmx(); }
+// Whether decode (m < 4) on an x16 W should take the 512-bit VNNI kernel: not on AMD family 19h
+// (Zen 4; Zen 3 has no AVX-512), which issues a 512-bit operation as two 256-bit halves. There the
+// AVX2 form (quant_x86.h, the same bits) ran SmolLM2's decode 1.9x faster (docs/ops/quant.md).
+bool CpuPrefersZmmDecode() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return true;
+  const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;  // "AuthenticAMD"
+  if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return true;
+  const unsigned family = ((a >> 8) & 0xF) + (((a >> 8) & 0xF) == 0xF ? (a >> 20) & 0xFF : 0);
+  return family != 0x19;
+}
 #else
 bool CpuVnni() { return false; }
 bool CpuAmx() { return false; }
+bool CpuPrefersZmmDecode() { return false; }
 #endif
 }  // namespace
 
 VLAK_SPECIALISATION_SWITCH(QuantVnni, "VLAK_AVX512_VNNI", CpuVnni)
 VLAK_SPECIALISATION_SWITCH(QuantAmx, "VLAK_AVX512_AMX", CpuAmx)
+
+// The decode kernel's choice is a preference, not a capability: on by default where the CPU
+// prefers it, and a test may turn it on wherever VNNI runs (so both kernels are compared there).
+namespace {
+std::atomic<int> g_zmm_decode{-1};  // -1: not read yet; else 0 / 1
+}  // namespace
+bool QuantZmmDecodeEnabled() {
+  int v = g_zmm_decode.load(std::memory_order_relaxed);
+  if (v < 0) {
+    const char* e = std::getenv("VLAK_AVX512_ZMM_DECODE");
+    v = CpuVnni() && CpuPrefersZmmDecode() && !(e != nullptr && std::strcmp(e, "0") == 0) ? 1 : 0;
+    g_zmm_decode.store(v, std::memory_order_relaxed);
+  }
+  return v == 1;
+}
+bool SetQuantZmmDecode(bool enabled) {
+  const bool previous = QuantZmmDecodeEnabled();
+  g_zmm_decode.store(enabled && CpuVnni() ? 1 : 0, std::memory_order_relaxed);
+  return previous;
+}
 
 namespace {
 
@@ -210,7 +247,11 @@ vlak_status MatmulQF32(const QMatmulArgs& args, unsigned flags, int threads, int
       ActCols packed = Dispatch(kMatmulQActGroupedCols, target);
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
       if (target == Target::kAvx512) {  // only the VNNI target packs x16
-        packed = g.m >= 16 && QuantAmxEnabled() ? MatmulQActPackedAvx512Amx : MatmulQActPackedAvx512Vnni;
+        if (g.m >= 16 && QuantAmxEnabled()) {
+          packed = MatmulQActPackedAvx512Amx;
+        } else if (g.m >= 4 || QuantZmmDecodeEnabled()) {
+          packed = MatmulQActPackedAvx512Vnni;
+        }  // else decode on a CPU that splits 512-bit operations: the AVX2 form, the same bits
       }
 #endif
       return ForEachColumnChunk(g, target, threads, 0.05, 0, [&](uint8_t*, size_t j0, size_t j1) { packed(g, act, j0, j1); });

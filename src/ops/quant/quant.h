@@ -136,6 +136,11 @@ bool SetQuantVnni(bool enabled);
 // tile state and VLAK_AVX512_AMX is not "0"): the VNNI kernel's bits. Setter as above.
 bool QuantAmxEnabled();
 bool SetQuantAmx(bool enabled);
+// Whether its decode (m < 4) on an x16 W takes the VNNI kernel (on, except on CPUs that split
+// 512-bit operations, AMD Zen 4, and where VLAK_AVX512_ZMM_DECODE is "0") or the AVX2 form of the
+// same sums. Setter as above.
+bool QuantZmmDecodeEnabled();
+bool SetQuantZmmDecode(bool enabled);
 
 // Tests: the product with quantized activations of a grouped W by the scalar target's plain form
 // of the grouped kernels' arithmetic (quant_kernel.cc), on one thread, no epilogue.

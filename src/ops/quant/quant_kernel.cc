@@ -302,12 +302,13 @@ void MatmulQActColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j0, size
 // per row of W and block the exact integer s = sum (q_w - offset) q_a, then c = fma(float(s),
 // fl(d_w d_a), c) and for q4_1 c = fma(m_w, fl(d_a sum q_a), c), block after block. This is the
 // arithmetic of the grouped kernels (quant_packed_avx512vnni.cc, quant_x86.h's GroupedColsAvx2,
-// quant_rvv.h's GroupedCols), bit for bit: the avx2 and RVV targets run their vector forms; on the
-// others it is the plain form of the same sums (tests compare it with the vector kernels).
+// quant_rvv.h's GroupedCols), bit for bit: the x86 and RVV targets run their vector forms (avx512
+// the AVX2 one, quant.cc picks it or VNNI); scalar the plain form of the same sums (tests compare
+// it with the vector kernels).
 void MatmulQActGroupedColsF32(const QMatmulArgs& g, const uint8_t* act, size_t j0, size_t j1) {
 #if defined(VLAK_SIMD_RVV)
   return rvv_quant::GroupedColsRvv(g, act, j0, j1);
-#elif defined(VLAK_SIMD_AVX2)
+#elif defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
   return x86::GroupedColsX86(g, act, j0, j1);
 #endif
   const size_t nb = g.k / kQBlock, bb = QBlockBytes(g.wtype);

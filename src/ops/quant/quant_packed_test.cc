@@ -209,6 +209,42 @@ TEST(QuantPacked, AmxTilesGiveTheVnniBits) {
   ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
 }
 
+// AVX-512 with VNNI: decode (m = 1-3) by the 512-bit VNNI kernel and by the AVX2 form the avx512
+// target takes on CPUs that split 512-bit operations give the same bits.
+TEST(QuantPacked, ZmmDecodeAndTheAvx2FormGiveTheSameBits) {
+  const vlak_target saved = vlak_active_target();
+  if (vlak_set_target(VLAK_TARGET_AVX512) != VLAK_OK || !vlak::QuantVnniEnabled()) {
+    vlak_set_target(saved);
+    GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
+  }
+  for (vlak_qtype t : kTypes) {
+    for (size_t n : {16, 21, 40}) {
+      for (size_t k : {32, 96, 1024}) {
+        size_t stride;
+        const auto w = RandomW(t, n, k, static_cast<uint32_t>(n * k + 7), &stride);
+        const auto p = Pack(t, n, k, w, stride);
+        ASSERT_TRUE(IsGrouped(p));
+        for (size_t m : {1, 2, 3}) {
+          const size_t lda = k + 3, ldc = n + 2;
+          const auto a = Normal(m * lda, 0.0f, 1.0f, static_cast<uint32_t>(m + k));
+          std::vector<float> zmm(m * ldc, kSentinel), ymm(m * ldc, kSentinel);
+          const bool was = vlak::SetQuantZmmDecode(true);
+          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), zmm.data(), ldc, VLAK_MATMUL_Q_QUANTIZE_A,
+                                             nullptr),
+                    VLAK_OK);
+          vlak::SetQuantZmmDecode(false);
+          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), ymm.data(), ldc, VLAK_MATMUL_Q_QUANTIZE_A,
+                                             nullptr),
+                    VLAK_OK);
+          vlak::SetQuantZmmDecode(was);
+          ASSERT_TRUE(SameBits(zmm.data(), ymm.data(), zmm.size())) << t << " m " << m << " n " << n << " k " << k;
+        }
+      }
+    }
+  }
+  ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
+}
+
 TEST(QuantPacked, BadArgumentsWriteNothing) {
   ForEachTarget([] {
     const size_t n = 3, k = 64;

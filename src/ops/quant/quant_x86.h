@@ -404,6 +404,11 @@ inline void ActColsX86(const QMatmulArgs& g, const uint8_t* act, size_t j0, size
   ActColsAvx2<VLAK_Q4_1>(g, act, j0, j1);
 }
 
+#endif
+
+// Also compiled for the avx512 target: its decode kernel on CPUs that split 512-bit operations
+// (quant.cc, QuantZmmDecode).
+#if defined(VLAK_SIMD_AVX2) || defined(VLAK_SIMD_AVX512)
 // Quantized activations times an x16 W on AVX2 (vlak_matmul_q_pack's layout for the avx2 target,
 // quant.h): the 16 rows' 4-byte pieces are two ymm of 8 rows each. Per half, block and row of A:
 // q4: vpmaddubsw of each piece's low and high nibbles against A's 4 bytes (broadcast), the 8
