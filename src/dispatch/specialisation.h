@@ -3,10 +3,11 @@
 // kernels, warp's window kernel). VLAK_SPECIALISATION_SWITCH defines an operator's getter and
 // setter of one.
 //
-// On where the CPU can run it and the environment variable does not say "0"; read once, on first
-// use. The setter (tests, the lab's `-generic` rows) can only turn it off, or back on where the
-// CPU can run it; it returns the previous setting. Relaxed atomics: a racing kernel call sees
-// either setting, and both give the same bits.
+// On where the CPU can run it (and, given a `prefers` test, prefers it: a tuning choice, not a
+// capability) and the environment variable does not say "0"; read once, on first use. The setter
+// (tests, the lab's `-generic` rows) can only turn it off, or on where the CPU can run it; it
+// returns the previous setting. Relaxed atomics: a racing kernel call sees either setting, and
+// both give the same bits.
 #pragma once
 
 #include <atomic>
@@ -29,13 +30,14 @@ inline bool CpuRunsAvx2Target() {
 
 class SpecialisationSwitch {
  public:
-  constexpr SpecialisationSwitch(const char* env, bool (*cpu)()) : env_(env), cpu_(cpu) {}
+  constexpr SpecialisationSwitch(const char* env, bool (*cpu)(), bool (*prefers)() = nullptr)
+      : env_(env), cpu_(cpu), prefers_(prefers) {}
 
   bool Enabled() {
     int v = state_.load(std::memory_order_relaxed);
     if (v < 0) {
       const char* e = std::getenv(env_);
-      v = cpu_() && !(e != nullptr && std::strcmp(e, "0") == 0) ? 1 : 0;
+      v = cpu_() && (prefers_ == nullptr || prefers_()) && !(e != nullptr && std::strcmp(e, "0") == 0) ? 1 : 0;
       state_.store(v, std::memory_order_relaxed);
     }
     return v == 1;
@@ -50,17 +52,18 @@ class SpecialisationSwitch {
  private:
   const char* env_;
   bool (*cpu_)();
+  bool (*prefers_)();
   std::atomic<int> state_{-1};  // -1: not read yet; else 0 / 1
 };
 
 }  // namespace vlak
 
 // Defines bool <Name>Enabled() and bool Set<Name>(bool enabled) (the getter and setter an operator
-// declares for its specialisation) over one SpecialisationSwitch of `env` and `cpu`. At namespace
-// vlak scope, once per switch.
-#define VLAK_SPECIALISATION_SWITCH(Name, env, cpu)                                 \
+// declares for its specialisation) over one SpecialisationSwitch of `env` and `cpu` (and an
+// optional `prefers` test). At namespace vlak scope, once per switch.
+#define VLAK_SPECIALISATION_SWITCH(Name, env, ...)                                 \
   namespace {                                                                      \
-  constinit SpecialisationSwitch g_switch_##Name{env, cpu};                        \
+  constinit SpecialisationSwitch g_switch_##Name{env, __VA_ARGS__};                \
   }                                                                                \
   bool Name##Enabled() { return g_switch_##Name.Enabled(); }                       \
   bool Set##Name(bool enabled) { return g_switch_##Name.Set(enabled); }

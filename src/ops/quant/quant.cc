@@ -1,7 +1,5 @@
 // vlak_quantize_f32, vlak_dequantize_f32, vlak_matmul_q_f32: argument checks, dispatch, threads.
-#include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #if defined(__x86_64__)
@@ -58,26 +56,7 @@ bool CpuPrefersZmmDecode() { return false; }
 
 VLAK_SPECIALISATION_SWITCH(QuantVnni, "VLAK_AVX512_VNNI", CpuVnni)
 VLAK_SPECIALISATION_SWITCH(QuantAmx, "VLAK_AVX512_AMX", CpuAmx)
-
-// The decode kernel's choice is a preference, not a capability: on by default where the CPU
-// prefers it, and a test may turn it on wherever VNNI runs (so both kernels are compared there).
-namespace {
-std::atomic<int> g_zmm_decode{-1};  // -1: not read yet; else 0 / 1
-}  // namespace
-bool QuantZmmDecodeEnabled() {
-  int v = g_zmm_decode.load(std::memory_order_relaxed);
-  if (v < 0) {
-    const char* e = std::getenv("VLAK_AVX512_ZMM_DECODE");
-    v = CpuVnni() && CpuPrefersZmmDecode() && !(e != nullptr && std::strcmp(e, "0") == 0) ? 1 : 0;
-    g_zmm_decode.store(v, std::memory_order_relaxed);
-  }
-  return v == 1;
-}
-bool SetQuantZmmDecode(bool enabled) {
-  const bool previous = QuantZmmDecodeEnabled();
-  g_zmm_decode.store(enabled && CpuVnni() ? 1 : 0, std::memory_order_relaxed);
-  return previous;
-}
+VLAK_SPECIALISATION_SWITCH(QuantZmmDecode, "VLAK_AVX512_ZMM_DECODE", CpuVnni, CpuPrefersZmmDecode)
 
 namespace {
 
