@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "ops/ops_test_util.h"
@@ -174,6 +175,37 @@ TEST(QuantPacked, SameBitsForEveryThreadCountAndEpilogue) {
   });
 }
 
+// On the avx512 target: for each type and shapes of an x16 W, m rows of A (QUANTIZE_A) give the
+// same bits with a specialisation switched on (set(true)) and off (set(false)).
+template <class Set>
+void SameBitsEitherWay(Set set, std::initializer_list<size_t> ms) {
+  for (vlak_qtype t : kTypes) {
+    for (size_t n : {16, 21, 40}) {
+      for (size_t k : {32, 64, 96, 1024}) {
+        size_t stride;
+        const auto w = RandomW(t, n, k, static_cast<uint32_t>(n * k), &stride);
+        const auto p = Pack(t, n, k, w, stride);
+        ASSERT_TRUE(IsGrouped(p));
+        for (size_t m : ms) {
+          const size_t lda = k + 3, ldc = n + 2;
+          const auto a = Normal(m * lda, 0.0f, 1.0f, static_cast<uint32_t>(m + k));
+          std::vector<float> on(m * ldc, kSentinel), off(m * ldc, kSentinel);
+          const bool was = set(true);
+          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), on.data(), ldc, VLAK_MATMUL_Q_QUANTIZE_A,
+                                             nullptr),
+                    VLAK_OK);
+          set(false);
+          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), off.data(), ldc, VLAK_MATMUL_Q_QUANTIZE_A,
+                                             nullptr),
+                    VLAK_OK);
+          set(was);
+          ASSERT_TRUE(SameBits(on.data(), off.data(), on.size())) << t << " m " << m << " n " << n << " k " << k;
+        }
+      }
+    }
+  }
+}
+
 // AVX-512 with AMX: the tile kernel (16 rows of A at a time, the rest by VNNI) gives the VNNI
 // kernel's bits, for odd and even block counts, partial groups of W and rows past the last tile.
 TEST(QuantPacked, AmxTilesGiveTheVnniBits) {
@@ -182,30 +214,7 @@ TEST(QuantPacked, AmxTilesGiveTheVnniBits) {
     vlak_set_target(saved);
     GTEST_SKIP() << "this CPU (or OS) runs no AMX tiles";
   }
-  for (vlak_qtype t : kTypes) {
-    for (size_t n : {16, 21, 40}) {
-      for (size_t k : {32, 64, 96, 1024}) {
-        size_t stride;
-        const auto w = RandomW(t, n, k, static_cast<uint32_t>(n * k), &stride);
-        const auto p = Pack(t, n, k, w, stride);
-        ASSERT_TRUE(IsGrouped(p));
-        for (size_t m : {16, 17, 31, 32, 51}) {
-          const size_t lda = k + 3, ldc = n + 2;
-          const auto a = Normal(m * lda, 0.0f, 1.0f, static_cast<uint32_t>(m + k));
-          std::vector<float> amx(m * ldc, kSentinel), vnni(m * ldc, kSentinel);
-          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), amx.data(), ldc, VLAK_MATMUL_Q_QUANTIZE_A,
-                                             nullptr),
-                    VLAK_OK);
-          const bool was = vlak::SetQuantAmx(false);
-          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), vnni.data(), ldc, VLAK_MATMUL_Q_QUANTIZE_A,
-                                             nullptr),
-                    VLAK_OK);
-          vlak::SetQuantAmx(was);
-          ASSERT_TRUE(SameBits(amx.data(), vnni.data(), amx.size())) << t << " m " << m << " n " << n << " k " << k;
-        }
-      }
-    }
-  }
+  SameBitsEitherWay(vlak::SetQuantAmx, {16, 17, 31, 32, 51});
   ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
 }
 
@@ -217,31 +226,7 @@ TEST(QuantPacked, ZmmDecodeAndTheAvx2FormGiveTheSameBits) {
     vlak_set_target(saved);
     GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
   }
-  for (vlak_qtype t : kTypes) {
-    for (size_t n : {16, 21, 40}) {
-      for (size_t k : {32, 96, 1024}) {
-        size_t stride;
-        const auto w = RandomW(t, n, k, static_cast<uint32_t>(n * k + 7), &stride);
-        const auto p = Pack(t, n, k, w, stride);
-        ASSERT_TRUE(IsGrouped(p));
-        for (size_t m : {1, 2, 3}) {
-          const size_t lda = k + 3, ldc = n + 2;
-          const auto a = Normal(m * lda, 0.0f, 1.0f, static_cast<uint32_t>(m + k));
-          std::vector<float> zmm(m * ldc, kSentinel), ymm(m * ldc, kSentinel);
-          const bool was = vlak::SetQuantZmmDecode(true);
-          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), zmm.data(), ldc, VLAK_MATMUL_Q_QUANTIZE_A,
-                                             nullptr),
-                    VLAK_OK);
-          vlak::SetQuantZmmDecode(false);
-          ASSERT_EQ(vlak_matmul_q_packed_f32(m, n, k, a.data(), lda, p.data(), ymm.data(), ldc, VLAK_MATMUL_Q_QUANTIZE_A,
-                                             nullptr),
-                    VLAK_OK);
-          vlak::SetQuantZmmDecode(was);
-          ASSERT_TRUE(SameBits(zmm.data(), ymm.data(), zmm.size())) << t << " m " << m << " n " << n << " k " << k;
-        }
-      }
-    }
-  }
+  SameBitsEitherWay(vlak::SetQuantZmmDecode, {1, 2, 3});
   ASSERT_EQ(vlak_set_target(saved), VLAK_OK);
 }
 
