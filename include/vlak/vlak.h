@@ -688,7 +688,9 @@ vlak_status vlak_matmul_q_f32(size_t m, size_t n, size_t k, const float* a, size
  * and the float work per 8 or 16 values: 3-4x faster at decode on AVX-512 VNNI and on AVX2,
  * 4-15x fewer instructions on RVV (docs/ops/quant.md). From 16 rows of A, a CPU with AMX-INT8
  * (and an OS that grants its tile state) runs the x16 products on AMX tiles, 16 rows at a time,
- * with the same bits (VLAK_AVX512_AMX=0 turns it off). Its bits may differ from
+ * with the same bits (VLAK_AVX512_AMX=0 turns it off). Below 4 rows of A, an AMD Zen 4 (which
+ * splits 512-bit operations) runs the avx512 target's x16 products by the avx2 kernel's form, also
+ * with the same bits (VLAK_AVX512_ZMM_DECODE=0 does so on any CPU). Its bits may differ from
  * vlak_matmul_q_f32's in the last places, never its bound (per block 2 roundings, q4_1 4); every
  * grouped layout and target gives the same bits. Exact weights give vlak_matmul_q_f32's bits (the rows unpacked, 16 at a time).
  * packed_bytes must be at least vlak_matmul_q_packed_size(wtype, n, k): 64 + n rounded up to the
