@@ -24,33 +24,17 @@ namespace vlak::VLAK_NS::act {
 inline constexpr float kQ4 = 0.0013814542908221483f, kQ3 = 0.00836870539933443f,
                        kQ2 = 0.041668329387903214f, kQ1 = 0.1666652113199234f, kQ0 = 0.4999999403953552f;
 
-// S = 2^(n + kScale), t and w = e^t - 1 = t + t^2 q(t) for z in [-126 + ..., 0].
+// e^-x = 2^n (1 + w) from x, as S = 2^(n + kScale) (normal: n + kScale in [-126, 127]) and
+// nw = -w: tn = x + n ln2 = -t (rr2), then w = t + t^2 q(t) with q evaluated at t = -tn (its odd
+// coefficients' signs folded into the FMAs), so the caller's negation of its argument costs no op.
 template <int kScale, class D>
-[[gnu::always_inline]] inline void FastExp(D d, VFromD<D> z, VFromD<D>& s, VFromD<D>& w) {
-  const auto di = Rebind<int32_t>(d);
-  constexpr float kBias = kMagic + static_cast<float>(127 + kScale);
-  const auto bias = MulAdd(d, z, kLog2e, Set(d, kBias));
-  const auto n = Sub(d, bias, kBias);
-  const auto t = NegMulAdd(d, n, kLn2Lo, NegMulAdd(d, n, kLn2Hi, z));
-  auto q = MulAdd(d, t, kQ4, Set(d, kQ3));
-  q = MulAdd(d, q, t, kQ2);
-  q = MulAdd(d, q, t, kQ1);
-  q = MulAdd(d, q, t, kQ0);
-  w = MulAdd(d, Mul(d, t, t), q, t);
-  s = BitCast(d, di, ShiftLeft<23>(di, BitCast(di, d, bias)));
-}
-
-// FastExp<-64> of z = -x, from x (in [-120, 20]: S = 2^(n - 64) normal for n in [-29, 174]),
-// with the negation folded into the FMAs: tn = -t and nw = -w, every step the exact negation of
-// FastExp's, so the same S and |w|, one op fewer.
-template <class D>
 [[gnu::always_inline]] inline void FastExpOfNeg(D d, VFromD<D> x, VFromD<D>& s, VFromD<D>& nw) {
   const auto di = Rebind<int32_t>(d);
-  constexpr float kBias = kMagic + static_cast<float>(127 - 64);
+  constexpr float kBias = kMagic + static_cast<float>(127 + kScale);
   const auto bias = MulAdd(d, x, -kLog2e, Set(d, kBias));
   const auto n = Sub(d, bias, kBias);
   const auto tn = MulAdd(d, n, kLn2Lo, MulAdd(d, n, kLn2Hi, x));
-  auto q = MulAdd(d, tn, -kQ4, Set(d, kQ3));  // q(t) at t = -tn: the same values as FastExp's
+  auto q = MulAdd(d, tn, -kQ4, Set(d, kQ3));  // q(-tn)
   q = NegMulAdd(d, q, tn, kQ2);
   q = NegMulAdd(d, q, tn, kQ1);
   q = NegMulAdd(d, q, tn, kQ0);
@@ -70,7 +54,7 @@ template <bool kSilu, class D>
   // (Max ignores it) and is put back at the end.
   const auto xc = Min(d, Max(d, x, -120.0f), 20.0f);
   VFromD<D> S, nw;
-  FastExpOfNeg(d, xc, S, nw);
+  FastExpOfNeg<-64>(d, xc, S, nw);  // S = 2^(n-64): normal for n in [-29, 174]
   const auto den = NegMulAdd(d, S, nw, Add(d, S, Set(d, kTwoM64)));
   if constexpr (kSilu) {
     const auto y = Mul(d, Div(d, xc, den), kTwoM64);
@@ -93,11 +77,11 @@ VFromD<D> FastSilu(D d, VFromD<D> x) {
 
 template <class D>
 VFromD<D> FastTanh(D d, VFromD<D> x) {
-  const auto z = Mul(d, Min(d, Abs(d, x), 10.0f), -2.0f);
-  VFromD<D> S, w;
-  FastExp<0>(d, z, S, w);
+  // e^z, z = -2|x| clamped at -20: S = 2^n, nw = -w.
+  VFromD<D> S, nw;
+  FastExpOfNeg<0>(d, Mul(d, Min(d, Abs(d, x), 10.0f), 2.0f), S, nw);
   const auto one = Set(d, 1.0f);
-  const auto m = MulAdd(d, S, w, Sub(d, S, one));
+  const auto m = NegMulAdd(d, S, nw, Sub(d, S, one));  // e^z - 1
   const auto q = Div(d, m, Add(d, m, Set(d, 2.0f)));  // -tanh|x|, or +0 at x = +-0
   // -|q| with its sign bit flipped where x >= 0 (and at +0): tanh(x), -0 for x = -0.
   const auto y = Xor(d, NegAbs(d, q), AndNot(d, x, Set(d, -0.0f)));
