@@ -165,6 +165,7 @@ class GgmlMatmulImpl final : public GgmlMatmul {
   float* A() override { return static_cast<float*>(a_->data); }
   const float* C() const override { return static_cast<const float*>(c_->data); }
   bool Run() override { return ggml_backend_graph_compute(backend_, graph_) == GGML_STATUS_SUCCESS; }
+  void Idle() override { ggml_threadpool_pause(pool_); }  // a paused pool resumes at the next compute
   std::string Layout() const override { return layout_; }
 
  private:

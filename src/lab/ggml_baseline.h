@@ -67,6 +67,8 @@ class GgmlMatmul {
   virtual float* A() = 0;
   virtual const float* C() const = 0;
   virtual bool Run() = 0;
+  // Puts the thread pool's workers to sleep (ggml_threadpool_pause); the next Run() wakes them.
+  virtual void Idle() = 0;
   // The weights' buffer type: "CPU", or ggml's name of the extra one ("AMX", "CPU_REPACK").
   virtual std::string Layout() const = 0;
 };

@@ -110,6 +110,10 @@ struct Problem {
 struct Prepared {
   std::function<void()> select = [] {};
   std::function<bool()> run;
+  // Called when the implementation's turn ends: a runtime whose idle workers keep polling puts
+  // them to sleep, so the next implementation's threads get the cores (ggml's pool polls for
+  // seconds under a hypervisor that traps PAUSE). The next run wakes them.
+  std::function<void()> leave = [] {};
   std::string target;  // the vlak target it runs on, "" for non-vlak code
 };
 

@@ -255,6 +255,9 @@ TEST(LabOps, ImplementationsThatExistAreWithinTheBound) {
         for (Tensor& t : out) t.Poison();
         pr.select();
         ASSERT_TRUE(pr.run()) << name << " " << d.name;
+        pr.leave();  // the end of a turn (a pool put to sleep); the next run wakes it and computes
+        for (Tensor& t : out) t.Poison();
+        ASSERT_TRUE(pr.run()) << name << " " << d.name << " after leave";
         const bool fixed_order = d.kind == "vlak" || d.kind == "compiler";
         // A vlak row with its own bound (a looser tier: vlak-fast) is held to it.
         const double own = d.kind == "vlak" && d.bound > op.impls[0].bound ? d.bound : op.impls[0].bound;

@@ -138,16 +138,18 @@ void TimeCase(const Case& c, std::vector<Live>& live, const RunOptions& opt) {
       calls += static_cast<int>(l.batch);
       l.batch = std::min<size_t>(l.batch * 2, 1u << 20);
     }
+    if (live.size() > 1) l.prep.leave();
     const double per_call = std::isfinite(best) ? std::max(best, 1e-9) : 1.0;
     l.batch = static_cast<size_t>(std::clamp(std::ceil(sample_target / per_call), 1.0, double(1u << 24)));
   }
   const double case_cap = std::max(2.0, 20.0 * c.min_time * static_cast<double>(live.size()));
   // Several implementations on several threads: each takes its turn for a block of a third of
-  // the samples, from a quiet process (WaitForIdleThreads) and after one untimed call that wakes
-  // its own threads (waking an idle core costs tens to hundreds of microseconds on a virtual
-  // machine, which a ~1 ms batch would otherwise be charged). Waiting for quiet costs up to the
-  // previous runtime's spin (libgomp ~8 ms, pthreadpool and Debian's libtorch ~30-50 ms on the
-  // 2-core CI machine), so turns are blocks, not single batches; samples stay paired by index
+  // the samples, from a quiet process (WaitForIdleThreads; a runtime whose pollers outlast that
+  // wait is put to sleep by its Prepared::leave when its turn ends) and after one untimed call
+  // that wakes its own threads (waking an idle core costs tens to hundreds of microseconds on a
+  // virtual machine, which a ~1 ms batch would otherwise be charged). Waiting for quiet costs up
+  // to the previous runtime's spin (libgomp ~8 ms, pthreadpool and Debian's libtorch ~30-50 ms on
+  // the 2-core CI machine), so turns are blocks, not single batches; samples stay paired by index
   // (MedianRatio), a block apart at most.
   const bool turns = live.size() > 1 && c.threads != 1;
   const int block = turns ? std::max(1, opt.samples_target / 3) : 1;
@@ -175,6 +177,7 @@ void TimeCase(const Case& c, std::vector<Live>& live, const RunOptions& opt) {
         // A batch well under the sample target (calibration fooled by a slow first call): grow it.
         if (t * static_cast<double>(l.batch) < sample_target / 3 && l.batch < (1u << 24)) l.batch *= 2;
       }
+      if (turns) l.prep.leave();  // its pollers, if any, sleep through the others' turns
     }
   }
 }
@@ -308,6 +311,7 @@ std::vector<Record> RunCases(const std::vector<Case>& cases, const RunOptions& o
         skipped.push_back(l.rec);
         continue;
       }
+      l.prep.leave();
       l.rec.acc = c.op->accuracy(p, outs, d->bound);
       live.push_back(std::move(l));
     }
