@@ -125,13 +125,18 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
   auto* const rows_fn = Dispatch(kMatmulPackedRows, target);
   auto block_cols = [&](size_t jc) { return g.n - jc < nc ? g.n - jc : nc; };
   // Tasks: row blocks of rt MR tiles x column blocks of ct NR panels (inside one nc block). Start
-  // from 16 x (nc / NR) and halve the columns to 4 panels, then the rows to 4 tiles, then either
-  // to 1, until there are >= 4 tasks per thread.
+  // from at most 16 x (nc / NR) and halve the columns to 4 panels, then the rows to 4 tiles, then
+  // either to 1, until there are >= 4 tasks per thread. The row blocks are of equal size (128
+  // rows are 22 tiles of 6: 11 + 11, not 16 + 6).
   const size_t row_tiles = (g.m + mr - 1) / mr;
   const size_t panels = n_pad / nr;
   const size_t panels_per_block = nc / nr;
+  const auto even_rows = [row_tiles](size_t at_most) {
+    const size_t blocks = (row_tiles + at_most - 1) / at_most;
+    return (row_tiles + blocks - 1) / blocks;
+  };
   // One thread: all rows in one block, as the one-thread kernel runs them (each B block read once).
-  size_t rt = threads > 1 && 16 < row_tiles ? 16 : row_tiles;
+  size_t rt = threads > 1 ? even_rows(16) : row_tiles;
   size_t ct = panels_per_block < panels ? panels_per_block : panels;
   auto tasks_for = [&](size_t r, size_t c) {
     size_t col_blocks = 0;
@@ -141,9 +146,9 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
   const size_t want = threads > 1 ? 4 * static_cast<size_t>(threads) : 1;
   while (tasks_for(rt, ct) < want) {
     if (ct > 4) ct = (ct + 1) / 2;
-    else if (rt > 4) rt = (rt + 1) / 2;
+    else if (rt > 4) rt = even_rows((rt + 1) / 2);
     else if (ct > 1) ct = (ct + 1) / 2;
-    else if (rt > 1) rt = (rt + 1) / 2;
+    else if (rt > 1) rt = even_rows((rt + 1) / 2);
     else break;
   }
   // Column blocks, in order: (jc, first panel in the block, panel count).
