@@ -8,6 +8,10 @@
 //   direct_kc:     k block: the chains are stored to C and reloaded every kc steps (exact). Short,
 //                  so that a block's kc rows of B are read as kc sequential streams, strip after
 //                  strip, which the hardware prefetchers follow (256 rows 16 KiB apart were not).
+//   direct_kc_stream, direct_stream_rows: the k block of a pass over at most direct_stream_rows
+//                  rows of C, B as k x n, when B comes from memory (more than 8 times the per-core
+//                  L2, the row operators' rule: parallel_rows.h) or the pass is one row: fewer
+//                  streams in flight, and these passes wait on B, not on the C reloads.
 #pragma once
 
 #include <cstddef>
@@ -20,17 +24,19 @@ struct MatmulDirectConfig {
   size_t direct_regs;
   size_t direct_max_vectors;
   size_t direct_kc;
+  size_t direct_kc_stream;
+  size_t direct_stream_rows;
 };
 
 // Not `inline`: each target's build defines its own table, so each has internal linkage.
 #if defined(VLAK_SIMD_RVV)
-constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256};
+constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256, 256, 0};
 #elif defined(VLAK_SIMD_AVX512)
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 32};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 32, 8, 8};
 #elif defined(VLAK_SIMD_AVX2)
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32, 8, 8};
 #else
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32, 32, 0};
 #endif
 
 // Vectors per pass over r rows.

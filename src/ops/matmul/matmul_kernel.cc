@@ -23,6 +23,7 @@
 #include "ops/matmul/matmul.h"
 #include "ops/matmul/matmul_config.h"
 #include "ops/matmul/matmul_kernels.h"
+#include "parallel/parallel.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -452,8 +453,13 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
     kTails[nv - 1](a, b, ldb, kc, c + j, g.ldc, cols - (nv - 1) * L, from_c);
   };
   if (!g.b_trans) {
-    for (size_t pc = 0; pc < g.k; pc += kKcMax) {
-      const size_t kc = g.k - pc < kKcMax ? g.k - pc : kKcMax;
+    constexpr MatmulDirectConfig cfg = kMatmulDirectConfig;
+    static_assert(cfg.direct_kc_stream <= kKcMax, "ap holds kKcMax steps");
+    const bool from_memory = static_cast<double>(g.k) * static_cast<double>(g.n) * sizeof(float) / 8 >
+                             static_cast<double>(L2CacheBytes());
+    const size_t kb = R <= cfg.direct_stream_rows && (R == 1 || from_memory) ? cfg.direct_kc_stream : kKcMax;
+    for (size_t pc = 0; pc < g.k; pc += kb) {
+      const size_t kc = g.k - pc < kb ? g.k - pc : kb;
       pack_a(pc, kc);
       for (size_t j = j0; j < j1; j += w) {
         const size_t cols = j1 - j < w ? j1 - j : w;
