@@ -214,8 +214,31 @@ template <size_t kMR_, bool kL2, size_t kPf, class D>
 }
 
 // With TRANS_B, B's kc x cols pieces are transposed from W (n x k), bt[p][r] = w[r][p]: into
-// PackB's panels and into the direct kernel's L1 buffer. x86 transposes 16 x 16 (AVX-512) or 8 x
-// 8 (AVX2) blocks in registers (unpack, then 128-bit lane shuffles); edges copy element-wise.
+// PackB's panels and into the direct kernel's L1 buffer (and the direct kernel's rows of A into
+// [p][r]). x86 transposes 16 x 16 (AVX-512) and 8 x 8 blocks in registers (unpack, then 128-bit
+// lane shuffles); edges copy element-wise.
+#if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
+[[gnu::always_inline]] inline void TransposeBlock8(const float* w, size_t ldw, float* bt, size_t ldbt) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(w + i * ldw);
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    const __m256d t0 = _mm256_castps_pd(t[4 * i]), t1 = _mm256_castps_pd(t[4 * i + 1]);
+    const __m256d t2 = _mm256_castps_pd(t[4 * i + 2]), t3 = _mm256_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2));
+    r[4 * i + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2));
+    r[4 * i + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3));
+    r[4 * i + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3));
+  }
+  for (int q = 0; q < 4; ++q) {
+    _mm256_storeu_ps(bt + q * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x20));
+    _mm256_storeu_ps(bt + (4 + q) * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x31));
+  }
+}
+#endif
 #if defined(VLAK_SIMD_AVX512)
 constexpr size_t kTBlock = 16;
 [[gnu::always_inline]] inline void TransposeBlock(const float* w, size_t ldw, float* bt, size_t ldbt) {
@@ -246,24 +269,7 @@ constexpr size_t kTBlock = 16;
 #elif defined(VLAK_SIMD_AVX2)
 constexpr size_t kTBlock = 8;
 [[gnu::always_inline]] inline void TransposeBlock(const float* w, size_t ldw, float* bt, size_t ldbt) {
-  __m256 r[8], t[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(w + i * ldw);
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {
-    const __m256d t0 = _mm256_castps_pd(t[4 * i]), t1 = _mm256_castps_pd(t[4 * i + 1]);
-    const __m256d t2 = _mm256_castps_pd(t[4 * i + 2]), t3 = _mm256_castps_pd(t[4 * i + 3]);
-    r[4 * i] = _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2));
-    r[4 * i + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2));
-    r[4 * i + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3));
-    r[4 * i + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3));
-  }
-  for (int q = 0; q < 4; ++q) {
-    _mm256_storeu_ps(bt + q * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x20));
-    _mm256_storeu_ps(bt + (4 + q) * ldbt, _mm256_permute2f128_ps(r[q], r[4 + q], 0x31));
-  }
+  TransposeBlock8(w, ldw, bt, ldbt);
 }
 #else
 constexpr size_t kTBlock = 0;
@@ -281,6 +287,16 @@ constexpr size_t kTBlock = 0;
       }
     }
   }
+#if defined(VLAK_SIMD_AVX512)
+  if (r0 + 8 <= cols) {  // 8 rows more (AVX-512: 8 to 15 left), in 8 x 8 blocks
+    const size_t pe = kc / 8 * 8;
+    for (size_t p = 0; p < pe; p += 8) TransposeBlock8(w + r0 * ldw + p, ldw, bt + p * ldbt + r0, ldbt);
+    for (size_t p = pe; p < kc; ++p) {
+      for (size_t r = r0; r < r0 + 8; ++r) bt[p * ldbt + r] = w[r * ldw + p];
+    }
+    r0 += 8;
+  }
+#endif
   for (size_t r = r0; r < cols; ++r) {
     for (size_t p = 0; p < kc; ++p) bt[p * ldbt + r] = w[r * ldw + p];
   }
@@ -441,12 +457,9 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
   alignas(64) float ap[kKcA * R];
   alignas(64) float bt[kKcMax * V * MaxLanes(D1())];
   float* const c = g.c + i * g.ldc;
-  auto pack_a = [&](size_t pc, size_t kc) {
-    for (size_t r = 0; r < R; ++r) {  // rows by index: a pointer past the last row may not exist
-      const float* const a = g.a + (i + r) * g.lda + pc;
-      for (size_t p = 0; p < kc; ++p) ap[p * R + r] = a[p];
-    }
-  };
+  // ap[p][r] = A[i + r][pc + p]: the transposes of W's strips (whole blocks in registers where R
+  // holds them; rows by index, as a pointer past the last row may not exist).
+  auto pack_a = [&](size_t pc, size_t kc) { TransposeW(g.a + i * g.lda + pc, g.lda, R, kc, ap, R); };
   auto tile = [&](size_t j, size_t cols, const float* a, const float* b, size_t ldb, size_t kc, bool from_c) {
     if (cols == w) return DirectTile<R, V, false>(a, b, ldb, kc, c + j, g.ldc, L, from_c);
     const size_t nv = (cols + L - 1) / L;
