@@ -12,6 +12,10 @@
 //                  rows of C, B as k x n, when B comes from memory (more than 8 times the per-core
 //                  L2, the row operators' rule: parallel_rows.h) or the pass is one row: fewer
 //                  streams in flight, and these passes wait on B, not on the C reloads.
+//   direct_kc_trans_stream: with TRANS_B, the k block of W's strip transposed at a time, under the
+//                  same rule (a pooled buffer of this many steps; 0: the direct_kc block always).
+//                  Each of the strip's rows of W is then read direct_kc_trans_stream floats at a
+//                  time, prefetched two blocks ahead into L2, instead of 32 floats.
 #pragma once
 
 #include <cstddef>
@@ -26,17 +30,18 @@ struct MatmulDirectConfig {
   size_t direct_kc;
   size_t direct_kc_stream;
   size_t direct_stream_rows;
+  size_t direct_kc_trans_stream;
 };
 
 // Not `inline`: each target's build defines its own table, so each has internal linkage.
 #if defined(VLAK_SIMD_RVV)
-constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256, 256, 0};
+constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256, 256, 0, 0};
 #elif defined(VLAK_SIMD_AVX512)
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 32, 8, 8};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 32, 8, 8, 256};
 #elif defined(VLAK_SIMD_AVX2)
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32, 8, 8};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32, 8, 8, 256};
 #else
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32, 32, 0};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32, 32, 0, 0};
 #endif
 
 // Vectors per pass over r rows.

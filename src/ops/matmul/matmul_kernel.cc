@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "ops/activation/activation_kernels.h"
+#include "ops/buffer_pool.h"
 #include "ops/matmul/matmul.h"
 #include "ops/matmul/matmul_config.h"
 #include "ops/matmul/matmul_kernels.h"
@@ -465,11 +466,12 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
     const size_t nv = (cols + L - 1) / L;
     kTails[nv - 1](a, b, ldb, kc, c + j, g.ldc, cols - (nv - 1) * L, from_c);
   };
+  constexpr MatmulDirectConfig cfg = kMatmulDirectConfig;
+  // B (or W) streams from memory: more than 8 times the per-core L2 (parallel_rows.h's rule).
+  const bool from_memory = static_cast<double>(g.k) * static_cast<double>(g.n) * sizeof(float) / 8 >
+                           static_cast<double>(L2CacheBytes());
   if (!g.b_trans) {
-    constexpr MatmulDirectConfig cfg = kMatmulDirectConfig;
     static_assert(cfg.direct_kc_stream <= kKcMax, "ap holds kKcMax steps");
-    const bool from_memory = static_cast<double>(g.k) * static_cast<double>(g.n) * sizeof(float) / 8 >
-                             static_cast<double>(L2CacheBytes());
     const size_t kb = R <= cfg.direct_stream_rows && (R == 1 || from_memory) ? cfg.direct_kc_stream : kKcMax;
     for (size_t pc = 0; pc < g.k; pc += kb) {
       const size_t kc = g.k - pc < kb ? g.k - pc : kb;
@@ -482,25 +484,38 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
     }
     return;
   }
+  // W from memory, few rows: longer blocks of the strip's rows in a pooled buffer (on the stack
+  // otherwise: 16 KiB), prefetched two blocks ahead into L2.
+  float* const long_base = cfg.direct_kc_trans_stream > 0 && R <= cfg.direct_stream_rows && from_memory
+                               ? AcquireBuffer(cfg.direct_kc_trans_stream * w)
+                               : nullptr;
+  const bool stream = long_base != nullptr;
+  const size_t kt = stream ? cfg.direct_kc_trans_stream : kKcMax;
+  float* const btp = stream ? long_base + kPoolHeaderFloats : bt;
   for (size_t pa = 0; pa < g.k; pa += kKcA) {
     const size_t ka = g.k - pa < kKcA ? g.k - pa : kKcA;
     pack_a(pa, ka);
     for (size_t j = j0; j < j1; j += w) {
       const size_t cols = j1 - j < w ? j1 - j : w;
-      for (size_t pc = pa; pc < pa + ka; pc += kKcMax) {
-        const size_t kc = pa + ka - pc < kKcMax ? pa + ka - pc : kKcMax;
+      for (size_t pc = pa; pc < pa + ka; pc += kt) {
+        const size_t kc = pa + ka - pc < kt ? pa + ka - pc : kt;
         const float* wj = g.b + j * g.ldb + pc;
-        if (pc + 4 * kKcMax < pa + ka) {  // the strip's rows a few blocks ahead
+        if (stream && pc + 2 * kt < pa + ka) {
           for (size_t r = 0; r < cols; ++r) {
-            for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(wj + r * g.ldb + 4 * kKcMax + q);
+            for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(wj + r * g.ldb + 2 * kt + q, 0, 1);
+          }
+        } else if (!stream && pc + 4 * kt < pa + ka) {  // the strip's rows a few blocks ahead
+          for (size_t r = 0; r < cols; ++r) {
+            for (size_t q = 0; q < kc; q += 16) __builtin_prefetch(wj + r * g.ldb + 4 * kt + q);
           }
         }
-        TransposeW(wj, g.ldb, cols, kc, bt, w);
-        tile(j, cols, ap + (pc - pa) * R, bt, w, kc, g.accumulate || pc > 0);
+        TransposeW(wj, g.ldb, cols, kc, btp, w);
+        tile(j, cols, ap + (pc - pa) * R, btp, w, kc, g.accumulate || pc > 0);
       }
       if (pa + ka == g.k) Epilogue(g, c + j, R, j, cols);
     }
   }
+  if (long_base != nullptr) ReleaseBuffer(long_base);
 }
 
 template <size_t... R>
