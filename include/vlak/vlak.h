@@ -213,13 +213,16 @@ typedef enum vlak_activation VLAK_ENUM_BASE {
  * Accuracy against the float64 value y64 of the formula, over every finite float x (measured on
  * all of them, `vlak accuracy activations --exhaustive`): where |y64| >= FLT_MIN, |y - y64| <= 2
  * ULPs of the float nearest y64; below, |y - y64| <= 2^-149 (denormal results are kept, rounded
- * once). Measured maxima on all 4,278,190,080 finite floats, AVX2 (the x86 targets give the
- * same bits: scalar and AVX2 compared on all 2^32 inputs):
- *   sigmoid 1.040 ULP, tanh 1.027, gelu 1.203, gelu_tanh 1.336, silu 1.341, softplus 1.048;
+ * once). On x86, sigmoid and silu take VLAK_ACT_FAST's one-division form for x >= -16 and a
+ * compensated form below, lane by lane (each result depends on its own x only). Measured maxima
+ * on all 4,278,190,080 finite floats, AVX-512 (the x86 targets give the same bits: scalar, AVX2
+ * and AVX-512 compared on all 2^32 inputs):
+ *   sigmoid 1.695 ULP, tanh 1.027, gelu 1.203, gelu_tanh 1.336, silu 1.698, softplus 1.048;
  *   below FLT_MIN at most 0.892 x 2^-149.
- * RISC-V builds (RVV and scalar give the same bits) replace the division of sigmoid, tanh,
- * gelu_tanh, silu and softplus by FMAs, so their bits differ; the same algorithm measured on all
- * 2^32 floats (an x86 build with -DVLAK_ACT_DIV_FREE=1, the same bits as RVV on samples):
+ * RISC-V builds (RVV and scalar give the same bits) keep the compensated sigmoid and silu for
+ * every x and replace the division of sigmoid, tanh, gelu_tanh, silu and softplus by FMAs, so
+ * their bits differ; the same algorithm measured on all 2^32 floats (an x86 build with
+ * -DVLAK_ACT_DIV_FREE=1, the same bits as RVV on samples):
  *   sigmoid 1.023 ULP, tanh 1.034, gelu_tanh 1.388, silu 1.322, softplus 1.069 (gelu as above);
  *   below FLT_MIN at most 0.899 x 2^-149.
  * Special values, bit for bit: NaN gives the same NaN. At -inf / +inf: sigmoid 0 / 1, tanh
@@ -229,7 +232,8 @@ typedef enum vlak_activation VLAK_ENUM_BASE {
  * VLAK_ACT_FAST: within 4 ULPs of the float nearest y64 where |y64| >= FLT_MIN, 4 x 2^-149 below,
  * over every finite float (measured on all of them, `vlak accuracy activations --fast
  * --exhaustive`), the same special values, the same bits on every x86 target and thread count.
- * sigmoid, tanh and silu run cheaper kernels (one exp, one division, nothing compensated), gelu
+ * sigmoid, tanh and silu run cheaper kernels (one exp, one division, nothing compensated: on
+ * x86 the default tier's sigmoid and silu from -16 up), gelu
  * the accurate algorithm with fewer two-float terms (the same IEEE ops on RISC-V); gelu_tanh and
  * softplus run the accurate kernels (their bits, RISC-V's included, well within the bound).
  * Measured maxima on all 4,278,190,080 finite floats, AVX-512 (scalar, AVX2 and AVX-512 give
