@@ -246,7 +246,9 @@ vlak_status vlak_activation_f32(size_t n, const float* x, float* y, vlak_activat
 /* Gated linear units: y[r][c] = act(gate[r][c]) * up[r][c] for a rows x cols matrix (SwiGLU with
  * VLAK_ACT_SILU, GeGLU with VLAK_ACT_GELU or VLAK_ACT_GELU_TANH), strides in elements. y may be
  * gate (y_stride == gate_stride) or up (y_stride == up_stride); other overlaps are not allowed.
- * act(gate) is vlak_activation_f32's value, then multiplied by up and rounded: |y - y64| <= 3 ULPs
+ * act(gate) is vlak_activation_f32's value (but sigmoid and silu on x86 take the compensated form
+ * for every gate, not the one-division form from -16 up, whose relative error would leave too
+ * little of this bound), then multiplied by up and rounded: |y - y64| <= 3 ULPs
  * of the float nearest y64 = act64(gate) * up (measured at most 1.97 ULP, silu, on 2^22 gates
  * over every binade and over [-30, 30] times ups over 2^+-30, each function), plus |up| * 2^-149
  * where act(gate) is below FLT_MIN (there an act(gate) that rounds to 0 times an infinite up is
