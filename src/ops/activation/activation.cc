@@ -17,8 +17,9 @@ constexpr size_t kBlock = 4096;
 // One-thread time per element in ns, the parallel layer's cost estimate (ThreadsForNs): about 40 %
 // of the times measured on a loaded Zen 3, AVX2 (docs/ops/activation.md); a lower
 // estimate splits less, and AVX-512 cores are faster still, so these only err toward fewer threads.
-// Indexed by kernel op code (activation_kernels.h): the fast kernels after the six.
-constexpr double kNsPerElement[kNumActKernels] = {0.5, 0.6, 0.8, 0.8, 0.6, 1.1, 0.35, 0.35, 0.4, 0.5};
+// Indexed by kernel op code (activation_kernels.h): the fast kernels after the six. sigmoid and silu
+// take their fast kernels' figures: x86 runs those forms from -16 up (sigmoid_split.h).
+constexpr double kNsPerElement[kNumActKernels] = {0.35, 0.6, 0.8, 0.8, 0.4, 1.1, 0.35, 0.35, 0.4, 0.5};
 // Below this many elements nothing is measured or woken: at >= 0.5 ns per element, 16K elements
 // are ~8 us, the work the parallel layer's floor (kNeverSplitBytes) stands for.
 constexpr size_t kNeverSplitElements = size_t{1} << 14;
