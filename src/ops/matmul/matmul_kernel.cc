@@ -458,8 +458,8 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
   alignas(64) float ap[kKcA * R];
   alignas(64) float bt[kKcMax * V * MaxLanes(D1())];
   float* const c = g.c + i * g.ldc;
-  // ap[p][r] = A[i + r][pc + p]: the transposes of W's strips (whole blocks in registers where R
-  // holds them; rows by index, as a pointer past the last row may not exist).
+  // ap[p][r] = A[i + r][pc + p], by the transposes TRANS_B uses for W (register blocks where R has
+  // 8 or 16 rows, the rest element-wise; rows by index: a pointer past the last row may not exist).
   auto pack_a = [&](size_t pc, size_t kc) { TransposeW(g.a + i * g.lda + pc, g.lda, R, kc, ap, R); };
   auto tile = [&](size_t j, size_t cols, const float* a, const float* b, size_t ldb, size_t kc, bool from_c) {
     if (cols == w) return DirectTile<R, V, false>(a, b, ldb, kc, c + j, g.ldc, L, from_c);

@@ -36,6 +36,14 @@ size_t N(const Problem& p) { return p.shape.dims[1]; }
 size_t K(const Problem& p) { return p.shape.dims[2]; }
 size_t Layers(const Shape& s) { return s.dims.size() > 3 ? s.dims[3] : 1; }
 size_t Layers(const Problem& p) { return Layers(p.shape); }
+// f(l) for each layer l in order; false at the first that fails.
+template <class F>
+bool EachLayer(const Problem& p, F&& f) {
+  for (size_t l = 0; l < Layers(p); ++l) {
+    if (!f(l)) return false;
+  }
+  return true;
+}
 
 void MakeProblem(vlak_qtype t, bool qa, Problem* p) {
   const size_t m = M(*p), n = N(*p), k = K(*p), rb = vlak_qtype_row_bytes(t, k), layers = Layers(*p);
@@ -104,13 +112,10 @@ OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
   auto run = [t](unsigned flags) {
     return [t, flags](const Problem& p, Outputs& out) {
       const size_t n = N(p), k = K(p), rb = vlak_qtype_row_bytes(t, k);
-      for (size_t l = 0; l < Layers(p); ++l) {
-        if (vlak_matmul_q_f32(M(p), n, k, p.In(0).F32(), k, t, p.In(1).Data<uint8_t>() + l * n * rb, rb, out[0].F32(), n,
-                              flags, nullptr) != VLAK_OK) {
-          return false;
-        }
-      }
-      return true;
+      return EachLayer(p, [&](size_t l) {
+        return vlak_matmul_q_f32(M(p), n, k, p.In(0).F32(), k, t, p.In(1).Data<uint8_t>() + l * n * rb, rb,
+                                 out[0].F32(), n, flags, nullptr) == VLAK_OK;
+      });
     };
   };
   if (qa) {
@@ -121,13 +126,10 @@ OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
     op.impls.push_back(VlakImpl("vlak-f32", -1, "vlak_matmul_f32 (TRANS_B) on W dequantized to f32 beforehand", bound,
                                 nullptr, [](const Problem& p, Outputs& out) {
                                   // One f32 copy (4 bytes a weight: above the L3 from 4096 x 2048 on), L times.
-                                  for (size_t l = 0; l < Layers(p); ++l) {
-                                    if (vlak_matmul_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(2).F32(), K(p),
-                                                        out[0].F32(), N(p), VLAK_MATMUL_TRANS_B) != VLAK_OK) {
-                                      return false;
-                                    }
-                                  }
-                                  return true;
+                                  return EachLayer(p, [&](size_t) {
+                                    return vlak_matmul_f32(M(p), N(p), K(p), p.In(0).F32(), K(p), p.In(2).F32(), K(p),
+                                                           out[0].F32(), N(p), VLAK_MATMUL_TRANS_B) == VLAK_OK;
+                                  });
                                 }));
   }
   // W packed once by vlak_matmul_q_pack, outside the timing (a model packs its weights when it
@@ -152,20 +154,17 @@ OpDef MakeOp(vlak_qtype t, const char* name, bool qa) {
               packed_for->target != now.target) {
             packed->assign(layers * bytes, 0);
             const size_t rb = vlak_qtype_row_bytes(t, k);
-            for (size_t l = 0; l < layers; ++l) {
-              if (vlak_matmul_q_pack(t, n, k, now.w + l * n * rb, rb, packed->data() + l * bytes, bytes) != VLAK_OK) {
-                return false;
-              }
+            if (!EachLayer(p, [&](size_t l) {
+                  return vlak_matmul_q_pack(t, n, k, now.w + l * n * rb, rb, packed->data() + l * bytes, bytes) == VLAK_OK;
+                })) {
+              return false;
             }
             *packed_for = now;
           }
-          for (size_t l = 0; l < layers; ++l) {
-            if (vlak_matmul_q_packed_f32(m, n, k, p.In(0).F32(), k, packed->data() + l * bytes, out[0].F32(), n, flags,
-                                         nullptr) != VLAK_OK) {
-              return false;
-            }
-          }
-          return true;
+          return EachLayer(p, [&](size_t l) {
+            return vlak_matmul_q_packed_f32(m, n, k, p.In(0).F32(), k, packed->data() + l * bytes, out[0].F32(), n,
+                                            flags, nullptr) == VLAK_OK;
+          });
         }));
   }
   if (qa) {
