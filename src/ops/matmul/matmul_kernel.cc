@@ -219,6 +219,16 @@ template <size_t kMR_, bool kL2, size_t kPf, class D>
 // [p][r]). x86 transposes 16 x 16 (AVX-512) and 8 x 8 blocks in registers (unpack, then 128-bit
 // lane shuffles); edges copy element-wise.
 #if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
+[[gnu::always_inline]] inline void TransposeBlock4(const float* w, size_t ldw, float* bt, size_t ldbt) {
+  const __m128 r0 = _mm_loadu_ps(w), r1 = _mm_loadu_ps(w + ldw), r2 = _mm_loadu_ps(w + 2 * ldw),
+               r3 = _mm_loadu_ps(w + 3 * ldw);
+  const __m128 t0 = _mm_unpacklo_ps(r0, r1), t1 = _mm_unpackhi_ps(r0, r1), t2 = _mm_unpacklo_ps(r2, r3),
+               t3 = _mm_unpackhi_ps(r2, r3);
+  _mm_storeu_ps(bt, _mm_movelh_ps(t0, t2));
+  _mm_storeu_ps(bt + ldbt, _mm_movehl_ps(t2, t0));
+  _mm_storeu_ps(bt + 2 * ldbt, _mm_movelh_ps(t1, t3));
+  _mm_storeu_ps(bt + 3 * ldbt, _mm_movehl_ps(t3, t1));
+}
 [[gnu::always_inline]] inline void TransposeBlock8(const float* w, size_t ldw, float* bt, size_t ldbt) {
   __m256 r[8], t[8];
   for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(w + i * ldw);
@@ -288,15 +298,20 @@ constexpr size_t kTBlock = 0;
       }
     }
   }
-#if defined(VLAK_SIMD_AVX512)
-  if (r0 + 8 <= cols) {  // 8 rows more (AVX-512: 8 to 15 left), in 8 x 8 blocks
-    const size_t pe = kc / 8 * 8;
-    for (size_t p = 0; p < pe; p += 8) TransposeBlock8(w + r0 * ldw + p, ldw, bt + p * ldbt + r0, ldbt);
+#if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
+  // What the big blocks leave, 8 rows (AVX-512) and then 4 at a time: the direct kernel's rows of
+  // A, 1 to 16 of them.
+  auto narrower = [&](auto rows, auto block) {
+    if (r0 + rows > cols) return;
+    const size_t pe = kc / rows * rows;
+    for (size_t p = 0; p < pe; p += rows) block(w + r0 * ldw + p, ldw, bt + p * ldbt + r0, ldbt);
     for (size_t p = pe; p < kc; ++p) {
-      for (size_t r = r0; r < r0 + 8; ++r) bt[p * ldbt + r] = w[r * ldw + p];
+      for (size_t r = r0; r < r0 + rows; ++r) bt[p * ldbt + r] = w[r * ldw + p];
     }
-    r0 += 8;
-  }
+    r0 += rows;
+  };
+  if constexpr (kTBlock > 8) narrower(std::integral_constant<size_t, 8>{}, TransposeBlock8);
+  narrower(std::integral_constant<size_t, 4>{}, TransposeBlock4);
 #endif
   for (size_t r = r0; r < cols; ++r) {
     for (size_t p = 0; p < kc; ++p) bt[p * ldbt + r] = w[r * ldw + p];
