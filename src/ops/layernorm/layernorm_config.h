@@ -4,11 +4,17 @@
 //   pow2:           LMUL (vector-group power) of the row passes; the backward's f64 lanes take
 //                   pow2 + 1, its row pairs pow2 - 1.
 //   row_pairs:      the forward's output passes two rows at a time (Normalize2), each gamma and
-//                   beta strip loaded once per pair; false: row by row (streamed, prefetched).
+//                   beta strip loaded once per pair, unless the output streams (x86, past the L2:
+//                   row by row, streamed and prefetched) or rows are longer than pair_max_cols;
+//                   false: row by row always.
+//   pair_max_cols:  0, or the longest rows taken in pairs (x86: two rows of x and y with gamma
+//                   and beta in the 32 KiB L1).
 //   backward_pairs: the backward two rows at a time (BackwardRowPair), the column partials loaded
 //                   and stored once per pair; false: row by row (streamed, prefetched).
 //   flush_rows:     the backward's f32 column partials see at most this many rows before they are
 //                   added in f64 (even: a row pair must not straddle a flush).
+//   strided_samples: the forward's 16 shift samples by one strided vector load (RVV's vlse32);
+//                   false: 16 scalar loads (x86's gathers cost more than the loads).
 #pragma once
 
 #include <cstddef>
@@ -18,22 +24,24 @@ namespace vlak {
 struct LayerNormConfig {
   int pow2;
   bool row_pairs;
+  size_t pair_max_cols;
   bool backward_pairs;
   size_t flush_rows;
+  bool strided_samples;
 };
 
 #if defined(VLAK_SIMD_RVV)
-constexpr LayerNormConfig kLayerNormConfig{.pow2 = 2, .row_pairs = true, .backward_pairs = true,
-                                                  .flush_rows = 16};
+constexpr LayerNormConfig kLayerNormConfig{.pow2 = 2, .row_pairs = true, .pair_max_cols = 0,
+                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = true};
 #elif defined(VLAK_SIMD_AVX512)
-constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = false, .backward_pairs = true,
-                                                  .flush_rows = 16};
+constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = true, .pair_max_cols = 1024,
+                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = false};
 #elif defined(VLAK_SIMD_AVX2)
-constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = false, .backward_pairs = true,
-                                                  .flush_rows = 16};
+constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = true, .pair_max_cols = 1024,
+                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = false};
 #else
-constexpr LayerNormConfig kLayerNormConfig{.pow2 = 0, .row_pairs = false, .backward_pairs = false,
-                                                  .flush_rows = 16};
+constexpr LayerNormConfig kLayerNormConfig{.pow2 = 0, .row_pairs = false, .pair_max_cols = 0,
+                                           .backward_pairs = false, .flush_rows = 16, .strided_samples = false};
 #endif
 
 }  // namespace vlak

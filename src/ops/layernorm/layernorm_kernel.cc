@@ -30,23 +30,36 @@ using DF = Simd<float, kPow2>;
 
 constexpr size_t kShiftSamples = 16;
 
-// The mean of min(n, 16) elements spread over the row: one strided load and one reduction (a
-// scalar loop here cost RVV ~110 instructions per row, a quarter of a 2K-column row at VLEN 512).
-// An f32 sum is plenty for a shift. DS has at least 16 lanes on every target (RVV: LMUL 4).
+// The mean of min(n, 16) elements spread over the row. An f32 sum is plenty for a shift.
 // r: the residual of the fused add (the samples are then x + r), or null.
+// RVV: one strided load and one reduction (a scalar loop here cost ~110 instructions per row, a
+// quarter of a 2K-column row at VLEN 512); DS has at least 16 lanes on every target (LMUL 4).
+// x86 and scalar: 16 scalar loads summed as a tree; AVX2's and AVX-512's gathers put about 60
+// cycles of latency before each row's first pass (docs/ops/layernorm.md).
 float SampledShift(const float* x, const float* r, size_t n) {
-  using DS = Simd<float, 2>;
   const size_t samples = n < kShiftSamples ? n : kShiftSamples;
-  const auto ds = Strip(DS(), samples);
   // For whole rows of 16 samples (every row of 16 columns or more) a shift and an exact multiply
   // by 1/16 instead of a divu and an fdiv.s (20 + 15 cycles per row on the X60 model): the same
   // values.
   const bool full = samples == kShiftSamples;
-  const auto step = static_cast<ptrdiff_t>(full ? n / kShiftSamples : n / samples);
-  auto v = LoadStrided(ds, x, step);
-  if (r != nullptr) v = Add(ds, v, LoadStrided(ds, r, step));
-  const float sum = ReduceSum(ds, v);
-  return full ? sum * (1.0f / kShiftSamples) : sum / static_cast<float>(samples);
+  if constexpr (kLayerNormConfig.strided_samples) {
+    using DS = Simd<float, 2>;
+    const auto ds = Strip(DS(), samples);
+    const auto step = static_cast<ptrdiff_t>(full ? n / kShiftSamples : n / samples);
+    auto v = LoadStrided(ds, x, step);
+    if (r != nullptr) v = Add(ds, v, LoadStrided(ds, r, step));
+    const float sum = ReduceSum(ds, v);
+    return full ? sum * (1.0f / kShiftSamples) : sum / static_cast<float>(samples);
+  } else {
+    const size_t step = full ? n / kShiftSamples : n / samples;
+    float v[kShiftSamples];
+    for (size_t j = 0; j < samples; ++j) v[j] = r != nullptr ? x[j * step] + r[j * step] : x[j * step];
+    for (size_t j = samples; j < kShiftSamples; ++j) v[j] = 0.0f;
+    for (size_t w = kShiftSamples / 2; w >= 1; w /= 2) {
+      for (size_t j = 0; j < w; ++j) v[j] += v[j + w];
+    }
+    return full ? v[0] * (1.0f / kShiftSamples) : v[0] / static_cast<float>(samples);
+  }
 }
 float SampledShift(const float* x, size_t n) { return SampledShift(x, nullptr, n); }
 
@@ -117,12 +130,13 @@ void Normalize(const float* x, const float* gamma, const float* beta, float* y, 
   });
 }
 
-// RVV: two rows' output passes at once (Normalize2), so that each gamma and beta strip is loaded
-// once per pair of rows: per element 2 loads instead of 3 before the store. Two rows, not four:
-// each row keeps its bias broadcast in a register group (fma(x - m, rstd, bias) takes a vector
-// addend), and at LMUL 4 four rows' biases would take 16 of the 32 vector registers beside the 12
-// or more of gamma, beta and the temporaries. LMUL 4 (layernorm_config.h) by modelled cycles:
-// docs/ops/layernorm.md. x86 keeps row by row: its output pass streams and prefetches per row.
+// Two rows' output passes at once (Normalize2), so that each gamma and beta strip is loaded once
+// per pair of rows: per element 2 loads instead of 3 before the store. Two rows, not four: each
+// row keeps its bias broadcast in a register group (fma(x - m, rstd, bias) takes a vector addend),
+// and at LMUL 4 four rows' biases would take 16 of the 32 vector registers beside the 12 or more
+// of gamma, beta and the temporaries. Where stores stream (x86, outputs past the L2), row by row:
+// that pass streams and prefetches per row; so are rows too long for two of them to stay in L1
+// (config's pair_max_cols). Choices and figures: docs/ops/layernorm.md.
 constexpr bool kRowPairs = kLayerNormConfig.row_pairs;
 
 struct RowScale {
@@ -167,7 +181,8 @@ void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, cons
                  float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream) {
   const double inv_n = 1.0 / static_cast<double>(cols);
   size_t r = 0;
-  if constexpr (kRowPairs) {
+  constexpr size_t kPairMaxCols = kLayerNormConfig.pair_max_cols;
+  if (kRowPairs && !(kStreamStores && stream) && (kPairMaxCols == 0 || cols <= kPairMaxCols)) {
     for (; r + 2 <= rows; r += 2) {
       const float* x0 = x + r * x_stride;
       const RowScale a = ScaleOf(Stats(x0, cols, inv_n, eps));
