@@ -138,6 +138,10 @@ void Normalize(const float* x, const float* gamma, const float* beta, float* y, 
 // that pass streams and prefetches per row; so are rows too long for two of them to stay in L1
 // (config's pair_max_cols). Choices and figures: docs/ops/layernorm.md.
 constexpr bool kRowPairs = kLayerNormConfig.row_pairs;
+constexpr size_t kPairMaxCols = kLayerNormConfig.pair_max_cols;
+bool PairRows(size_t cols, bool stream) {
+  return kRowPairs && !(kStreamStores && stream) && (kPairMaxCols == 0 || cols <= kPairMaxCols);
+}
 
 struct RowScale {
   float m, rs, bias;
@@ -181,8 +185,7 @@ void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, cons
                  float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream) {
   const double inv_n = 1.0 / static_cast<double>(cols);
   size_t r = 0;
-  constexpr size_t kPairMaxCols = kLayerNormConfig.pair_max_cols;
-  if (kRowPairs && !(kStreamStores && stream) && (kPairMaxCols == 0 || cols <= kPairMaxCols)) {
+  if (PairRows(cols, stream)) {
     for (; r + 2 <= rows; r += 2) {
       const float* x0 = x + r * x_stride;
       const RowScale a = ScaleOf(Stats(x0, cols, inv_n, eps));
@@ -204,14 +207,29 @@ void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, cons
   }
 }
 
-// ForwardRows of s = x + r (stored into s), row by row: the add rides on the statistics pass
-// and the output pass reads s back from L1. The same per-row arithmetic as ForwardRows on s.
+// ForwardRows of s = x + r (stored into s): the add rides on the statistics pass and the output
+// pass reads s back from L1, rows in pairs as ForwardRows. The same per-row arithmetic as
+// ForwardRows on s.
 template <bool kGamma, bool kBeta>
 void AddForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride,
                     float* s, size_t s_stride, const float* gamma, const float* beta, float eps, float* y,
                     size_t y_stride, bool stream) {
   const double inv_n = 1.0 / static_cast<double>(cols);
-  for (size_t i = 0; i < rows; ++i) {  // rows by index: a pointer past the last row may not exist
+  size_t i = 0;  // rows by index: a pointer past the last row may not exist
+  if (PairRows(cols, stream)) {
+    // Both rows' sums (s stored) before their output pass: x, r and s of a row are read before
+    // any y of the pair is written, whichever of them y shares.
+    for (; i + 2 <= rows; i += 2) {
+      const float* const x0 = x + i * x_stride;
+      const float* const r0 = r + i * r_stride;
+      float* const s0 = s + i * s_stride;
+      float* const y0 = y + i * y_stride;
+      const RowScale a = ScaleOf(AddStats(x0, r0, s0, cols, inv_n, eps));
+      const RowScale b = ScaleOf(AddStats(x0 + x_stride, r0 + r_stride, s0 + s_stride, cols, inv_n, eps));
+      Normalize2<kGamma, kBeta>(s0, s0 + s_stride, gamma, beta, y0, y0 + y_stride, cols, a, b);
+    }
+  }
+  for (; i < rows; ++i) {
     const float* const xr = x + i * x_stride;
     float* const sr = s + i * s_stride;
     const RowScale a = ScaleOf(AddStats(xr, r + i * r_stride, sr, cols, inv_n, eps));
