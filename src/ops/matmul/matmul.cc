@@ -81,9 +81,12 @@ const float* BlockBase(const MatmulArgs& g, const MatmulShape& shape, const floa
   return packed + jc * g.k + pc * ((w + shape.nr - 1) / shape.nr * shape.nr);
 }
 
-// Packs all of B into `packed` (PackedFloats floats) on `threads` threads. Items: (k block, group
-// of 4 panels of the whole n).
-void PackAllB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target, float* packed) {
+// Packs all of B into `packed` (PackedFloats floats) on `threads` threads, or fewer where the
+// copy is too short to split (`by_bytes`; SharedB's threads are awake for the product anyway).
+// Items: (group of 4 panels of the whole n, k block), column-group major: ComputePacked's tasks run
+// column-block major, so a thread's tasks tend to read the panels it packed, from its own L2
+// (128 x 512 x 512 on 2 threads of a Zen 4: 349 -> 327 us).
+void PackAllB(const MatmulArgs& g, const MatmulShape& shape, int threads, bool by_bytes, Target target, float* packed) {
   const size_t nr = shape.nr, nc = shape.nc, kc_max = shape.kc;
   const size_t n_pad = (g.n + nr - 1) / nr * nr;
   auto* const pack = Dispatch(kMatmulPackB, target);
@@ -91,10 +94,11 @@ void PackAllB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target
   constexpr size_t kPanelsPerItem = 4;
   const size_t groups = (n_pad / nr + kPanelsPerItem - 1) / kPanelsPerItem;
   const size_t pack_bytes = g.k > SIZE_MAX / 8 / n_pad ? SIZE_MAX : g.k * n_pad * 8;
-  ParallelFor(PlanChunks(k_blocks * groups, std::min(threads, ThreadsForBytes(pack_bytes, k_blocks * groups))),
+  const int pack_threads = by_bytes ? std::min(threads, ThreadsForBytes(pack_bytes, k_blocks * groups)) : threads;
+  ParallelFor(PlanChunks(k_blocks * groups, pack_threads),
               [&](int, size_t begin, size_t end) {
                 for (size_t item = begin; item < end; ++item) {
-                  const size_t pcb = item / groups, grp = item % groups;
+                  const size_t grp = item / k_blocks, pcb = item % k_blocks;
                   const size_t pc = pcb * kc_max, kc = g.k - pc < kc_max ? g.k - pc : kc_max;
                   const size_t j0 = grp * kPanelsPerItem * nr;
                   if (j0 >= g.n) continue;
@@ -144,7 +148,14 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
     return ((row_tiles + r - 1) / r) * col_blocks;
   };
   const size_t want = threads > 1 ? 4 * static_cast<size_t>(threads) : 1;
-  while (tasks_for(rt, ct) < want) {
+  // Balanced: the tasks (of about equal size) keep every thread busy for at least 95 % of the
+  // longest share (11 tasks on 2 threads left one thread 6 and the other 5: 92 %; 22 tasks are
+  // 11 each).
+  const auto balanced = [threads](size_t t) {
+    const size_t th = static_cast<size_t>(threads), rounds = (t + th - 1) / th;
+    return 20 * t >= 19 * rounds * th;
+  };
+  for (size_t t = tasks_for(rt, ct); t < want || !balanced(t); t = tasks_for(rt, ct)) {
     if (ct > 4) ct = (ct + 1) / 2;
     else if (rt > 4) rt = even_rows((rt + 1) / 2);
     else if (ct > 1) ct = (ct + 1) / 2;
@@ -167,13 +178,17 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
   const size_t row_blocks = (row_tiles + rt - 1) / rt;
   const size_t tasks = row_blocks * cols.size();
   // Task order: column-block major, so the threads that run neighbouring tasks share B panels.
-  ParallelFor(PlanChunks(tasks, threads, 1, 4), [&](int, size_t begin, size_t end) {
-    for (size_t task = begin; task < end; ++task) {
-      const ColBlock& cb = cols[task / row_blocks];
-      const size_t rb = task % row_blocks;
-      const size_t i0 = rb * rt * mr, i1 = i0 + rt * mr < g.m ? i0 + rt * mr : g.m;
-      for (size_t pc = 0; pc < run.k; pc += kc_max) {
-        const size_t kc = run.k - pc < kc_max ? run.k - pc : kc_max;
+  // One share of tasks per thread, k blocks outermost in it (BLIS's loop order): each kc block of
+  // the share's B panels is read from memory or the L3 once per thread and stays in its L2 while
+  // the share's row blocks pass over it, instead of once per task (256 x 256 x 1024: all of B,
+  // 1 MiB, per 24-row task).
+  ParallelFor(PlanChunks(tasks, threads, 1, 1), [&](int, size_t begin, size_t end) {
+    for (size_t pc = 0; pc < run.k; pc += kc_max) {
+      const size_t kc = run.k - pc < kc_max ? run.k - pc : kc_max;
+      for (size_t task = begin; task < end; ++task) {
+        const ColBlock& cb = cols[task / row_blocks];
+        const size_t rb = task % row_blocks;
+        const size_t i0 = rb * rt * mr, i1 = i0 + rt * mr < g.m ? i0 + rt * mr : g.m;
         rows_fn(run, shape.narrow, pc, kc, BlockBase(g, shape, packed, cb.jc, p0 + pc) + (cb.j0 - cb.jc) * kc, cb.j0,
                 cb.ncols, i0, i1);
       }
@@ -184,8 +199,9 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
 
 // Many threads: B is packed once, in parallel, into one buffer that all threads read
 // (PackAllB); then ComputePacked. Tried before (2 vCPUs, libomp): a packed B shared through two
-// barriers per kc block lost to per-thread packing when a thread was descheduled; here a late
-// thread holds up nothing, as the other participants take its tasks (parallel.h rule 4).
+// barriers per kc block lost to per-thread packing when a thread was descheduled; here there is
+// no barrier inside the product, and a share that its thread has not started when another thread
+// is done is taken by that one whole (parallel.h rule 4).
 // false (nothing written) when the packed B or the task list cannot be allocated: the caller then
 // runs the call on one thread, whose packing needs only 1 MiB.
 bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target, size_t* peak_bytes) {
@@ -195,7 +211,7 @@ bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target 
   if (base == nullptr) return false;
   float* const packed = base + kPoolHeaderFloats;
   if (peak_bytes != nullptr) *peak_bytes = floats * sizeof(float);
-  PackAllB(g, shape, threads, target, packed);
+  PackAllB(g, shape, threads, false, target, packed);
   const bool ok = ComputePacked(g, g, 0, shape, threads, target, packed);
   ReleaseBuffer(base);
   return ok;
@@ -339,7 +355,7 @@ vlak_status MatmulPackB(size_t k, size_t n, const float* b, size_t ldb, unsigned
   if (packed_bytes < need) return VLAK_ERROR_INVALID_ARGUMENT;
   const MatmulArgs g{0, n, k, nullptr, 0, b, ldb, nullptr, 0, trans, false};
   float* const panels = reinterpret_cast<float*>(static_cast<char*>(packed) + kPackedHeaderBytes);
-  if (k != 0 && n != 0) PackAllB(g, shape, NumThreads(), target, panels);
+  if (k != 0 && n != 0) PackAllB(g, shape, NumThreads(), true, target, panels);
   const PackedHeader h{kPackedMagic, static_cast<uint32_t>(target), shape.narrow ? 1u : 0u, k, n, shape.nr, shape.nc,
                        shape.kc};
   std::memcpy(packed, &h, sizeof h);
