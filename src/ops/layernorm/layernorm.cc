@@ -99,9 +99,13 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
     });
   }
   if (columns) {
+    // The blocks' sums, column by column in block order, on the threads that ran the blocks
+    // (columns in ranges of 64: each column's sum is the same whichever thread adds it).
     auto* const column_sums = Dispatch(kLayerNormColumnSums, target);
-    if (dgamma != nullptr) column_sums(sums_base, per, static_cast<int>(blocks), cols, dgamma);
-    if (dbeta != nullptr) column_sums(sums_base + cols, per, static_cast<int>(blocks), cols, dbeta);
+    ParallelFor(PlanChunks(cols, threads, 64, 1), [&](int, size_t c0, size_t c1) {
+      if (dgamma != nullptr) column_sums(sums_base + c0, per, static_cast<int>(blocks), c1 - c0, dgamma + c0);
+      if (dbeta != nullptr) column_sums(sums_base + cols + c0, per, static_cast<int>(blocks), c1 - c0, dbeta + c0);
+    });
   }
   return VLAK_OK;
 }
