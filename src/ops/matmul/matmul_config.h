@@ -1,5 +1,6 @@
-// Per-target tuning of matmul's direct (unpacked) small-m kernel, read by matmul_kernel.cc (one
-// table per target, in the style of XNNPACK's config layer). Measurements: docs/ops/matmul.md.
+// Per-target tuning of matmul's kernels, read by matmul_kernel.cc (one table per target, in the
+// style of XNNPACK's config layer): the packed kernel's blocks (below) and the direct (unpacked)
+// small-m kernel. Measurements: docs/ops/matmul.md.
 //   direct_max_m:  calls with m <= this (and B as k x n) take the direct kernel; 0: never (RVV,
 //                  whose sizeless vectors the kernel's register arrays cannot hold).
 //   direct_rows:   rows of C per pass over B (a register tile of rows x vectors).
@@ -42,6 +43,20 @@ constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 32, 8, 8, 256};
 constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32, 8, 8, 256};
 #else
 constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32, 32, 0, 0};
+#endif
+
+// The packed (blocked) kernel's blocks, per target:
+//   kc:           k block: the A micro-panel (MR x kc floats) stays in L1 while the B panels stream,
+//                 and C is loaded and stored once per k block.
+//   block_floats: the B block (kc x nc floats) packed at a time by one thread, in L2.
+struct MatmulBlockConfig {
+  size_t kc;
+  size_t block_floats;
+};
+#if defined(VLAK_SIMD_AVX512) || defined(VLAK_SIMD_AVX2)
+constexpr MatmulBlockConfig kMatmulBlockConfig{512, size_t{1} << 18};
+#else
+constexpr MatmulBlockConfig kMatmulBlockConfig{256, size_t{1} << 18};
 #endif
 
 // Vectors per pass over r rows.

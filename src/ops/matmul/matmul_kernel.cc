@@ -83,10 +83,10 @@ constexpr bool kPipelined = false;
 using DF = Simd<float, kPow2>;
 using DFNarrow = Simd<float, kNarrowPow2>;
 
-// kc: the A micro-panel (MR x kc floats, 6 KiB at kc = 256) stays in L1 while the B panels stream.
-// B block: kc x nc floats, 1 MiB, in L2.
-constexpr size_t kKc = 256;
-constexpr size_t kBlockFloats = size_t{1} << 18;
+// kc: the A micro-panel (MR x kc floats, 6 KiB at kc = 256, 12 KiB at 512) stays in L1 while the
+// B panels stream. B block: kc x nc floats, 1 MiB, in L2. Per target: matmul_config.h.
+constexpr size_t kKc = kMatmulBlockConfig.kc;
+constexpr size_t kBlockFloats = kMatmulBlockConfig.block_floats;
 
 // x86 prefetches B in software: one stream per Panel call, kPf prefetches per 4 k steps at pf,
 // pf + pf_stride, ... (a count fixed at compile time, so the loop body stays straight-line and

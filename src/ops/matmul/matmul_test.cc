@@ -99,11 +99,12 @@ struct Dims {
   size_t m, n, k;
 };
 // Odd sizes around every tile and block edge: MR (3, 4, 6), NR (4, 16, 64; RVV 32 / 64 / 128 at
-// VLEN 128 / 256 / 512, LMUL 8), kc = 256, primes, and 1.
+// VLEN 128 / 256 / 512, LMUL 8), kc (256; x86 512), primes, and 1.
 constexpr Dims kShapes[] = {
     {1, 1, 1},   {1, 5, 3},    {2, 3, 1},     {3, 4, 2},     {5, 15, 17},   {6, 16, 7},   {7, 17, 13},
     {4, 31, 9},  {13, 33, 5},  {11, 63, 19},  {9, 65, 23},   {12, 64, 31},  {5, 127, 3},  {3, 129, 4},
     {19, 70, 37}, {2, 257, 2}, {8, 40, 255},  {7, 24, 257},  {5, 37, 300},  {37, 11, 29},
+    {8, 40, 511}, {7, 24, 513}, {19, 37, 1100},
 };
 
 // One shape in its four variants (B transposed or not, ACCUMULATE or not), each with its own
