@@ -177,20 +177,51 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
   }
   const size_t row_blocks = (row_tiles + rt - 1) / rt;
   const size_t tasks = row_blocks * cols.size();
+  auto task_rows = [&](size_t task, size_t& i0, size_t& i1) {
+    i0 = (task % row_blocks) * rt * mr;
+    i1 = i0 + rt * mr < g.m ? i0 + rt * mr : g.m;
+  };
+  auto task_cost = [&](size_t task) {
+    size_t i0, i1;
+    task_rows(task, i0, i1);
+    return static_cast<double>(i1 - i0) * static_cast<double>(cols[task / row_blocks].ncols);
+  };
   // Task order: column-block major, so the threads that run neighbouring tasks share B panels.
-  // One share of tasks per thread, k blocks outermost in it (BLIS's loop order): each kc block of
+  // One share of tasks per thread, contiguous and of about equal cost (rows x columns: the last
+  // column block may be narrower), k blocks outermost in it (BLIS's loop order): each kc block of
   // the share's B panels is read from memory or the L3 once per thread and stays in its L2 while
   // the share's row blocks pass over it, instead of once per task (256 x 256 x 1024: all of B,
-  // 1 MiB, per 24-row task).
-  ParallelFor(PlanChunks(tasks, threads, 1, 1), [&](int, size_t begin, size_t end) {
-    for (size_t pc = 0; pc < run.k; pc += kc_max) {
-      const size_t kc = run.k - pc < kc_max ? run.k - pc : kc_max;
-      for (size_t task = begin; task < end; ++task) {
-        const ColBlock& cb = cols[task / row_blocks];
-        const size_t rb = task % row_blocks;
-        const size_t i0 = rb * rt * mr, i1 = i0 + rt * mr < g.m ? i0 + rt * mr : g.m;
-        rows_fn(run, shape.narrow, pc, kc, BlockBase(g, shape, packed, cb.jc, p0 + pc) + (cb.j0 - cb.jc) * kc, cb.j0,
-                cb.ncols, i0, i1);
+  // 1 MiB, per 24-row task). A share its thread has not started is taken whole by another.
+  const size_t shares = static_cast<size_t>(threads) < tasks ? static_cast<size_t>(threads) : tasks;
+  std::vector<size_t> cut;  // share s: tasks [cut[s], cut[s + 1])
+  try {
+    cut.assign(shares + 1, tasks);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  double total = 0;
+  for (size_t task = 0; task < tasks; ++task) total += task_cost(task);
+  cut[0] = 0;
+  double done = 0;  // the cost of the tasks before `task`
+  for (size_t task = 0, s = 1; task < tasks && s < shares; ++task) {
+    const double cost = task_cost(task);
+    // Share s starts at this task when ending the one before here leaves it nearer its goal.
+    if (task > cut[s - 1] && done + cost / 2 > total * static_cast<double>(s) / static_cast<double>(shares)) {
+      cut[s++] = task;
+    }
+    done += cost;
+  }
+  ParallelFor(PlanChunks(shares, static_cast<int>(shares), 1, 1), [&](int, size_t s0, size_t s1) {
+    for (size_t s = s0; s < s1; ++s) {
+      for (size_t pc = 0; pc < run.k; pc += kc_max) {
+        const size_t kc = run.k - pc < kc_max ? run.k - pc : kc_max;
+        for (size_t task = cut[s]; task < cut[s + 1]; ++task) {
+          const ColBlock& cb = cols[task / row_blocks];
+          size_t i0, i1;
+          task_rows(task, i0, i1);
+          rows_fn(run, shape.narrow, pc, kc, BlockBase(g, shape, packed, cb.jc, p0 + pc) + (cb.j0 - cb.jc) * kc,
+                  cb.j0, cb.ncols, i0, i1);
+        }
       }
     }
   });
