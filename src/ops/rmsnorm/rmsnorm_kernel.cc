@@ -3,6 +3,8 @@
 // Per row: s = sum(x^2) (row_sums.h: f32 lanes over 16 strips, f64 per block, ~1e-7 relative),
 // r = 1 / sqrt(s / n + eps) in f64, then y = (x * r) * gamma: one pass of load + fma, one of
 // load, mul, (load, mul), store (streamed past L2, with the next row prefetched: output_strips.h).
+// In cache on x86, rows of up to 1024 columns run one row ahead (RowsAhead), so that each row's
+// reduction and f64 tail overlap the next row's sum.
 // Measured against the float64 reference on every x86 target (cols 1 .. 10^6, N(offset, 1) rows,
 // offsets 0, 1e4, -3e5): |y - y64| <= 1.0e-7 * |gamma| * (1 + |xhat|); vlak.h's bound is 1e-5.
 // Rows whose f32 sum is not finite (a NaN/inf, or |x| > ~1e19) take a cold f64 path: NaN rows for
@@ -39,26 +41,59 @@ using DO = Simd<float, kRmsNormConfig.out_pow2>;
 // cycles on X60 / X280 / P670 without spilling (docs/ops/rmsnorm.md). x86 keeps row by row
 // (kGroup 1): its output pass streams and prefetches per row (output_strips.h).
 constexpr size_t kGroup = kRmsNormConfig.group;
+constexpr size_t kAheadMaxCols = kRmsNormConfig.ahead_max_cols;
 
-// Not inlined into the row loop: there clang kept a hoisted vector group live across the cold
-// calls (RstdF64, sqrt's errno path) and reloaded it from the stack after them.
-[[gnu::noinline]] float RowRstd(const float* xr, size_t cols, float eps) {
-  const double s = row_sums::SumSquares(DF(), xr, cols);
+// 1 / sqrt(s / cols + eps) for row xr's sum of squares s; the f64 path for a non-finite s.
+inline float RstdOf(double s, const float* xr, size_t cols, float eps) {
   const double rstd64 =
       std::isfinite(s) ? 1.0 / std::sqrt(s / static_cast<double>(cols) + eps) : RstdF64(xr, cols, eps);
   return static_cast<float>(rstd64);
 }
-// RowRstd of s = x + r, stored into s during the sum.
+// Not inlined into the row loop: there clang kept a hoisted vector group live across the cold
+// calls (RstdF64, sqrt's errno path) and reloaded it from the stack after them.
+[[gnu::noinline, maybe_unused]] double RowSumSquares(const float* xr, size_t cols) {
+  return row_sums::SumSquares(DF(), xr, cols);
+}
+[[gnu::noinline]] float RowRstd(const float* xr, size_t cols, float eps) {
+  return RstdOf(row_sums::SumSquares(DF(), xr, cols), xr, cols, eps);
+}
+// RowSumSquares and RowRstd of s = x + r, stored into s during the sum.
+[[gnu::noinline, maybe_unused]] double AddRowSumSquares(const float* xr, const float* rr, float* sr, size_t cols) {
+  return row_sums::SumSquaresOf(DF(), cols, row_sums::AddAndStore{xr, rr, sr});
+}
 [[gnu::noinline]] float AddRowRstd(const float* xr, const float* rr, float* sr, size_t cols, float eps) {
-  const double s = row_sums::SumSquaresOf(DF(), cols, row_sums::AddAndStore{xr, rr, sr});
-  const double rstd64 =
-      std::isfinite(s) ? 1.0 / std::sqrt(s / static_cast<double>(cols) + eps) : RstdF64(sr, cols, eps);
-  return static_cast<float>(rstd64);
+  return RstdOf(row_sums::SumSquaresOf(DF(), cols, row_sums::AddAndStore{xr, rr, sr}), sr, cols, eps);
+}
+
+// In cache (not streamed, rows of at most ahead_max_cols), row by row, one row ahead: row r's
+// rstd, then row r + 1's sum of squares, then row r's output pass. The output pass waits on its
+// row's rstd: the sum's reduction and an f64 divide, square root and divide, about 80 cycles;
+// issued before the next row's sum, they run under it (docs/ops/rmsnorm.md). Same arithmetic per
+// row: the same bits.
+template <bool kGamma>
+void RowsAhead(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps, float* y,
+               size_t y_stride) {
+  const DF d;
+  double s = RowSumSquares(x, cols);
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * x_stride;
+    const float rstd = RstdOf(s, xr, cols, eps);
+    if (r + 1 < rows) s = RowSumSquares(xr + x_stride, cols);
+    float* yr = y + r * y_stride;
+    ForEachStrip(d, cols, [&](auto ds, size_t i) {
+      auto v = Mul(ds, LoadU(ds, xr + i), rstd);
+      if constexpr (kGamma) v = Mul(ds, v, LoadU(ds, gamma + i));
+      StoreU(ds, v, yr + i);
+    });
+  }
 }
 
 template <bool kGamma>
 void Rows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps, float* y,
           size_t y_stride, bool stream) {
+  if constexpr (kAheadMaxCols > 0) {
+    if (!stream && cols <= kAheadMaxCols) return RowsAhead<kGamma>(rows, cols, x, x_stride, gamma, eps, y, y_stride);
+  }
   const DF d;
   for (size_t r = 0; r < rows; r += kGroup) {
     const size_t g = rows - r < kGroup ? rows - r : kGroup;
@@ -87,11 +122,38 @@ void Rows(size_t rows, size_t cols, const float* x, size_t x_stride, const float
   }
 }
 
+// AddRows in cache, one row ahead as RowsAhead: row r + 1's s = x + r and its sum between row
+// r's rstd and row r's output pass (which reads row r of s, a row the sum does not write).
+template <bool kGamma>
+void AddRowsAhead(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride,
+                  float* s, size_t s_stride, const float* gamma, float eps, float* y, size_t y_stride) {
+  const DF d;
+  double sum = AddRowSumSquares(x, r, s, cols);
+  for (size_t i = 0; i < rows; ++i) {
+    const float* const sr = s + i * s_stride;
+    const float rstd = RstdOf(sum, sr, cols, eps);
+    if (i + 1 < rows) {
+      sum = AddRowSumSquares(x + (i + 1) * x_stride, r + (i + 1) * r_stride, s + (i + 1) * s_stride, cols);
+    }
+    float* const yr = y + i * y_stride;
+    ForEachStrip(d, cols, [&](auto ds, size_t j) {
+      auto v = Mul(ds, LoadU(ds, sr + j), rstd);
+      if constexpr (kGamma) v = Mul(ds, v, LoadU(ds, gamma + j));
+      StoreU(ds, v, yr + j);
+    });
+  }
+}
+
 // Rows of s = x + r (stored into s), row by row: the add rides on the sum of squares, and the
 // output pass reads s back from L1. The same per-row arithmetic as Rows on s.
 template <bool kGamma>
 void AddRows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride, float* s,
              size_t s_stride, const float* gamma, float eps, float* y, size_t y_stride, bool stream) {
+  if constexpr (kAheadMaxCols > 0) {
+    if (!stream && cols <= kAheadMaxCols) {
+      return AddRowsAhead<kGamma>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, eps, y, y_stride);
+    }
+  }
   const DF d;
   for (size_t i = 0; i < rows; ++i) {  // rows by index: a pointer past the last row may not exist
     const float* const xr = x + i * x_stride;
