@@ -15,6 +15,10 @@
 //                   added in f64 (even: a row pair must not straddle a flush).
 //   strided_samples: the forward's 16 shift samples by one strided vector load (RVV's vlse32);
 //                   false: 16 scalar loads (x86's gathers cost more than the loads).
+//   ahead_max_cols: 0, or the longest paired rows run one pair ahead: the next pair's first
+//                   passes between this pair's statistics and its output pass, so that the
+//                   statistics' f64 tails run under those passes (x86: four rows of x, two of y,
+//                   gamma and beta stay in L1 up to 768 columns; at 1024 they did not).
 #pragma once
 
 #include <cstddef>
@@ -28,20 +32,25 @@ struct LayerNormConfig {
   bool backward_pairs;
   size_t flush_rows;
   bool strided_samples;
+  size_t ahead_max_cols;
 };
 
 #if defined(VLAK_SIMD_RVV)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 2, .row_pairs = true, .pair_max_cols = 0,
-                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = true};
+                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = true,
+                                           .ahead_max_cols = 0};
 #elif defined(VLAK_SIMD_AVX512)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = true, .pair_max_cols = 1024,
-                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = false};
+                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = false,
+                                           .ahead_max_cols = 768};
 #elif defined(VLAK_SIMD_AVX2)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = true, .pair_max_cols = 1024,
-                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = false};
+                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = false,
+                                           .ahead_max_cols = 768};
 #else
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 0, .row_pairs = false, .pair_max_cols = 0,
-                                           .backward_pairs = false, .flush_rows = 16, .strided_samples = false};
+                                           .backward_pairs = false, .flush_rows = 16, .strided_samples = false,
+                                           .ahead_max_cols = 0};
 #endif
 
 }  // namespace vlak

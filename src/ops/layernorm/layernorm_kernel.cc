@@ -101,6 +101,30 @@ RowStats StatsAfter(float k, const float* x, size_t n, double inv_n, float eps, 
   if (var < 0) var = 0;
   return {k + dm, 1.0 / std::sqrt(var + static_cast<double>(eps))};
 }
+// Pairs one pair ahead (ForwardRows, config's ahead_max_cols): a row's first pass (the shift and
+// its sums), and the statistics from those sums, apart. Not inlined: the tails of the pair's
+// statistics are then issued before the next pair's first passes and run under them (with the
+// passes inlined, or each pass and its tail in one call, they did not: docs/ops/layernorm.md).
+struct RowSums {
+  float k;
+  double s1, s2;
+};
+[[gnu::noinline, maybe_unused]] RowSums FirstSums(const float* x, size_t n) {
+  RowSums p;
+  p.k = SampledShift(x, n);
+  row_sums::ShiftedSums(DF(), x, n, p.k, p.s1, p.s2);
+  return p;
+}
+// The fused residual add's: s = x + r stored.
+[[gnu::noinline, maybe_unused]] RowSums AddFirstSums(const float* x, const float* r, float* s, size_t n) {
+  RowSums p;
+  p.k = SampledShift(x, r, n);
+  row_sums::ShiftedSumsOf(DF(), n, p.k, p.s1, p.s2, row_sums::AddAndStore{x, r, s});
+  return p;
+}
+RowStats StatsFrom(const RowSums& p, const float* x, size_t n, double inv_n, float eps) {
+  return StatsAfter(p.k, x, n, inv_n, eps, [&](float, double& s1, double& s2) { s1 = p.s1, s2 = p.s2; });
+}
 RowStats Stats(const float* x, size_t n, double inv_n, float eps) {
   return StatsAfter(SampledShift(x, n), x, n, inv_n, eps,
                     [&](float k, double& s1, double& s2) { row_sums::ShiftedSums(DF(), x, n, k, s1, s2); });
@@ -139,8 +163,13 @@ void Normalize(const float* x, const float* gamma, const float* beta, float* y, 
 // (config's pair_max_cols). Choices and figures: docs/ops/layernorm.md.
 constexpr bool kRowPairs = kLayerNormConfig.row_pairs;
 constexpr size_t kPairMaxCols = kLayerNormConfig.pair_max_cols;
+constexpr size_t kAheadMaxCols = kLayerNormConfig.ahead_max_cols;
 bool PairRows(size_t cols, bool stream) {
   return kRowPairs && !(kStreamStores && stream) && (kPairMaxCols == 0 || cols <= kPairMaxCols);
+}
+
+bool PairsAhead(size_t cols, bool stream) {
+  return kAheadMaxCols > 0 && cols <= kAheadMaxCols && PairRows(cols, stream);
 }
 
 struct RowScale {
@@ -185,7 +214,19 @@ void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, cons
                  float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream) {
   const double inv_n = 1.0 / static_cast<double>(cols);
   size_t r = 0;
-  if (PairRows(cols, stream)) {
+  if (PairsAhead(cols, stream) && rows >= 2) {
+    // One pair ahead: this pair's statistics, the next pair's first passes, this pair's output.
+    RowSums p0 = FirstSums(x, cols), p1 = FirstSums(x + x_stride, cols);
+    for (; r + 2 <= rows; r += 2) {
+      const float* x0 = x + r * x_stride;
+      const RowScale a = ScaleOf(StatsFrom(p0, x0, cols, inv_n, eps));
+      const RowScale b = ScaleOf(StatsFrom(p1, x0 + x_stride, cols, inv_n, eps));
+      if (r + 4 <= rows) p0 = FirstSums(x0 + 2 * x_stride, cols), p1 = FirstSums(x0 + 3 * x_stride, cols);
+      Normalize2<kGamma, kBeta>(x0, x0 + x_stride, gamma, beta, y + r * y_stride, y + (r + 1) * y_stride, cols, a, b);
+      if (mean != nullptr) mean[r] = a.m, mean[r + 1] = b.m;
+      if (rstd != nullptr) rstd[r] = a.rs, rstd[r + 1] = b.rs;
+    }
+  } else if (PairRows(cols, stream)) {
     for (; r + 2 <= rows; r += 2) {
       const float* x0 = x + r * x_stride;
       const RowScale a = ScaleOf(Stats(x0, cols, inv_n, eps));
@@ -216,7 +257,25 @@ void AddForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, c
                     size_t y_stride, bool stream) {
   const double inv_n = 1.0 / static_cast<double>(cols);
   size_t i = 0;  // rows by index: a pointer past the last row may not exist
-  if (PairRows(cols, stream)) {
+  if (PairsAhead(cols, stream) && rows >= 2) {
+    // One pair ahead, as ForwardRows. The next pair's first passes read x and r and write s of
+    // rows this pair's output pass does not touch, whichever of them y shares.
+    RowSums p0 = AddFirstSums(x, r, s, cols), p1 = AddFirstSums(x + x_stride, r + r_stride, s + s_stride, cols);
+    for (; i + 2 <= rows; i += 2) {
+      float* const s0 = s + i * s_stride;
+      float* const y0 = y + i * y_stride;
+      const RowScale a = ScaleOf(StatsFrom(p0, s0, cols, inv_n, eps));
+      const RowScale b = ScaleOf(StatsFrom(p1, s0 + s_stride, cols, inv_n, eps));
+      if (i + 4 <= rows) {
+        const float* const x2 = x + (i + 2) * x_stride;
+        const float* const r2 = r + (i + 2) * r_stride;
+        float* const s2 = s + (i + 2) * s_stride;
+        p0 = AddFirstSums(x2, r2, s2, cols);
+        p1 = AddFirstSums(x2 + x_stride, r2 + r_stride, s2 + s_stride, cols);
+      }
+      Normalize2<kGamma, kBeta>(s0, s0 + s_stride, gamma, beta, y0, y0 + y_stride, cols, a, b);
+    }
+  } else if (PairRows(cols, stream)) {
     // Both rows' sums (s stored) before their output pass: x, r and s of a row are read before
     // any y of the pair is written, whichever of them y shares.
     for (; i + 2 <= rows; i += 2) {
