@@ -204,7 +204,7 @@ typedef enum vlak_activation VLAK_ENUM_BASE {
  * are rejected): VLAK_ACT_SILU | VLAK_ACT_FAST. 0, the default, is the accurate tier below.
  * In C++ the OR of an op and a tier is a vlak_activation again (operator| at the end of this file). */
 #define VLAK_ACT_ACCURATE 0x000 /* <= 2 ULP (glu 3) */
-#define VLAK_ACT_FAST 0x100     /* <= 4 ULP (glu 5): sigmoid, tanh, gelu and silu less compensated */
+#define VLAK_ACT_FAST 0x100     /* <= 4 ULP (glu 5): sigmoid, tanh, gelu, gelu_tanh, silu less compensated */
 #define VLAK_ACT_TIER_MASK 0x300
 
 /* y[i] = act(x[i]) for i < n. x == y is allowed (other overlaps are not). Large n splits into
@@ -234,12 +234,13 @@ typedef enum vlak_activation VLAK_ENUM_BASE {
  * over every finite float (measured on all of them, `vlak accuracy activations --fast
  * --exhaustive`), the same special values, the same bits on every x86 target and thread count.
  * sigmoid, tanh and silu run cheaper kernels (one exp, one division, nothing compensated: on
- * x86 the default tier's sigmoid and silu from -16 up), gelu
- * the accurate algorithm with fewer two-float terms (the same IEEE ops on RISC-V); gelu_tanh and
- * softplus run the accurate kernels (their bits, RISC-V's included, well within the bound).
+ * x86 the default tier's sigmoid and silu from -16 up), gelu_tanh x sigmoid(2w) with silu's
+ * kernel and the accurate tier's two-float 2w, gelu the accurate algorithm with fewer two-float
+ * terms (the same IEEE ops on RISC-V); softplus runs the accurate kernel (its bits, RISC-V's
+ * included, well within the bound).
  * Measured maxima on all 4,278,190,080 finite floats, AVX-512 (scalar, AVX2 and AVX-512 give
- * the same bits): sigmoid 2.444 ULP, tanh 2.498, gelu 3.223, silu 2.444; below FLT_MIN at most
- * 1.794 x 2^-149.
+ * the same bits): sigmoid 2.444 ULP, tanh 2.498, gelu 3.223, gelu_tanh 2.539, silu 2.444; below
+ * FLT_MIN at most 1.794 x 2^-149.
  * Errors (nothing written): an unknown op or tier bit, NULL x or y with n > 0, n * 4 bytes
  * overflowing size_t, or vlak_target_error(). n == 0: VLAK_OK (the op is checked first). */
 vlak_status vlak_activation_f32(size_t n, const float* x, float* y, vlak_activation op);

@@ -298,7 +298,7 @@ def main():
             m = min(n, REF_ELEMENTS)
             ref = reference(fn, x[:m]) * (up[:m].astype(np.float64) if glu else 1.0)
             tiers = {t: (statistics.median(times[t]), max_rel(ys[t], ref)) for t in TIERS}
-            if np.array_equal(ys["vlak"], ys["vlak-fast"]):  # one kernel for both tiers (gelu_tanh, softplus)
+            if np.array_equal(ys["vlak"], ys["vlak-fast"]):  # one kernel for both tiers (softplus)
                 del tiers["vlak-fast"]
             case = f"{'glu-' if glu else ''}{fn} {size_text(n)}"
             for name, ts in times.items():

@@ -19,7 +19,7 @@ constexpr size_t kBlock = 4096;
 // estimate splits less, and AVX-512 cores are faster still, so these only err toward fewer threads.
 // Indexed by kernel op code (activation_kernels.h): the fast kernels after the six. sigmoid and silu
 // take their fast kernels' figures: x86 runs those forms from -16 up (sigmoid_split.h).
-constexpr double kNsPerElement[kNumActKernels] = {0.35, 0.6, 0.8, 0.8, 0.4, 1.1, 0.35, 0.35, 0.4, 0.5};
+constexpr double kNsPerElement[kNumActKernels] = {0.35, 0.6, 0.8, 0.8, 0.4, 1.1, 0.35, 0.35, 0.4, 0.5, 0.45};
 // Below this many elements nothing is measured or woken: at >= 0.5 ns per element, 16K elements
 // are ~8 us, the work the parallel layer's floor (kNeverSplitBytes) stands for.
 constexpr size_t kNeverSplitElements = size_t{1} << 14;

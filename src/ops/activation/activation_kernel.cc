@@ -1,8 +1,8 @@
 // Activation kernels, generic over the tag: compiled once per target. The functions themselves
 // are in the headers beside this file (sigmoid.h, tanh.h, gelu.h, gelu_tanh.h, softplus.h), one
-// algorithm for every target, and fast.h the fast tier of sigmoid, tanh, gelu and silu: each is a
-// fixed sequence of IEEE operations with FMA (no target-specific approximations), so the results
-// are the same bits on every target.
+// algorithm for every target, and fast.h the fast tier of sigmoid, tanh, gelu, gelu_tanh and
+// silu: each is a fixed sequence of IEEE operations with FMA (no target-specific
+// approximations), so the results are the same bits on every target.
 #include "ops/activation/activation_kernels.h"
 
 #include "ops/activation/fast.h"
@@ -47,6 +47,7 @@ template <int kOp, bool kGlu = false, class D>
   else if constexpr (kOp == (VLAK_ACT_TANH | VLAK_ACT_FAST)) return act::FastTanh(d, v);
   else if constexpr (kOp == (VLAK_ACT_SILU | VLAK_ACT_FAST)) return act::FastSilu(d, v);
   else if constexpr (kOp == (VLAK_ACT_GELU | VLAK_ACT_FAST)) return act::FastGelu(d, v);
+  else if constexpr (kOp == (VLAK_ACT_GELU_TANH | VLAK_ACT_FAST)) return act::FastGeluTanh(d, v);
   else if constexpr (kOp == VLAK_ACT_SIGMOID) return kGlu ? act::Sigmoid(d, v) : act::DefaultSigmoid(d, v);
   else if constexpr (kOp == VLAK_ACT_TANH) return act::Tanh(d, v);
   else if constexpr (kOp == VLAK_ACT_GELU) return act::Gelu(d, v);
@@ -111,6 +112,7 @@ void Activation(int op, const float* x, float* y, size_t n, bool stream) {
     case kActFastTanh: return Run<VLAK_ACT_TANH | VLAK_ACT_FAST>(x, y, n, stream);
     case kActFastSilu: return Run<VLAK_ACT_SILU | VLAK_ACT_FAST>(x, y, n, stream);
     case kActFastGelu: return Run<VLAK_ACT_GELU | VLAK_ACT_FAST>(x, y, n, stream);
+    case kActFastGeluTanh: return Run<VLAK_ACT_GELU_TANH | VLAK_ACT_FAST>(x, y, n, stream);
   }
 }
 
@@ -133,6 +135,7 @@ void BiasActivationRowsF32(int op, size_t rows, size_t cols, const float* bias, 
     case kActFastTanh: return BiasAct<VLAK_ACT_TANH | VLAK_ACT_FAST>(rows, cols, bias, y, y_stride);
     case kActFastSilu: return BiasAct<VLAK_ACT_SILU | VLAK_ACT_FAST>(rows, cols, bias, y, y_stride);
     case kActFastGelu: return BiasAct<VLAK_ACT_GELU | VLAK_ACT_FAST>(rows, cols, bias, y, y_stride);
+    case kActFastGeluTanh: return BiasAct<VLAK_ACT_GELU_TANH | VLAK_ACT_FAST>(rows, cols, bias, y, y_stride);
   }
 }
 
@@ -153,6 +156,8 @@ void GluF32(int op, size_t rows, size_t cols, const float* gate, size_t gate_str
       return Glu<VLAK_ACT_SILU | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
     case kActFastGelu:
       return Glu<VLAK_ACT_GELU | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
+    case kActFastGeluTanh:
+      return Glu<VLAK_ACT_GELU_TANH | VLAK_ACT_FAST>(rows, cols, gate, gate_stride, up, up_stride, y, y_stride);
   }
 }
 

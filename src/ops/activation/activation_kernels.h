@@ -18,8 +18,9 @@
 namespace vlak {
 
 // The kernels' op codes: 0..5 the vlak_activation values (the accurate tier, and the fast tier of
-// gelu_tanh and softplus, which run the accurate kernels); the fast kernels of fast.h after.
-inline constexpr int kActFastSigmoid = 6, kActFastTanh = 7, kActFastSilu = 8, kActFastGelu = 9, kNumActKernels = 10;
+// softplus, which runs the accurate kernel); the fast kernels of fast.h after.
+inline constexpr int kActFastSigmoid = 6, kActFastTanh = 7, kActFastSilu = 8, kActFastGelu = 9,
+                     kActFastGeluTanh = 10, kNumActKernels = 11;
 // BiasActivationRowsF32's "no activation" (the bias alone).
 inline constexpr int kActNone = -1;
 
@@ -27,7 +28,7 @@ inline constexpr int kActNone = -1;
 // the op is not one. One compare for the accurate tier, as the check of 0..5 alone was.
 inline int ActivationKernelOp(int op) {
   if (static_cast<unsigned>(op) < 6u) return op;
-  constexpr int kFast[6] = {kActFastSigmoid, kActFastTanh, kActFastGelu, 3, kActFastSilu, 5};
+  constexpr int kFast[6] = {kActFastSigmoid, kActFastTanh, kActFastGelu, kActFastGeluTanh, kActFastSilu, 5};
   const unsigned f = static_cast<unsigned>(op) - 0x100u;  // VLAK_ACT_FAST
   return f < 6u ? kFast[f] : -1;
 }

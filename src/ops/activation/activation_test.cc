@@ -361,7 +361,7 @@ TEST(Activation, ThreadsGiveTheSameBits) {
 TEST(ActivationFast, SampledAccuracyEveryBinade) { CheckSampledAccuracy(VLAK_ACT_FAST, kFastBound, 101); }
 
 // Tails and in place, the same bits on every target and length; the flag changes sigmoid, tanh,
-// gelu and silu and leaves the others' bits (they run the accurate kernels).
+// gelu, gelu_tanh and silu and leaves softplus's bits (it runs the accurate kernel).
 TEST(ActivationFast, OddLengthsInPlaceSameBitsEveryTarget) {
   const size_t max_lanes = 64;
   const std::vector<float> x = Normal(3 * max_lanes + 1, 0.0f, 4.0f, 17);
@@ -373,10 +373,11 @@ TEST(ActivationFast, OddLengthsInPlaceSameBitsEveryTarget) {
     ASSERT_EQ(vlak_activation_f32(x.size(), x.data(), accurate.data(), kOps[k]), VLAK_OK);
     // x86's default sigmoid and silu are the fast form above -16 (sigmoid_split.h): these x are.
     const bool split = kOps[k] == VLAK_ACT_SIGMOID || kOps[k] == VLAK_ACT_SILU;
+    const bool fast_kernel = kOps[k] == VLAK_ACT_TANH || kOps[k] == VLAK_ACT_GELU || kOps[k] == VLAK_ACT_GELU_TANH;
 #if defined(__riscv)
-    const bool own_kernel = split || kOps[k] == VLAK_ACT_TANH || kOps[k] == VLAK_ACT_GELU;
+    const bool own_kernel = split || fast_kernel;
 #else
-    const bool own_kernel = !split && (kOps[k] == VLAK_ACT_TANH || kOps[k] == VLAK_ACT_GELU);
+    const bool own_kernel = !split && fast_kernel;
 #endif
     EXPECT_EQ(SameBits(accurate.data(), first[k].data(), x.size()), !own_kernel) << vlak::ActivationName(kOps[k]);
   }
@@ -396,10 +397,12 @@ TEST(ActivationFast, OddLengthsInPlaceSameBitsEveryTarget) {
 // vlak.h: the fast tier has the accurate tier's special values, bit for bit.
 TEST(ActivationFast, SpecialValuesBitForBit) {
   const float specials[] = {-kInf, kInf, -0.0f, 0.0f, -FLT_MAX, FLT_MAX, -FLT_TRUE_MIN, FLT_TRUE_MIN,
-                            1e-30f, -1e-30f, -200.0f, -120.5f, -110.0f, -104.0f, 20.0f, 25.0f, -10.0f, 10.0f};
+                            1e-30f, -1e-30f, -200.0f, -120.5f, -110.0f, -104.0f, 20.0f, 25.0f, -10.0f, 10.0f,
+                            // gelu_tanh's clamps at +-12 and results below FLT_MIN (x about -9.5)
+                            -12.0f, 12.0f, -12.5f, 12.5f, -9.6f};
   const uint32_t nans[] = {0x7fc00000u, 0xffc00001u, 0x7fa00000u, 0x7f800001u};
   ForEachTarget([&] {
-    for (vlak_activation op : {VLAK_ACT_SIGMOID, VLAK_ACT_TANH, VLAK_ACT_SILU}) {
+    for (vlak_activation op : {VLAK_ACT_SIGMOID, VLAK_ACT_TANH, VLAK_ACT_SILU, VLAK_ACT_GELU_TANH}) {
       for (float x : {-kInf, kInf, -0.0f, 0.0f}) {
         float y = kSentinel;
         ASSERT_EQ(vlak_activation_f32(1, &x, &y, op | VLAK_ACT_FAST), VLAK_OK);

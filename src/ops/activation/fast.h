@@ -1,5 +1,6 @@
 // The fast tier (VLAK_ACT_FAST): sigmoid, silu and tanh within 4 ULP, nothing compensated; gelu
-// within 4 ULP, gelu.h's algorithm with fewer two-float terms (FastGelu below).
+// within 4 ULP, gelu.h's algorithm with fewer two-float terms (FastGelu below); gelu_tanh x
+// sigmoid(2w) by silu's quotient, 2w in two floats (FastGeluTanh).
 //
 // Algorithm: e^z = 2^n (1 + w), w = t + t^2 q(t) (rr2 reduction, exp_parts.h's degree-4 q), each
 //   quantity rounded once. sigmoid and silu: x clamped to [-120, 20], e = e^-x, the denominator
@@ -9,14 +10,17 @@
 //   is exact above FLT_MIN); the errors before it are about 1.7 x 2^-24 (tanh 3 x 2^-24).
 // Bound (vlak.h): 4 ULP, 4 x 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, silu(-inf) = -0,
-//   silu(x) = x for x > 20 (and +inf); tanh(+-inf) = +-1, tanh(+-0) = +-0; gelu as gelu.h.
-// Cost: sigmoid 18 vector-layer ops, silu 19, tanh 23, gelu 53 (gelu.h's 67), each with one Div.
+//   silu(x) = x for x > 20 (and +inf); tanh(+-inf) = +-1, tanh(+-0) = +-0; gelu as gelu.h;
+//   gelu_tanh(x) = x for x > 12 (and +inf), -0 below -12 (and -inf), gelu_tanh(-0) = -0.
+// Cost: sigmoid 18 vector-layer ops, silu 19, tanh 23, gelu 53 (gelu.h's 67), gelu_tanh 36
+//   (gelu_tanh.h's 68), each with one Div.
 //   Every target runs this source (the same IEEE ops, so the same bits wherever Div is correctly
 //   rounded). Derivation and ops: docs/ops/activation.md, "fast.h"; measured: "The fast tier".
 #pragma once
 
 #include "ops/activation/exp_parts.h"
 #include "ops/activation/gelu.h"
+#include "ops/activation/gelu_tanh.h"
 
 namespace vlak::VLAK_NS::act {
 
@@ -27,13 +31,15 @@ inline constexpr float kQ4 = 0.0013814542908221483f, kQ3 = 0.00836870539933443f,
 // e^-x = 2^n (1 + w) from x, as S = 2^(n + kScale) (normal: n + kScale in [-126, 127]) and
 // nw = -w: tn = x + n ln2 = -t (rr2), then w = t + t^2 q(t) with q evaluated at t = -tn (its odd
 // coefficients' signs folded into the FMAs), so the caller's negation of its argument costs no op.
-template <int kScale, class D>
-[[gnu::always_inline]] inline void FastExpOfNeg(D d, VFromD<D> x, VFromD<D>& s, VFromD<D>& nw) {
+// kLow: e^-(x + xl), xl a low part (|xl| <= 2^-16) added to tn, one op more; else xl is not read.
+template <int kScale, bool kLow = false, class D>
+[[gnu::always_inline]] inline void FastExpOfNeg(D d, VFromD<D> x, VFromD<D> xl, VFromD<D>& s, VFromD<D>& nw) {
   const auto di = Rebind<int32_t>(d);
   constexpr float kBias = kMagic + static_cast<float>(127 + kScale);
   const auto bias = MulAdd(d, x, -kLog2e, Set(d, kBias));
   const auto n = Sub(d, bias, kBias);
-  const auto tn = MulAdd(d, n, kLn2Lo, MulAdd(d, n, kLn2Hi, x));
+  auto tn = MulAdd(d, n, kLn2Lo, MulAdd(d, n, kLn2Hi, x));
+  if constexpr (kLow) tn = Add(d, tn, xl);
   auto q = MulAdd(d, tn, -kQ4, Set(d, kQ3));  // q(-tn)
   q = NegMulAdd(d, q, tn, kQ2);
   q = NegMulAdd(d, q, tn, kQ1);
@@ -54,7 +60,7 @@ template <bool kSilu, class D>
   // (Max ignores it) and is put back at the end.
   const auto xc = Min(d, Max(d, x, -120.0f), 20.0f);
   VFromD<D> S, nw;
-  FastExpOfNeg<-64>(d, xc, S, nw);  // S = 2^(n-64): normal for n in [-29, 174]
+  FastExpOfNeg<-64>(d, xc, xc, S, nw);  // S = 2^(n-64): normal for n in [-29, 174]
   const auto den = NegMulAdd(d, S, nw, Add(d, S, Set(d, kTwoM64)));
   if constexpr (kSilu) {
     const auto y = Mul(d, Div(d, xc, den), kTwoM64);
@@ -79,13 +85,34 @@ template <class D>
 VFromD<D> FastTanh(D d, VFromD<D> x) {
   // e^z, z = -2|x| clamped at -20: S = 2^n, nw = -w.
   VFromD<D> S, nw;
-  FastExpOfNeg<0>(d, Mul(d, Min(d, Abs(d, x), 10.0f), 2.0f), S, nw);
+  const auto z = Mul(d, Min(d, Abs(d, x), 10.0f), 2.0f);
+  FastExpOfNeg<0>(d, z, z, S, nw);
   const auto one = Set(d, 1.0f);
   const auto m = NegMulAdd(d, S, nw, Sub(d, S, one));  // e^z - 1
   const auto q = Div(d, m, Add(d, m, Set(d, 2.0f)));  // -tanh|x|, or +0 at x = +-0
   // -|q| with its sign bit flipped where x >= 0 (and at +0): tanh(x), -0 for x = -0.
   const auto y = Xor(d, NegAbs(d, q), AndNot(d, x, Set(d, -0.0f)));
   return IfThenElse(d, IsNaN(d, x), x, y);
+}
+
+// gelu_tanh(x) = x sigmoid(2w) (gelu_tanh.h): 2w = vh + vl as gelu_tanh.h's double-float (for
+// x < 0 the result's relative error is 2w's absolute error, up to 120 times its relative one),
+// then FastSilu's quotient with x as the numerator: x / (1 + e^-2w) = RN(x / D) 2^-64, D = 2^-64
+// (1 + e^-2w) = S (1 + w') + 2^-64, e^-2w reduced from both halves of 2w. x is clamped to [-12,
+// 12] (2w to [-120, 20]: the result is x, to the last bit, from 2w = 17 up, and rounds to -0 below
+// 2w = -104): x above 12 (and +inf, and NaN) is returned, x below -12 gives -12 / (1 + e^120),
+// -0. 36 ops with one Div, gelu_tanh.h's 68.
+template <class D>
+VFromD<D> FastGeluTanh(D d, VFromD<D> x) {
+  constexpr float kTwoM64 = 5.42101086242752217e-20f;
+  const auto xc = Min(d, Max(d, x, -12.0f), 12.0f);  // NaN: 12 or -12 here, x at the end
+  VFromD<D> vh, vl;
+  GeluTanhArg(d, xc, vh, vl);
+  VFromD<D> S, nw;
+  FastExpOfNeg<-64, true>(d, Min(d, Max(d, vh, -120.0f), 20.0f), vl, S, nw);
+  const auto den = NegMulAdd(d, S, nw, Add(d, S, Set(d, kTwoM64)));
+  const auto y = Mul(d, Div(d, xc, den), kTwoM64);
+  return IfThenElse(d, Le(d, x, 12.0f), y, x);  // x > 12 and NaN in one ordered compare
 }
 
 // gelu.h's algorithm, x Phi(x) = max(x, 0) - a Q(a), a Q(a) = e^{-a^2/2} a t R(t), with R

@@ -17,12 +17,13 @@
 
 namespace vlak::VLAK_NS::act {
 
+// 2w = x (alpha + beta x^2) = vh + vl for finite |x| <= 12, good to 2^-44 relative: x^2, beta
+// x^2 and the products with their FMA errors, alpha + beta x^2 by Fast2Sum. 16 ops. Shared with
+// the fast tier (fast.h), which needs 2w as exactly.
 template <class D>
-VFromD<D> GeluTanh(D d, VFromD<D> x) {
+[[gnu::always_inline]] inline void GeluTanhArg(D d, VFromD<D> xc, VFromD<D>& vh, VFromD<D>& vl) {
   constexpr float kAlphaHi = 1.59576917f, kAlphaLo = -4.53406805e-08f;
   constexpr float kBetaHi = 0.0713548139f, kBetaLo = 2.39883247e-09f;
-  const auto big = Gt(d, Abs(d, x), 12.0f);
-  const auto xc = IfThenZeroElse(d, big, x);
   const auto p = Mul(d, xc, xc);
   const auto pe = MulAdd(d, xc, xc, Neg(d, p));
   const auto gp = Mul(d, p, kBetaHi);
@@ -33,8 +34,16 @@ VFromD<D> GeluTanh(D d, VFromD<D> x) {
   auto gl = Add(d, Add(d, Sub(d, hi, gh), lo), gpe);
   gl = MulAdd(d, pe, kBetaHi, gl);
   gl = MulAdd(d, p, kBetaLo, Add(d, gl, kAlphaLo));
-  const auto vh = Mul(d, xc, gh);
-  const auto vl = MulAdd(d, xc, gl, MulAdd(d, xc, gh, Neg(d, vh)));
+  vh = Mul(d, xc, gh);
+  vl = MulAdd(d, xc, gl, MulAdd(d, xc, gh, Neg(d, vh)));
+}
+
+template <class D>
+VFromD<D> GeluTanh(D d, VFromD<D> x) {
+  const auto big = Gt(d, Abs(d, x), 12.0f);
+  const auto xc = IfThenZeroElse(d, big, x);
+  VFromD<D> vh, vl;
+  GeluTanhArg(d, xc, vh, vl);
   const auto sign = SignOf(d, x);
   const auto y = Or(d, TimesSigmoid<false, true, (Pow2FromD<D> >= 1 ? 4 : 0)>(d, xc, vh, vl), sign);
   const auto limit = IfThenElse(d, Gt(d, x, 0.0f), x, sign);  // x < -12: -0
