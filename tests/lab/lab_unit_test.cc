@@ -917,19 +917,23 @@ TEST(LabSummary, PeersMeetTheCheapestTierAsAccurate) {
   EXPECT_DOUBLE_EQ(worst.ratio, 0.75);
 }
 
-// The report's "where vlak does not win yet" meets each peer by the same tier as the summary.
+// The report's "where vlak does not win yet" meets each peer by the same tier as the summary, and
+// vlak's own compositions (vlak-2call) the same way.
 TEST(LabSummary, TierForPeerIsTheSummarysTier) {
   const std::vector<Record> rs = {
       SigmoidRecord("4096", "vlak", "vlak", 4.0, 1.0), SigmoidRecord("4096", "vlak-fast", "vlak", 2.0, 3.0),
       SigmoidRecord("4096", "xnnpack", "library", 3.0, 3.5), SigmoidRecord("4096", "sleef", "library", 3.0, 1.2),
-      SigmoidRecord("4096", "vlak@scalar", "vlak", 9.0, 1.0)};
+      SigmoidRecord("4096", "vlak@scalar", "vlak", 9.0, 1.0), SigmoidRecord("4096", "vlak-2call", "composed", 3.0, 3.0)};
   const Record* t = TierForPeer(rs, rs[2]);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->impl, "vlak-fast");  // as accurate as xnnpack, and cheaper
   t = TierForPeer(rs, rs[3]);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->impl, "vlak");  // sleef is more accurate than the fast tier
-  EXPECT_EQ(TierForPeer(rs, rs[4]), nullptr);  // not a peer
+  EXPECT_EQ(TierForPeer(rs, rs[4]), nullptr);  // the default tier on another target
+  t = TierForPeer(rs, rs[5]);  // a vlak composition as crude as the fast tier meets that tier
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->impl, "vlak-fast");
 }
 
 TEST(LabSvg, AxesTicksAndLabels) {

@@ -49,8 +49,17 @@ const Record* CheapestAsAccurate(const std::vector<const Record*>& tiers, const 
 
 }  // namespace
 
+namespace {
+
+// A row the report meets with a tier: a peer, or a composition of vlak calls (kind "composed":
+// vlak-2call, vlak_activation_f32 then a product, whose default-tier activation is cruder than
+// glu's own).
+bool MetByTier(const Record& r) { return IsPeer(r) || (r.Ok() && r.kind == "composed"); }
+
+}  // namespace
+
 const Record* TierForPeer(const std::vector<Record>& records, const Record& peer) {
-  if (!IsPeer(peer)) return nullptr;
+  if (!MetByTier(peer)) return nullptr;
   const std::string key = peer.CaseKey();
   std::vector<const Record*> tiers;
   const Record* plain = nullptr;

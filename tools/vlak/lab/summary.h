@@ -38,8 +38,9 @@ struct SummaryWorst {
   double ratio = 0;
 };
 std::vector<SummaryLine> Summarize(const std::vector<Record>& records, SummaryWorst* worst);
-// The vlak tier row a peer's case compares it with, by the rule above; nullptr when `peer` is not
-// a peer or its case has no default vlak row.
+// The vlak tier row a peer's case compares it with, by the rule above (also for vlak's own
+// compositions, such as vlak-2call); nullptr when `peer` is neither, or its case has no default
+// vlak row.
 const Record* TierForPeer(const std::vector<Record>& records, const Record& peer);
 void PrintSummary(FILE* out, const std::vector<Record>& records);
 
