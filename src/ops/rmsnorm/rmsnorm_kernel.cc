@@ -73,6 +73,7 @@ inline float RstdOf(double s, const float* xr, size_t cols, float eps) {
 template <bool kGamma>
 void RowsAhead(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps, float* y,
                size_t y_stride) {
+  if (rows == 0 || cols == 0) return;  // (and clang then keeps no loop version for cols == 0)
   const DF d;
   double s = RowSumSquares(x, cols);
   for (size_t r = 0; r < rows; ++r) {
@@ -127,6 +128,7 @@ void Rows(size_t rows, size_t cols, const float* x, size_t x_stride, const float
 template <bool kGamma>
 void AddRowsAhead(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride,
                   float* s, size_t s_stride, const float* gamma, float eps, float* y, size_t y_stride) {
+  if (rows == 0 || cols == 0) return;
   const DF d;
   double sum = AddRowSumSquares(x, r, s, cols);
   for (size_t i = 0; i < rows; ++i) {
