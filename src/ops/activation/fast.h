@@ -99,9 +99,9 @@ VFromD<D> FastTanh(D d, VFromD<D> x) {
 // x < 0 the result's relative error is 2w's absolute error, up to 120 times its relative one),
 // then FastSilu's quotient with x as the numerator: x / (1 + e^-2w) = RN(x / D) 2^-64, D = 2^-64
 // (1 + e^-2w) = S (1 + w') + 2^-64, e^-2w reduced from both halves of 2w. x is clamped to [-12,
-// 12] (2w to [-120, 20]: the result is x, to the last bit, from 2w = 17 up, and rounds to -0 below
-// 2w = -104): x above 12 (and +inf, and NaN) is returned, x below -12 gives -12 / (1 + e^120),
-// -0. 36 ops with one Div, gelu_tanh.h's 68.
+// 12], 2w to [-120, 20]: above 2w = 17.4 the result is x to the last bit, and below -120 it is
+// -0 (|x| e^2w < 2^-150). x above 12 (and +inf, and NaN) is returned; x below -12 gives -12 /
+// (1 + e^120), -0. 36 ops with one Div, gelu_tanh.h's 68.
 template <class D>
 VFromD<D> FastGeluTanh(D d, VFromD<D> x) {
   constexpr float kTwoM64 = 5.42101086242752217e-20f;
