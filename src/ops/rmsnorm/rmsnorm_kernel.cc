@@ -3,7 +3,7 @@
 // Per row: s = sum(x^2) (row_sums.h: f32 lanes over 16 strips, f64 per block, ~1e-7 relative),
 // r = 1 / sqrt(s / n + eps) in f64, then y = (x * r) * gamma: one pass of load + fma, one of
 // load, mul, (load, mul), store (streamed past L2, with the next row prefetched: output_strips.h).
-// In cache on x86, rows of up to 1024 columns run one row ahead (RowsAhead), so that each row's
+// In cache on x86, rows of up to 1024 columns run one row ahead (RowsAheadOf), so that each row's
 // reduction and f64 tail overlap the next row's sum.
 // Measured against the float64 reference on every x86 target (cols 1 .. 10^6, N(offset, 1) rows,
 // offsets 0, 1e4, -3e5): |y - y64| <= 1.0e-7 * |gamma| * (1 + |xhat|); vlak.h's bound is 1e-5.
@@ -69,18 +69,20 @@ inline float RstdOf(double s, const float* xr, size_t cols, float eps) {
 // rstd, then row r + 1's sum of squares, then row r's output pass. The output pass waits on its
 // row's rstd: the sum's reduction and an f64 divide, square root and divide, about 80 cycles;
 // issued before the next row's sum, they run under it (docs/ops/rmsnorm.md). Same arithmetic per
-// row: the same bits.
-template <bool kGamma>
-void RowsAhead(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps, float* y,
-               size_t y_stride) {
+// row: the same bits. sum(i): row i's sum of squares (out of line); src(i): the row it summed,
+// which the output pass reads (x's row, or the fused add's s, stored by sum(i) and not written
+// by sum(i + 1)).
+template <bool kGamma, class Sum, class Src>
+void RowsAheadOf(size_t rows, size_t cols, Sum&& sum, Src&& src, const float* gamma, float eps, float* y,
+                 size_t y_stride) {
   if (rows == 0 || cols == 0) return;  // (and clang then keeps no loop version for cols == 0)
   const DF d;
-  double s = RowSumSquares(x, cols);
+  double s = sum(0);
   for (size_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * x_stride;
+    const float* const xr = src(r);
     const float rstd = RstdOf(s, xr, cols, eps);
-    if (r + 1 < rows) s = RowSumSquares(xr + x_stride, cols);
-    float* yr = y + r * y_stride;
+    if (r + 1 < rows) s = sum(r + 1);
+    float* const yr = y + r * y_stride;
     ForEachStrip(d, cols, [&](auto ds, size_t i) {
       auto v = Mul(ds, LoadU(ds, xr + i), rstd);
       if constexpr (kGamma) v = Mul(ds, v, LoadU(ds, gamma + i));
@@ -93,7 +95,11 @@ template <bool kGamma>
 void Rows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps, float* y,
           size_t y_stride, bool stream) {
   if constexpr (kAheadMaxCols > 0) {
-    if (!stream && cols <= kAheadMaxCols) return RowsAhead<kGamma>(rows, cols, x, x_stride, gamma, eps, y, y_stride);
+    if (!stream && cols <= kAheadMaxCols) {
+      return RowsAheadOf<kGamma>(
+          rows, cols, [&](size_t i) { return RowSumSquares(x + i * x_stride, cols); },
+          [&](size_t i) { return x + i * x_stride; }, gamma, eps, y, y_stride);
+    }
   }
   const DF d;
   for (size_t r = 0; r < rows; r += kGroup) {
@@ -123,29 +129,6 @@ void Rows(size_t rows, size_t cols, const float* x, size_t x_stride, const float
   }
 }
 
-// AddRows in cache, one row ahead as RowsAhead: row r + 1's s = x + r and its sum between row
-// r's rstd and row r's output pass (which reads row r of s, a row the sum does not write).
-template <bool kGamma>
-void AddRowsAhead(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride,
-                  float* s, size_t s_stride, const float* gamma, float eps, float* y, size_t y_stride) {
-  if (rows == 0 || cols == 0) return;
-  const DF d;
-  double sum = AddRowSumSquares(x, r, s, cols);
-  for (size_t i = 0; i < rows; ++i) {
-    const float* const sr = s + i * s_stride;
-    const float rstd = RstdOf(sum, sr, cols, eps);
-    if (i + 1 < rows) {
-      sum = AddRowSumSquares(x + (i + 1) * x_stride, r + (i + 1) * r_stride, s + (i + 1) * s_stride, cols);
-    }
-    float* const yr = y + i * y_stride;
-    ForEachStrip(d, cols, [&](auto ds, size_t j) {
-      auto v = Mul(ds, LoadU(ds, sr + j), rstd);
-      if constexpr (kGamma) v = Mul(ds, v, LoadU(ds, gamma + j));
-      StoreU(ds, v, yr + j);
-    });
-  }
-}
-
 // Rows of s = x + r (stored into s), row by row: the add rides on the sum of squares, and the
 // output pass reads s back from L1. The same per-row arithmetic as Rows on s.
 template <bool kGamma>
@@ -153,7 +136,10 @@ void AddRows(size_t rows, size_t cols, const float* x, size_t x_stride, const fl
              size_t s_stride, const float* gamma, float eps, float* y, size_t y_stride, bool stream) {
   if constexpr (kAheadMaxCols > 0) {
     if (!stream && cols <= kAheadMaxCols) {
-      return AddRowsAhead<kGamma>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, eps, y, y_stride);
+      return RowsAheadOf<kGamma>(
+          rows, cols,
+          [&](size_t i) { return AddRowSumSquares(x + i * x_stride, r + i * r_stride, s + i * s_stride, cols); },
+          [&](size_t i) { return static_cast<const float*>(s + i * s_stride); }, gamma, eps, y, y_stride);
     }
   }
   const DF d;
