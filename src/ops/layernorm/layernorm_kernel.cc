@@ -209,23 +209,37 @@ void Normalize2(const float* x0, const float* x1, const float* gamma, const floa
   });
 }
 
+// Rows in pairs one pair ahead (PairsAhead), rows >= 2: this pair's statistics from the first
+// passes made before, the next pair's first passes, this pair's output (Normalize2), mean and
+// rstd where given. sums(i): row i's first pass (FirstSums or AddFirstSums, out of line); src(i):
+// the row it summed, which the statistics and the output read. Returns the rows done (even).
+template <bool kGamma, bool kBeta, class Sums, class Src>
+size_t PairsAheadOf(size_t rows, size_t cols, Sums&& sums, Src&& src, const float* gamma, const float* beta,
+                    double inv_n, float eps, float* y, size_t y_stride, float* mean, float* rstd) {
+  RowSums p0 = sums(0), p1 = sums(1);
+  size_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const float* const x0 = src(r);
+    const float* const x1 = src(r + 1);
+    const RowScale a = ScaleOf(StatsFrom(p0, x0, cols, inv_n, eps));
+    const RowScale b = ScaleOf(StatsFrom(p1, x1, cols, inv_n, eps));
+    if (r + 4 <= rows) p0 = sums(r + 2), p1 = sums(r + 3);
+    Normalize2<kGamma, kBeta>(x0, x1, gamma, beta, y + r * y_stride, y + (r + 1) * y_stride, cols, a, b);
+    if (mean != nullptr) mean[r] = a.m, mean[r + 1] = b.m;
+    if (rstd != nullptr) rstd[r] = a.rs, rstd[r + 1] = b.rs;
+  }
+  return r;
+}
+
 template <bool kGamma, bool kBeta>
 void ForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, const float* beta,
                  float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream) {
   const double inv_n = 1.0 / static_cast<double>(cols);
   size_t r = 0;
   if (PairsAhead(cols, stream) && rows >= 2) {
-    // One pair ahead: this pair's statistics, the next pair's first passes, this pair's output.
-    RowSums p0 = FirstSums(x, cols), p1 = FirstSums(x + x_stride, cols);
-    for (; r + 2 <= rows; r += 2) {
-      const float* x0 = x + r * x_stride;
-      const RowScale a = ScaleOf(StatsFrom(p0, x0, cols, inv_n, eps));
-      const RowScale b = ScaleOf(StatsFrom(p1, x0 + x_stride, cols, inv_n, eps));
-      if (r + 4 <= rows) p0 = FirstSums(x0 + 2 * x_stride, cols), p1 = FirstSums(x0 + 3 * x_stride, cols);
-      Normalize2<kGamma, kBeta>(x0, x0 + x_stride, gamma, beta, y + r * y_stride, y + (r + 1) * y_stride, cols, a, b);
-      if (mean != nullptr) mean[r] = a.m, mean[r + 1] = b.m;
-      if (rstd != nullptr) rstd[r] = a.rs, rstd[r + 1] = b.rs;
-    }
+    r = PairsAheadOf<kGamma, kBeta>(
+        rows, cols, [&](size_t i) { return FirstSums(x + i * x_stride, cols); },
+        [&](size_t i) { return x + i * x_stride; }, gamma, beta, inv_n, eps, y, y_stride, mean, rstd);
   } else if (PairRows(cols, stream)) {
     for (; r + 2 <= rows; r += 2) {
       const float* x0 = x + r * x_stride;
@@ -258,23 +272,12 @@ void AddForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, c
   const double inv_n = 1.0 / static_cast<double>(cols);
   size_t i = 0;  // rows by index: a pointer past the last row may not exist
   if (PairsAhead(cols, stream) && rows >= 2) {
-    // One pair ahead, as ForwardRows. The next pair's first passes read x and r and write s of
-    // rows this pair's output pass does not touch, whichever of them y shares.
-    RowSums p0 = AddFirstSums(x, r, s, cols), p1 = AddFirstSums(x + x_stride, r + r_stride, s + s_stride, cols);
-    for (; i + 2 <= rows; i += 2) {
-      float* const s0 = s + i * s_stride;
-      float* const y0 = y + i * y_stride;
-      const RowScale a = ScaleOf(StatsFrom(p0, s0, cols, inv_n, eps));
-      const RowScale b = ScaleOf(StatsFrom(p1, s0 + s_stride, cols, inv_n, eps));
-      if (i + 4 <= rows) {
-        const float* const x2 = x + (i + 2) * x_stride;
-        const float* const r2 = r + (i + 2) * r_stride;
-        float* const s2 = s + (i + 2) * s_stride;
-        p0 = AddFirstSums(x2, r2, s2, cols);
-        p1 = AddFirstSums(x2 + x_stride, r2 + r_stride, s2 + s_stride, cols);
-      }
-      Normalize2<kGamma, kBeta>(s0, s0 + s_stride, gamma, beta, y0, y0 + y_stride, cols, a, b);
-    }
+    // The next pair's first passes read x and r and write s of rows this pair's output pass does
+    // not touch, whichever of them y shares.
+    i = PairsAheadOf<kGamma, kBeta>(
+        rows, cols, [&](size_t k) { return AddFirstSums(x + k * x_stride, r + k * r_stride, s + k * s_stride, cols); },
+        [&](size_t k) { return static_cast<const float*>(s + k * s_stride); }, gamma, beta, inv_n, eps, y, y_stride,
+        nullptr, nullptr);
   } else if (PairRows(cols, stream)) {
     // Both rows' sums (s stored) before their output pass: x, r and s of a row are read before
     // any y of the pair is written, whichever of them y shares.
