@@ -47,6 +47,10 @@ template <int kScale, bool kLow = false, class D>
   nw = NegMulAdd(d, Mul(d, tn, tn), q, tn);
   s = BitCast(d, di, ShiftLeft<23>(di, BitCast(di, d, bias)));
 }
+template <int kScale, class D>
+[[gnu::always_inline]] inline void FastExpOfNeg(D d, VFromD<D> x, VFromD<D>& s, VFromD<D>& nw) {
+  FastExpOfNeg<kScale, false>(d, x, x, s, nw);
+}
 
 // kSilu: x sigmoid(x) = x / (1 + e^-x), else sigmoid(x) = 1 / (1 + e^-x), both from the
 // denominator 2^-64 (1 + e^-x) = S (1 + w) + 2^-64, rounded once (S + 2^-64 is exact for |x|
@@ -60,7 +64,7 @@ template <bool kSilu, class D>
   // (Max ignores it) and is put back at the end.
   const auto xc = Min(d, Max(d, x, -120.0f), 20.0f);
   VFromD<D> S, nw;
-  FastExpOfNeg<-64>(d, xc, xc, S, nw);  // S = 2^(n-64): normal for n in [-29, 174]
+  FastExpOfNeg<-64>(d, xc, S, nw);  // S = 2^(n-64): normal for n in [-29, 174]
   const auto den = NegMulAdd(d, S, nw, Add(d, S, Set(d, kTwoM64)));
   if constexpr (kSilu) {
     const auto y = Mul(d, Div(d, xc, den), kTwoM64);
@@ -85,8 +89,7 @@ template <class D>
 VFromD<D> FastTanh(D d, VFromD<D> x) {
   // e^z, z = -2|x| clamped at -20: S = 2^n, nw = -w.
   VFromD<D> S, nw;
-  const auto z = Mul(d, Min(d, Abs(d, x), 10.0f), 2.0f);
-  FastExpOfNeg<0>(d, z, z, S, nw);
+  FastExpOfNeg<0>(d, Mul(d, Min(d, Abs(d, x), 10.0f), 2.0f), S, nw);
   const auto one = Set(d, 1.0f);
   const auto m = NegMulAdd(d, S, nw, Sub(d, S, one));  // e^z - 1
   const auto q = Div(d, m, Add(d, m, Set(d, 2.0f)));  // -tanh|x|, or +0 at x = +-0
