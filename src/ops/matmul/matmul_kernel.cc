@@ -119,13 +119,36 @@ constexpr size_t kPanelGroupCols = 64;
 #define VLAK_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 static_assert(kMR <= 16 && kNarrowMR <= 16, "VLAK_MM_ROWS covers 16 rows");
 
+// AVX-512: asks for the lines of C[0:rows, 0:cols] (row stride ldc) for writing (prefetchw: the
+// build has PRFCHW). A tile's first k block stores C without reading it: 24 lines at the end of
+// each 6 x 64 tile, each store that misses L1 waiting for its line's read-for-ownership. When C
+// is larger than the L2 those waits went unhidden (1024 x 1024 x 128 at 84-88 % of the FMA peak,
+// 256 x 1024 x 128 at 97 %); asked for at the tile's start, the lines arrive under its k loop.
+// AVX2's Panel stores 6 lines per 6 x 16 tile, four tiles a call, and lost 1-2 % with it.
+// Measurements: docs/ops/matmul.md.
+#if defined(VLAK_SIMD_AVX512)
+constexpr bool kPrefetchC = true;
+#else
+constexpr bool kPrefetchC = false;
+#endif
+[[gnu::always_inline, maybe_unused]] inline void PrefetchTileForWrite(const float* c, size_t ldc, size_t rows,
+                                                                      size_t cols) {
+  for (size_t i = 0; i < rows; ++i) {
+    for (size_t l = 0; l < cols; l += kLineFloats) __builtin_prefetch(c + i * ldc + l, 1, 3);
+  }
+}
+
 // One row micro-panel of C (rows <= kMR rows from c, ncols columns) against the packed B block
 // (panels of Lanes(d) columns, kc deep). Out of line: one call per micro-panel and kc block.
 // x86: every 4 k steps (the unrolled loop's), kPf prefetches (kL2: into L2) pf_stride floats apart
 // from pf, then pf moves past them. Prefetches never fault, so pf may run past the end of B.
+// AVX-512, C's lines: a tile stored without being read (!load_c) asks for its own lines for writing
+// at the start of its k loop; a tile that loads C asks for those of c_next (next_rows rows, the
+// same columns: the next call's tile, or nullptr), as its own loads come first.
 template <size_t kMR_, bool kL2, size_t kPf, class D>
 [[gnu::noinline]] void Panel(D d, size_t kc, const float* a, size_t lda, size_t rows, const float* pb,
-                             size_t ncols, float* c, size_t ldc, bool load_c, const float* pf, size_t pf_stride) {
+                             size_t ncols, float* c, size_t ldc, bool load_c, const float* pf, size_t pf_stride,
+                             const float* c_next = nullptr, size_t next_rows = 0) {
   const size_t nr = Lanes(d);
   // Rows past the end read row 0 again (computed, never stored): no padding copy of A.
 #define VLAK_MM_APTR(i) [[maybe_unused]] const float* const a##i = a + (i < rows ? i : 0) * lda;
@@ -134,6 +157,13 @@ template <size_t kMR_, bool kL2, size_t kPf, class D>
   for (size_t j = 0; j < ncols; j += nr, pb += kc * nr, c += nr) {
     const size_t cols = ncols - j < nr ? ncols - j : nr;
     const bool full = cols == nr;
+    if constexpr (kPrefetchC) {
+      if (!load_c) {
+        PrefetchTileForWrite(c, ldc, rows, cols);
+      } else if (c_next != nullptr) {
+        PrefetchTileForWrite(c_next + j, ldc, next_rows, cols);
+      }
+    }
     // k step 0 starts the chains: the product alone (no zero vector: RVV cannot rematerialise
     // a splat of 0 and spilled a whole LMUL-8 group for it), or an FMA onto C. A partial tile
     // loads C as a strip; its lanes >= cols are unspecified and never stored.
@@ -605,10 +635,14 @@ void PackedRows(D d, const MatmulArgs& g, size_t pc, size_t kc, const float* pac
         float* const c = g.c + i * g.ldc + j0 + j;
         const float* const a = g.a + i * g.lda + pc;
         const float* const pf = panel + panels * nr * kc + t * share;
+        // The next row tile of this panel group, for a tile that loads C (Panel).
+        const size_t next_rows = i + kMR_ < ig1 ? std::min(kMR_, ig1 - i - kMR_) : 0;
+        const float* const c_next = next_rows > 0 ? c + kMR_ * g.ldc : nullptr;
         if (sparse) {
-          Panel<kMR_, true, 1>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride);
+          Panel<kMR_, true, 1>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride, c_next, next_rows);
         } else {
-          Panel<kMR_, true, PfDense(D())>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride);
+          Panel<kMR_, true, PfDense(D())>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride, c_next,
+                                          next_rows);
         }
         if (last) Epilogue(g, c, rows, j0 + j, cols);
       }
