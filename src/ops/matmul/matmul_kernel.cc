@@ -115,6 +115,7 @@ constexpr size_t PfDense(D d) {
 }
 constexpr size_t kPackedRowsSparseTiles = 16;
 constexpr size_t kPanelGroupCols = 64;
+constexpr bool kPackByRows = kPrefetch;  // PackB: B read row by row (x86), or panel by panel
 
 #define VLAK_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 static_assert(kMR <= 16 && kNarrowMR <= 16, "VLAK_MM_ROWS covers 16 rows");
@@ -355,6 +356,22 @@ constexpr size_t kTBlock = 0;
 template <class D>
 [[gnu::noinline]] void PackB(D d, size_t kc, size_t ncols, const float* b, size_t ldb, bool trans, float* dst) {
   const size_t nr = Lanes(d);
+  if (kPackByRows && !trans) {
+    // x86, row by row: B's rows are read front to back and each row's NR-column pieces go to
+    // their panels (ncols / NR sequential write streams). Panel by panel, each B row was read NR
+    // floats at a time, ldb apart, and the packing took about twice as long inside the product
+    // (docs/ops/matmul.md). RVV keeps the panel loop: the row loop's short inner loop cost 3 %
+    // more instructions at 64^3 (its budget).
+    const size_t full = ncols / nr * nr;
+    for (size_t p = 0; p < kc; ++p) {
+      const float* const src = b + p * ldb;
+      float* out = dst + p * nr;
+      size_t j = 0;
+      for (; j < full; j += nr, out += kc * nr) StoreU(d, LoadU(d, src + j), out);
+      if (j < ncols) StoreU(d, LoadN(d, src + j, ncols - j), out);
+    }
+    return;
+  }
   for (size_t j = 0; j < ncols; j += nr, dst += kc * nr) {
     const size_t cols = ncols - j < nr ? ncols - j : nr;
     if (!trans) {
