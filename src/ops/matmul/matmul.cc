@@ -83,16 +83,23 @@ const float* BlockBase(const MatmulArgs& g, const MatmulShape& shape, const floa
 
 // Packs all of B into `packed` (PackedFloats floats) on `threads` threads, or fewer where the
 // copy is too short to split (`by_bytes`; SharedB's threads are awake for the product anyway).
-// Items: (group of 4 panels of the whole n, k block), column-group major: ComputePacked's tasks run
-// column-block major, so a thread's tasks tend to read the panels it packed, from its own L2
-// (128 x 512 x 512 on 2 threads of a Zen 4: 349 -> 327 us).
+// Items: (group of up to 4 panels of the whole n, k block), column-group major: ComputePacked's
+// tasks run column-block major, so a thread's tasks tend to read the panels it packed, from its
+// own L2 (128 x 512 x 512 on 2 threads of a Zen 4: 349 -> 327 us).
 void PackAllB(const MatmulArgs& g, const MatmulShape& shape, int threads, bool by_bytes, Target target, float* packed) {
   const size_t nr = shape.nr, nc = shape.nc, kc_max = shape.kc;
   const size_t n_pad = (g.n + nr - 1) / nr * nr;
   auto* const pack = Dispatch(kMatmulPackB, target);
   const size_t k_blocks = (g.k + kc_max - 1) / kc_max;
-  constexpr size_t kPanelsPerItem = 4;
-  const size_t groups = (n_pad / nr + kPanelsPerItem - 1) / kPanelsPerItem;
+  // 4 panels an item, or fewer where that would leave a thread fewer than two items (256 x 256 x
+  // 128 was one item: one thread packed all of B while the other waited).
+  const size_t panels = n_pad / nr;
+  size_t panels_per_item = 4;
+  while (panels_per_item > 1 &&
+         k_blocks * ((panels + panels_per_item - 1) / panels_per_item) < 2 * static_cast<size_t>(threads)) {
+    panels_per_item /= 2;
+  }
+  const size_t groups = (panels + panels_per_item - 1) / panels_per_item;
   const size_t pack_bytes = g.k > SIZE_MAX / 8 / n_pad ? SIZE_MAX : g.k * n_pad * 8;
   const int pack_threads = by_bytes ? std::min(threads, ThreadsForBytes(pack_bytes, k_blocks * groups)) : threads;
   ParallelFor(PlanChunks(k_blocks * groups, pack_threads),
@@ -100,9 +107,9 @@ void PackAllB(const MatmulArgs& g, const MatmulShape& shape, int threads, bool b
                 for (size_t item = begin; item < end; ++item) {
                   const size_t grp = item / k_blocks, pcb = item % k_blocks;
                   const size_t pc = pcb * kc_max, kc = g.k - pc < kc_max ? g.k - pc : kc_max;
-                  const size_t j0 = grp * kPanelsPerItem * nr;
+                  const size_t j0 = grp * panels_per_item * nr;
                   if (j0 >= g.n) continue;
-                  const size_t j1 = j0 + kPanelsPerItem * nr < g.n ? j0 + kPanelsPerItem * nr : g.n;
+                  const size_t j1 = j0 + panels_per_item * nr < g.n ? j0 + panels_per_item * nr : g.n;
                   // A group inside one column block (nc is a multiple of NR, not always of 4 NR).
                   for (size_t j = j0; j < j1;) {
                     const size_t jb = j / nc * nc, jend = jb + nc < j1 ? jb + nc : j1;
