@@ -91,8 +91,8 @@ void PackAllB(const MatmulArgs& g, const MatmulShape& shape, int threads, bool b
   const size_t n_pad = (g.n + nr - 1) / nr * nr;
   auto* const pack = Dispatch(kMatmulPackB, target);
   const size_t k_blocks = (g.k + kc_max - 1) / kc_max;
-  // 4 panels an item, or fewer where that would leave a thread fewer than two items (256 x 256 x
-  // 128 was one item: one thread packed all of B while the other waited).
+  // 4 panels an item, or fewer where that would leave a thread fewer than two items (a B of 4
+  // AVX-512 panels and one k block was one item: one thread packed it while the others waited).
   const size_t panels = n_pad / nr;
   size_t panels_per_item = 4;
   while (panels_per_item > 1 &&

@@ -1,10 +1,12 @@
 // Matmul f32 kernels, generic over the tag: compiled once per target.
 //
 // Algorithm: GotoBLAS/BLIS blocking, transposed for row-major C with the vector along n: B packed
-//   per block (kc = 256 rows by nc, 1 MiB, L2-resident) into [nc/NR][kc][NR] panels; A read in
-//   place through MR row pointers (L1); an MR x NR tile of accumulators, c_i = MulAdd(b, A[i][p],
-//   c_i) per k step. x86 runs each packed block panel-outer (PackedRows, each row tile prefetching
-//   its share of the next panel), RVV and scalar row-outer; x86 packs TRANS_B's W by transposes.
+//   per block (kc rows by nc, 1 MiB, L2-resident; kc 512 on x86, 256 elsewhere: matmul_config.h)
+//   into [nc/NR][kc][NR] panels; A read in place through MR row pointers (L1); an MR x NR tile of
+//   accumulators, c_i = MulAdd(b, A[i][p], c_i) per k step. x86 runs each packed block
+//   panel-outer (PackedRows, each row tile prefetching its share of the next panel; AVX-512 asks
+//   for its C lines before its k loop), RVV and scalar row-outer; x86 packs B row by row, and
+//   TRANS_B's W by transposes.
 // Order: each C element is one FMA chain in sequential k order, from a[i][0] * b[0][j] (or from C
 //   with ACCUMULATE / after the first kc block): the same bits on every target, VLEN and thread
 //   count, NaN payloads aside. Bound (vlak.h): |C - C64| <= 2 k 2^-24 sum_p |A[i][p]| |B[p][j]|
@@ -122,11 +124,10 @@ static_assert(kMR <= 16 && kNarrowMR <= 16, "VLAK_MM_ROWS covers 16 rows");
 
 // AVX-512: asks for the lines of C[0:rows, 0:cols] (row stride ldc) for writing (prefetchw: the
 // build has PRFCHW). A tile's first k block stores C without reading it: 24 lines at the end of
-// each 6 x 64 tile, each store that misses L1 waiting for its line's read-for-ownership. When C
-// is larger than the L2 those waits went unhidden (1024 x 1024 x 128 at 84-88 % of the FMA peak,
-// 256 x 1024 x 128 at 97 %); asked for at the tile's start, the lines arrive under its k loop.
-// AVX2's Panel stores 6 lines per 6 x 16 tile, four tiles a call, and lost 1-2 % with it.
-// Measurements: docs/ops/matmul.md.
+// each 6 x 64 tile, each store that misses L1 waiting for its line's read-for-ownership, which
+// went unhidden when C is larger than the L2. Asked for at the tile's start, the lines arrive
+// under its k loop. AVX2's Panel stores 6 lines per 6 x 16 tile, four tiles a call, and was
+// slower with it. Measurements: docs/ops/matmul.md.
 #if defined(VLAK_SIMD_AVX512)
 constexpr bool kPrefetchC = true;
 #else
@@ -358,10 +359,9 @@ template <class D>
   const size_t nr = Lanes(d);
   if (kPackByRows && !trans) {
     // x86, row by row: B's rows are read front to back and each row's NR-column pieces go to
-    // their panels (ncols / NR sequential write streams). Panel by panel, each B row was read NR
-    // floats at a time, ldb apart, and the packing took about twice as long inside the product
-    // (docs/ops/matmul.md). RVV keeps the panel loop: the row loop's short inner loop cost 3 %
-    // more instructions at 64^3 (its budget).
+    // their panels (ncols / NR sequential write streams), which the prefetchers follow better
+    // than NR floats from every row, ldb apart (docs/ops/matmul.md). RVV keeps the panel loop:
+    // the row loop's short inner loop retires more instructions (its budgets).
     const size_t full = ncols / nr * nr;
     for (size_t p = 0; p < kc; ++p) {
       const float* const src = b + p * ldb;
