@@ -47,10 +47,6 @@ const Record* CheapestAsAccurate(const std::vector<const Record*>& tiers, const 
   return v;
 }
 
-}  // namespace
-
-namespace {
-
 // A row the report meets with a tier: a peer, or a composition of vlak calls (kind "composed":
 // vlak-2call, vlak_activation_f32 then a product, whose default-tier activation is cruder than
 // glu's own).
