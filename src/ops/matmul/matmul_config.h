@@ -6,9 +6,13 @@
 //   direct_rows:   rows of C per pass over B (a register tile of rows x vectors).
 //   direct_regs:   vector registers for the tile's accumulators and B vectors: a pass over r rows
 //                  uses vectors = min(direct_max_vectors, direct_regs / (r + 1)), at least 1.
-//   direct_kc:     k block: the chains are stored to C and reloaded every kc steps (exact). Short,
-//                  so that a block's kc rows of B are read as kc sequential streams, strip after
-//                  strip, which the hardware prefetchers follow (256 rows 16 KiB apart were not).
+//   direct_kc:     k block, B as k x n: the chains are stored to C and reloaded every kc steps
+//                  (exact). A block's kc rows of B are read as kc streams, strip after strip; the
+//                  x86 tile asks for the next strip's line of each row as it reads its own, so
+//                  the streams need not be few enough for the hardware prefetchers to follow
+//                  (256 rows 16 KiB apart were not) and the reloads of C stay rare.
+//   direct_kc_trans: k block of W's strip transposed at a time with TRANS_B, in cache (a buffer
+//                  of this many steps on the stack).
 //   direct_kc_stream, direct_stream_rows: the k block of a pass over at most direct_stream_rows
 //                  rows of C, B as k x n, when B comes from memory (more than 8 times the per-core
 //                  L2, the row operators' rule: parallel_rows.h) or the pass is one row: fewer
@@ -29,6 +33,7 @@ struct MatmulDirectConfig {
   size_t direct_regs;
   size_t direct_max_vectors;
   size_t direct_kc;
+  size_t direct_kc_trans;
   size_t direct_kc_stream;
   size_t direct_stream_rows;
   size_t direct_kc_trans_stream;
@@ -36,13 +41,13 @@ struct MatmulDirectConfig {
 
 // Not `inline`: each target's build defines its own table, so each has internal linkage.
 #if defined(VLAK_SIMD_RVV)
-constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256, 256, 0, 0};
+constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256, 256, 256, 0, 0};
 #elif defined(VLAK_SIMD_AVX512)
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 32, 8, 8, 256};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 128, 32, 8, 8, 256};
 #elif defined(VLAK_SIMD_AVX2)
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32, 8, 8, 256};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32, 32, 8, 8, 256};
 #else
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32, 32, 0, 0};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32, 32, 32, 0, 0};
 #endif
 
 // The packed (blocked) kernel's blocks, per target:

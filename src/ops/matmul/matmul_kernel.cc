@@ -440,9 +440,14 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
 // m <= direct_rows). Same chains as the packed kernel: each C element is the sequential fma chain
 // from a[i][0] * b[0][j] (from C with ACCUMULATE, and after each kc block, where the chains are
 // stored to C and reloaded: exact), so the bits are those of every other path. Cost per k step:
-// V vector loads of B, r broadcasts of A (memory operands of the FMAs on x86), r x V FMAs.
+// V vector loads of B, r broadcasts of A (memory operands of the FMAs on x86), r x V FMAs, and on
+// AVX-512, for B in cache, one prefetch: the line after the tile's in the same row of B, which the
+// next strip reads. B from memory comes as a few sequential streams (direct_kc_stream) that the
+// hardware prefetchers follow, and the prefetch slowed them; AVX2's strips of 8 floats share
+// lines, and it slowed those too.
 #if !defined(VLAK_SIMD_RVV)
 using D1 = Simd<float, 0>;
+constexpr bool kPrefetchNextStrip = kPrefetchC;  // AVX-512 only, as C's prefetch
 
 template <size_t... I, class F>
 [[gnu::always_inline]] inline void UnrollImpl(std::index_sequence<I...>, F&& f) {
@@ -458,7 +463,7 @@ template <size_t N, class F>
 // broadcasts are memory operands of the FMAs, and rows lda apart cannot alias one L1 set).
 template <size_t R, size_t V, bool kTail>
 [[gnu::noinline]] void DirectTile(const float* ap, const float* b, size_t ldb, size_t kc, float* c, size_t ldc,
-                                  size_t tail, bool from_c) {
+                                  size_t tail, bool from_c, bool next_strip) {
   const D1 d;
   const size_t L = Lanes(d);
   const auto dt = Strip(d, tail);
@@ -482,6 +487,9 @@ template <size_t R, size_t V, bool kTail>
   }
   for (; p < kc; ++p) {
     const float* const bp = b + p * ldb;  // formed only for rows of B that exist (ldb may be huge)
+    // The next strip's line (past the end of B for the last strip of its last row: prefetches
+    // never fault).
+    if (kPrefetchNextStrip && next_strip) __builtin_prefetch(bp + V * L);
     Unroll<V>([&](auto v) __attribute__((always_inline)) { bv[v] = load(bp, v); });
     Unroll<R>([&](auto r) __attribute__((always_inline)) {
       const float av = ap[p * R + r];
@@ -497,7 +505,7 @@ template <size_t R, size_t V, bool kTail>
 }
 
 
-using DirectTileFn = void (*)(const float*, const float*, size_t, size_t, float*, size_t, size_t, bool);
+using DirectTileFn = void (*)(const float*, const float*, size_t, size_t, float*, size_t, size_t, bool, bool);
 
 template <size_t R, size_t... I>
 constexpr std::array<DirectTileFn, sizeof...(I)> DirectTails(std::index_sequence<I...>) {
@@ -510,37 +518,39 @@ constexpr std::array<DirectTileFn, sizeof...(I)> DirectTails(std::index_sequence
 template <size_t R>
 void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
   constexpr size_t V = MatmulDirectVectors(kMatmulDirectConfig, R);
-  constexpr size_t kKcMax = kMatmulDirectConfig.direct_kc;
+  constexpr MatmulDirectConfig cfg = kMatmulDirectConfig;
+  constexpr size_t kKcW = cfg.direct_kc_trans;
   static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
   const size_t L = Lanes(D1());
   const size_t w = V * L;
-  // A packed [p][R], kKcA k steps at a time (TRANS_B; kKcMax for B as k x n): 16 KiB, so that
+  // A packed [p][R], kKcA k steps at a time (TRANS_B; a k block for B as k x n): 16 KiB, so that
   // a call with few rows (m = 1: 4096 steps) reads each row of W once, front to back.
-  constexpr size_t kKcA = std::max(kKcMax, 4096 / R / kKcMax * kKcMax);
+  constexpr size_t kKcA = std::max(kKcW, 4096 / R / kKcW * kKcW);
+  static_assert(cfg.direct_kc <= kKcA && cfg.direct_kc_stream <= kKcA, "ap holds a k block of B as k x n");
   alignas(64) float ap[kKcA * R];
-  alignas(64) float bt[kKcMax * V * MaxLanes(D1())];
+  alignas(64) float bt[kKcW * V * MaxLanes(D1())];
   float* const c = g.c + i * g.ldc;
   // ap[p][r] = A[i + r][pc + p], by the transposes TRANS_B uses for W (register blocks where R has
   // 8 or 16 rows, the rest element-wise; rows by index: a pointer past the last row may not exist).
   auto pack_a = [&](size_t pc, size_t kc) { TransposeW(g.a + i * g.lda + pc, g.lda, R, kc, ap, R); };
-  auto tile = [&](size_t j, size_t cols, const float* a, const float* b, size_t ldb, size_t kc, bool from_c) {
-    if (cols == w) return DirectTile<R, V, false>(a, b, ldb, kc, c + j, g.ldc, L, from_c);
+  auto tile = [&](size_t j, size_t cols, const float* a, const float* b, size_t ldb, size_t kc, bool from_c,
+                  bool next_strip) {
+    if (cols == w) return DirectTile<R, V, false>(a, b, ldb, kc, c + j, g.ldc, L, from_c, next_strip);
     const size_t nv = (cols + L - 1) / L;
-    kTails[nv - 1](a, b, ldb, kc, c + j, g.ldc, cols - (nv - 1) * L, from_c);
+    kTails[nv - 1](a, b, ldb, kc, c + j, g.ldc, cols - (nv - 1) * L, from_c, next_strip);
   };
-  constexpr MatmulDirectConfig cfg = kMatmulDirectConfig;
   // B (or W) streams from memory: more than 8 times the per-core L2 (parallel_rows.h's rule).
   const bool from_memory = static_cast<double>(g.k) * static_cast<double>(g.n) * sizeof(float) / 8 >
                            static_cast<double>(L2CacheBytes());
   if (!g.b_trans) {
-    static_assert(cfg.direct_kc_stream <= kKcMax, "ap holds kKcMax steps");
-    const size_t kb = R <= cfg.direct_stream_rows && (R == 1 || from_memory) ? cfg.direct_kc_stream : kKcMax;
+    const bool few_streams = R <= cfg.direct_stream_rows && (R == 1 || from_memory);
+    const size_t kb = few_streams ? cfg.direct_kc_stream : cfg.direct_kc;
     for (size_t pc = 0; pc < g.k; pc += kb) {
       const size_t kc = g.k - pc < kb ? g.k - pc : kb;
       pack_a(pc, kc);
       for (size_t j = j0; j < j1; j += w) {
         const size_t cols = j1 - j < w ? j1 - j : w;
-        tile(j, cols, ap, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0);
+        tile(j, cols, ap, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0, !few_streams);
         if (pc + kc == g.k) Epilogue(g, c + j, R, j, cols);
       }
     }
@@ -552,7 +562,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
                                ? AcquireBuffer(cfg.direct_kc_trans_stream * w)
                                : nullptr;
   const bool stream = long_base != nullptr;
-  const size_t kt = stream ? cfg.direct_kc_trans_stream : kKcMax;
+  const size_t kt = stream ? cfg.direct_kc_trans_stream : kKcW;
   float* const btp = stream ? long_base + kPoolHeaderFloats : bt;
   for (size_t pa = 0; pa < g.k; pa += kKcA) {
     const size_t ka = g.k - pa < kKcA ? g.k - pa : kKcA;
@@ -572,7 +582,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
           }
         }
         TransposeW(wj, g.ldb, cols, kc, btp, w);
-        tile(j, cols, ap + (pc - pa) * R, btp, w, kc, g.accumulate || pc > 0);
+        tile(j, cols, ap + (pc - pa) * R, btp, w, kc, g.accumulate || pc > 0, false);
       }
       if (pa + ka == g.k) Epilogue(g, c + j, R, j, cols);
     }

@@ -127,9 +127,9 @@ TEST(Matmul, ShapesAgainstReferenceAndOrderModel) {
 }
 
 // The direct kernel's range (m <= 16 on x86, B not packed) and just past it: every m from 1 to
-// 17, odd n (strip tails of every width) and k (k blocks of 32, transposed 16 x 16 and 8 x 8
-// blocks with edges), both B layouts, ACCUMULATE, strides with gaps; the same bits as the order
-// model and within the bound.
+// 17, odd n (strip tails of every width) and k (k blocks of 32 and 128, transposed 16 x 16 and
+// 8 x 8 blocks with edges), both B layouts, ACCUMULATE, strides with gaps; the same bits as the
+// order model and within the bound.
 TEST(Matmul, FewRowsDirect) {
   ForEachTarget([] {
     uint32_t seed = 900;
