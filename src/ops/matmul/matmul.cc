@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include "dispatch/dispatch.h"
@@ -255,17 +256,34 @@ bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target 
   return ok;
 }
 
-// Few rows, B as k x n: the direct kernel (no packing) on column blocks of C, each a whole
-// number of vectors, at least 4 per thread where n has them. Each C element is computed by one
+// Few rows: the direct kernel (no packing of B) on column blocks of C, each a whole number of
+// vectors, at least 4 per thread where n has them. Every block needs all of A: each participant
+// packs it once, at its first block, into its own buffer (in its own caches), and its later
+// blocks read it there. Where A packed takes more than a quarter of the L2 (or the memory is not
+// there), each block packs A's k blocks as it goes instead. Each C element is computed by one
 // task, whole: the bits do not depend on the thread count.
-void DirectSplit(const MatmulArgs& g, int threads, decltype(Dispatch(kMatmulBlock)) direct, size_t unit) {
+void DirectSplit(const MatmulArgs& g, int threads, Target target, size_t unit) {
+  const auto direct = Dispatch(kMatmulDirect, target);
+  const auto pack_a = Dispatch(kMatmulDirectPackA, target);
   const size_t units = (g.n + unit - 1) / unit;
   const size_t want = 4 * static_cast<size_t>(threads);
   const size_t per = units <= want ? 1 : (units + want - 1) / want;
   const size_t blocks = (units + per - 1) / per;
-  ParallelFor(PlanChunks(blocks, threads, 1, 4), [&](int, size_t begin, size_t end) {
+  const size_t a_floats = (g.m * g.k + 15) / 16 * 16;  // 64-byte aligned per participant
+  const bool own_a = a_floats * sizeof(float) <= L2CacheBytes() / 4;
+  std::optional<PooledBuffer> a_buffer;
+  if (own_a) a_buffer.emplace(a_floats * static_cast<size_t>(threads));
+  float* const a_base = a_buffer ? a_buffer->data() : nullptr;
+  bool a_packed[kMaxThreads] = {};
+  ParallelFor(PlanChunks(blocks, threads, 1, 4), [&](int worker, size_t begin, size_t end) {
+    float* a = nullptr;
+    if (a_base != nullptr) {
+      a = a_base + static_cast<size_t>(worker) * a_floats;
+      if (!a_packed[worker]) pack_a(g, 0, g.m, a);
+      a_packed[worker] = true;
+    }
     const size_t j0 = begin * per * unit, j1 = end * per * unit < g.n ? end * per * unit : g.n;
-    direct(g, false, 0, g.m, j0, j1, nullptr);
+    direct(g, false, 0, g.m, j0, j1, a);
   });
 }
 
@@ -336,7 +354,7 @@ bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t s
                           partial + s * mn, g.n, g.b_trans, false};
       block(gs, shape.narrow, i0, i0 + rows_per < g.m ? i0 + rows_per : g.m, j0,
             j0 + cols_per < g.n ? j0 + cols_per : g.n,
-            scratch + static_cast<size_t>(worker) * per_worker);
+            packs ? scratch + static_cast<size_t>(worker) * per_worker : nullptr);
     }
   });
   SumSegments(g, partial, segments, threads);
@@ -506,7 +524,7 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
     }
     if (t > col_tiles) t = col_tiles;
     if (t > 1) {
-      DirectSplit(g, static_cast<int>(t), kernel, shape.nr);
+      DirectSplit(g, static_cast<int>(t), target, shape.nr);
     } else {
       kernel(g, false, 0, g.m, 0, g.n, nullptr);
     }

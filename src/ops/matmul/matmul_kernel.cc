@@ -505,6 +505,13 @@ template <size_t R, size_t V, bool kTail>
 }
 
 
+// dst[p][r] = A[i + r][p0 + p] for r < rows, p < kc: by the transposes TRANS_B uses for W
+// (register blocks where rows is 8 or 16, the rest element-wise; rows by index: a pointer past the
+// last row may not exist).
+void PackDirectA(const MatmulArgs& g, size_t i, size_t rows, size_t p0, size_t kc, float* dst) {
+  TransposeW(g.a + i * g.lda + p0, g.lda, rows, kc, dst, rows);
+}
+
 using DirectTileFn = void (*)(const float*, const float*, size_t, size_t, float*, size_t, size_t, bool, bool);
 
 template <size_t R, size_t... I>
@@ -515,8 +522,9 @@ constexpr std::array<DirectTileFn, sizeof...(I)> DirectTails(std::index_sequence
 // Rows [i, i + R) of C, columns [j0, j1). B as k x n: k blocks outer, strips inner (a block's
 // kc rows of B stream strip after strip). TRANS_B: A packed once per kKcA k steps; over those,
 // strips outer and k blocks inner, so that each of the strip's rows of W is read front to back.
+// a_packed: these rows of A packed [k][R] by the caller (MatmulDirectPackAF32), or nullptr.
 template <size_t R>
-void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
+void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float* a_packed) {
   constexpr size_t V = MatmulDirectVectors(kMatmulDirectConfig, R);
   constexpr MatmulDirectConfig cfg = kMatmulDirectConfig;
   constexpr size_t kKcW = cfg.direct_kc_trans;
@@ -530,9 +538,12 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
   alignas(64) float ap[kKcA * R];
   alignas(64) float bt[kKcW * V * MaxLanes(D1())];
   float* const c = g.c + i * g.ldc;
-  // ap[p][r] = A[i + r][pc + p], by the transposes TRANS_B uses for W (register blocks where R has
-  // 8 or 16 rows, the rest element-wise; rows by index: a pointer past the last row may not exist).
-  auto pack_a = [&](size_t pc, size_t kc) { TransposeW(g.a + i * g.lda + pc, g.lda, R, kc, ap, R); };
+  // A's k steps [p0, p0 + kc) as [p][R]: the caller's, or packed into ap here.
+  auto a_block = [&](size_t p0, size_t kc) -> const float* {
+    if (a_packed != nullptr) return a_packed + p0 * R;
+    PackDirectA(g, i, R, p0, kc, ap);
+    return ap;
+  };
   auto tile = [&](size_t j, size_t cols, const float* a, const float* b, size_t ldb, size_t kc, bool from_c,
                   bool next_strip) {
     if (cols == w) return DirectTile<R, V, false>(a, b, ldb, kc, c + j, g.ldc, L, from_c, next_strip);
@@ -547,10 +558,10 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
     const size_t kb = few_streams ? cfg.direct_kc_stream : cfg.direct_kc;
     for (size_t pc = 0; pc < g.k; pc += kb) {
       const size_t kc = g.k - pc < kb ? g.k - pc : kb;
-      pack_a(pc, kc);
+      const float* const a = a_block(pc, kc);
       for (size_t j = j0; j < j1; j += w) {
         const size_t cols = j1 - j < w ? j1 - j : w;
-        tile(j, cols, ap, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0, !few_streams);
+        tile(j, cols, a, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0, !few_streams);
         if (pc + kc == g.k) Epilogue(g, c + j, R, j, cols);
       }
     }
@@ -566,7 +577,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
   float* const btp = stream ? long_base + kPoolHeaderFloats : bt;
   for (size_t pa = 0; pa < g.k; pa += kKcA) {
     const size_t ka = g.k - pa < kKcA ? g.k - pa : kKcA;
-    pack_a(pa, ka);
+    const float* const a = a_block(pa, ka);
     for (size_t j = j0; j < j1; j += w) {
       const size_t cols = j1 - j < w ? j1 - j : w;
       for (size_t pc = pa; pc < pa + ka; pc += kt) {
@@ -582,7 +593,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
           }
         }
         TransposeW(wj, g.ldb, cols, kc, btp, w);
-        tile(j, cols, ap + (pc - pa) * R, btp, w, kc, g.accumulate || pc > 0, false);
+        tile(j, cols, a + (pc - pa) * R, btp, w, kc, g.accumulate || pc > 0, false);
       }
       if (pa + ka == g.k) Epilogue(g, c + j, R, j, cols);
     }
@@ -591,7 +602,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1) {
 }
 
 template <size_t... R>
-constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t), sizeof...(R)> DirectRowFns(
+constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t, const float*), sizeof...(R)> DirectRowFns(
     std::index_sequence<R...>) {
   return {&DirectRows<R + 1>...};
 }
@@ -683,18 +694,33 @@ void MatmulPackedRowsF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc,
   PackedRows<kMR>(DF(), g, pc, kc, packed, j0, ncols, i0, i1);
 }
 
-// C[i0:i1, j0:j1] of a call with B as k x n, by the direct kernel (m <= direct_max_m), on one
-// thread; narrow and scratch unused (the signature of MatmulBlockF32). k > 0.
-void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0, size_t j1, float*) {
+// C[i0:i1, j0:j1] by the direct kernel (m <= direct_max_m), on one thread; narrow unused (the
+// signature of MatmulBlockF32). a_packed: rows [i0, i1) of A as MatmulDirectPackAF32 packs them,
+// or nullptr (the call packs A's blocks as it goes). k > 0.
+void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0, size_t j1, float* a_packed) {
 #if !defined(VLAK_SIMD_RVV)
   constexpr size_t kRows = kMatmulDirectConfig.direct_rows;
   static constexpr auto kFns = DirectRowFns(std::make_index_sequence<kRows>{});
   for (size_t i = i0; i < i1; i += kRows) {
     const size_t rows = i1 - i < kRows ? i1 - i : kRows;
-    kFns[rows - 1](g, i, j0, j1);
+    kFns[rows - 1](g, i, j0, j1, a_packed != nullptr ? a_packed + (i - i0) * g.k : nullptr);
   }
 #else
-  (void)g, (void)i0, (void)i1, (void)j0, (void)j1;  // never called: direct_max_m is 0
+  (void)g, (void)i0, (void)i1, (void)j0, (void)j1, (void)a_packed;  // never called: direct_max_m is 0
+#endif
+}
+
+// Rows [i0, i1) of A, all k steps, into dst ((i1 - i0) x k floats) for MatmulDirectF32: each pass
+// of direct_rows rows as [k][rows], the passes one after another.
+void MatmulDirectPackAF32(const MatmulArgs& g, size_t i0, size_t i1, float* dst) {
+#if !defined(VLAK_SIMD_RVV)
+  constexpr size_t kRows = kMatmulDirectConfig.direct_rows;
+  for (size_t i = i0; i < i1; i += kRows) {
+    const size_t rows = i1 - i < kRows ? i1 - i : kRows;
+    PackDirectA(g, i, rows, 0, g.k, dst + (i - i0) * g.k);
+  }
+#else
+  (void)g, (void)i0, (void)i1, (void)dst;  // never called: direct_max_m is 0
 #endif
 }
 

@@ -15,6 +15,7 @@
     (const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch))                   \
   X(kMatmulDirect, void, MatmulDirectF32,                                                                             \
     (const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch))                   \
+  X(kMatmulDirectPackA, void, MatmulDirectPackAF32, (const MatmulArgs& g, size_t i0, size_t i1, float* dst))          \
   X(kMatmulPackB, void, MatmulPackBF32,                                                                               \
     (const MatmulArgs& g, bool narrow, size_t pc, size_t kc, size_t j0, size_t ncols, float* dst))                    \
   X(kMatmulPackedRows, void, MatmulPackedRowsF32,                                                                     \
