@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -147,13 +148,18 @@ TEST(Concurrency, EveryEntryPointWhileTheThreadCountChanges) {
   });
 }
 
+// The target changes every 20 us or more (a sleep, not a yield): still many times inside each
+// call, but a job that needs two calls on one target (a packed quantized W and its product, which
+// refuses another target's buffer) finds a window between changes within its retries. Changed
+// back to back, they could come faster than one pack and product for all 100 tries on a 2-core
+// machine, and the test failed now and then.
 TEST(Concurrency, EveryEntryPointWhileTheTargetChanges) {
   const vlak_target saved = vlak_active_target();
   RunConcurrently(true, [saved](std::atomic<bool>& done) {
     for (int i = 0; !done; ++i) {
       const auto t = static_cast<vlak_target>(i % 4);
       if (vlak_target_supported(t)) EXPECT_EQ(vlak_set_target(t), VLAK_OK);
-      std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
     EXPECT_EQ(vlak_set_target(saved), VLAK_OK);
   });
