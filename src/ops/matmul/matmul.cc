@@ -130,8 +130,10 @@ void PackAllB(const MatmulArgs& g, const MatmulShape& shape, int threads, bool b
 // was packed (its n and k place the panels); run: the product computed, over the k range
 // [p0, p0 + run.k) of that B (a segment of a skinny call; g itself otherwise, p0 = 0): run.a
 // starts at column p0 of A and the chains start at p0 (from C with run.accumulate).
+// packed null (run = g, p0 = 0): B is not packed yet; it is packed here (below), and
+// *peak_bytes (if not null) set to the buffers' size. false also when they cannot be allocated.
 bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const MatmulShape& shape, int threads,
-                   Target target, const float* packed) {
+                   Target target, const float* packed, size_t* peak_bytes = nullptr) {
   const size_t nr = shape.nr, mr = shape.mr, nc = shape.nc, kc_max = shape.kc;
   const size_t n_pad = (g.n + nr - 1) / nr * nr;
   auto* const rows_fn = Dispatch(kMatmulPackedRows, target);
@@ -219,15 +221,48 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
     }
     done += cost;
   }
+  // B not packed yet: each share packs the panels its tasks read, one k block at a time, before
+  // its tasks of that k block, so that a panel is written by the core that reads it. (A panel
+  // written by one core and read by another costs the reader misses, and the next call's writer
+  // an invalidation of the reader's copy per line: docs/ops/matmul.md.) Shares of whole column
+  // blocks read different panels: one buffer, each share packing its own part. Shares of rows
+  // read the same panels: where B packed takes at most a quarter of the L2, each share packs
+  // them into a buffer of its own; beyond that, PackAllB packs all of B once, in parallel, and
+  // every share reads it.
+  bool whole_columns = true;
+  for (size_t s = 0; s < shares; ++s) whole_columns = whole_columns && cut[s] % row_blocks == 0;
+  const size_t b_floats = (PackedFloats(g.k, g.n, shape) + 15) / 16 * 16;
+  const bool per_share = packed == nullptr && !whole_columns && b_floats * sizeof(float) <= L2CacheBytes() / 4;
+  const bool pack_in_shares = packed == nullptr && (whole_columns || per_share);
+  std::optional<PooledBuffer> buffer;
+  if (packed == nullptr) {
+    if (b_floats == 0 || (per_share && b_floats > SIZE_MAX / sizeof(float) / shares)) return false;
+    const size_t floats = per_share ? b_floats * shares : b_floats;
+    buffer.emplace(floats);
+    if (buffer->data() == nullptr) return false;
+    if (peak_bytes != nullptr) *peak_bytes = floats * sizeof(float);
+    if (!pack_in_shares) PackAllB(g, shape, threads, false, target, buffer->data());
+  }
+  float* const pack_base = buffer ? buffer->data() : nullptr;
+  auto* const pack = Dispatch(kMatmulPackB, target);
   ParallelFor(PlanChunks(shares, static_cast<int>(shares), 1, 1), [&](int, size_t s0, size_t s1) {
     for (size_t s = s0; s < s1; ++s) {
+      float* const b = per_share ? pack_base + s * b_floats : pack_base;
+      const float* const panels = b != nullptr ? b : packed;
       for (size_t pc = 0; pc < run.k; pc += kc_max) {
         const size_t kc = run.k - pc < kc_max ? run.k - pc : kc_max;
+        if (pack_in_shares) {
+          // The share's column blocks: tasks are column-block major.
+          for (size_t c = cut[s] / row_blocks; c <= (cut[s + 1] - 1) / row_blocks; ++c) {
+            pack(g, shape.narrow, pc, kc, cols[c].j0, cols[c].ncols,
+                 const_cast<float*>(BlockBase(g, shape, b, cols[c].jc, pc)) + (cols[c].j0 - cols[c].jc) * kc);
+          }
+        }
         for (size_t task = cut[s]; task < cut[s + 1]; ++task) {
           const ColBlock& cb = cols[task / row_blocks];
           size_t i0, i1;
           task_rows(task, i0, i1);
-          rows_fn(run, shape.narrow, pc, kc, BlockBase(g, shape, packed, cb.jc, p0 + pc) + (cb.j0 - cb.jc) * kc,
+          rows_fn(run, shape.narrow, pc, kc, BlockBase(g, shape, panels, cb.jc, p0 + pc) + (cb.j0 - cb.jc) * kc,
                   cb.j0, cb.ncols, i0, i1);
         }
       }
@@ -236,24 +271,16 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
   return true;
 }
 
-// Many threads: B is packed once, in parallel, into one buffer that all threads read
-// (PackAllB); then ComputePacked. Tried before (2 vCPUs, libomp): a packed B shared through two
-// barriers per kc block lost to per-thread packing when a thread was descheduled; here there is
-// no barrier inside the product, and a share that its thread has not started when another thread
-// is done is taken by that one whole (parallel.h rule 4).
+// Many threads: B is packed once, by the threads that read it (ComputePacked: each share packs
+// its own panels, or PackAllB all of them first). Tried before (2 vCPUs,
+// libomp): a packed B shared through two barriers per kc block lost to per-thread packing when a
+// thread was descheduled; here there is no barrier inside the product, and a share that its
+// thread has not started when another thread is done is taken by that one whole (parallel.h
+// rule 4).
 // false (nothing written) when the packed B or the task list cannot be allocated: the caller then
 // runs the call on one thread, whose packing needs only 1 MiB.
 bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target, size_t* peak_bytes) {
-  const size_t floats = PackedFloats(g.k, g.n, shape);
-  if (floats == 0) return false;
-  float* const base = AcquireBuffer(floats);
-  if (base == nullptr) return false;
-  float* const packed = base + kPoolHeaderFloats;
-  if (peak_bytes != nullptr) *peak_bytes = floats * sizeof(float);
-  PackAllB(g, shape, threads, false, target, packed);
-  const bool ok = ComputePacked(g, g, 0, shape, threads, target, packed);
-  ReleaseBuffer(base);
-  return ok;
+  return ComputePacked(g, g, 0, shape, threads, target, nullptr, peak_bytes);
 }
 
 // Few rows: the direct kernel (no packing of B) on column blocks of C, each a whole number of
