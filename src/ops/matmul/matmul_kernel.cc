@@ -246,6 +246,28 @@ template <size_t kMR_, bool kL2, size_t kPf, class D>
   }
 }
 
+// Panel for a row tile of `rows` <= kMR_ rows. x86, the main tile (kMR rows): a tile of fewer rows
+// (the last of a call or a task) runs the kernel of exactly that many rows, whose missing rows
+// cost no FMAs (128 rows are 21 tiles of 6 and one of 2: the full kernel would spend 22 tiles'
+// FMAs on 21.3 tiles' work). The narrow tiles (up to 14 rows, for n of one or two vectors) and RVV
+// and scalar keep the full kernel (code size; RVV's instruction budgets and register allocation).
+template <size_t kMR_, bool kL2, size_t kPf, class D, size_t... R>
+constexpr auto PanelsByRows(std::index_sequence<R...>) {
+  return std::array{&Panel<R + 1, kL2, kPf, D>...};
+}
+template <size_t kMR_, bool kL2, size_t kPf, class D>
+[[gnu::always_inline]] inline void PanelRows(D d, size_t kc, const float* a, size_t lda, size_t rows, const float* pb,
+                                             size_t ncols, float* c, size_t ldc, bool load_c, const float* pf,
+                                             size_t pf_stride, const float* c_next, size_t next_rows) {
+  if constexpr (kPrefetch && kMR_ == kMR) {
+    if (rows < kMR_) {
+      static constexpr auto kFns = PanelsByRows<kMR_, kL2, kPf, D>(std::make_index_sequence<kMR_ - 1>{});
+      return kFns[rows - 1](d, kc, a, lda, rows, pb, ncols, c, ldc, load_c, pf, pf_stride, c_next, next_rows);
+    }
+  }
+  Panel<kMR_, kL2, kPf>(d, kc, a, lda, rows, pb, ncols, c, ldc, load_c, pf, pf_stride, c_next, next_rows);
+}
+
 // With TRANS_B, B's kc x cols pieces are transposed from W (n x k), bt[p][r] = w[r][p]: into
 // PackB's panels and into the direct kernel's L1 buffer (and the direct kernel's rows of A into
 // [p][r]). x86 transposes 16 x 16 (AVX-512) and 8 x 8 blocks in registers (unpack, then 128-bit
@@ -677,10 +699,11 @@ void PackedRows(D d, const MatmulArgs& g, size_t pc, size_t kc, const float* pac
         const size_t next_rows = i + kMR_ < ig1 ? std::min(kMR_, ig1 - i - kMR_) : 0;
         const float* const c_next = next_rows > 0 ? c + kMR_ * g.ldc : nullptr;
         if (sparse) {
-          Panel<kMR_, true, 1>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride, c_next, next_rows);
+          PanelRows<kMR_, true, 1>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride, c_next,
+                                   next_rows);
         } else {
-          Panel<kMR_, true, PfDense(D())>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride, c_next,
-                                          next_rows);
+          PanelRows<kMR_, true, PfDense(D())>(d, kc, a, g.lda, rows, panel, cols, c, g.ldc, load_c, pf, pf_stride,
+                                              c_next, next_rows);
         }
         if (last) Epilogue(g, c, rows, j0 + j, cols);
       }
