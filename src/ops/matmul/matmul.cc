@@ -272,11 +272,10 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
 }
 
 // Many threads: B is packed once, by the threads that read it (ComputePacked: each share packs
-// its own panels, or PackAllB all of them first). Tried before (2 vCPUs,
-// libomp): a packed B shared through two barriers per kc block lost to per-thread packing when a
-// thread was descheduled; here there is no barrier inside the product, and a share that its
-// thread has not started when another thread is done is taken by that one whole (parallel.h
-// rule 4).
+// its own panels, or PackAllB all of them first). Tried before (2 vCPUs, libomp): a packed B
+// shared through two barriers per kc block lost to per-thread packing when a thread was
+// descheduled; here there is no barrier inside the product, and a share that its thread has not
+// started when another thread is done is taken by that one whole (parallel.h rule 4).
 // false (nothing written) when the packed B or the task list cannot be allocated: the caller then
 // runs the call on one thread, whose packing needs only 1 MiB.
 bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target, size_t* peak_bytes) {
@@ -381,7 +380,7 @@ bool KSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, size_t s
                           partial + s * mn, g.n, g.b_trans, false};
       block(gs, shape.narrow, i0, i0 + rows_per < g.m ? i0 + rows_per : g.m, j0,
             j0 + cols_per < g.n ? j0 + cols_per : g.n,
-            packs ? scratch + static_cast<size_t>(worker) * per_worker : nullptr);
+            packs ? scratch + static_cast<size_t>(worker) * per_worker : nullptr);  // direct: A not packed
     }
   });
   SumSegments(g, partial, segments, threads);

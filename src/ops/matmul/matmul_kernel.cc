@@ -251,7 +251,7 @@ template <size_t kMR_, bool kL2, size_t kPf, class D>
 // cost no FMAs (128 rows are 21 tiles of 6 and one of 2: the full kernel would spend 22 tiles'
 // FMAs on 21.3 tiles' work). The narrow tiles (up to 14 rows, for n of one or two vectors) and RVV
 // and scalar keep the full kernel (code size; RVV's instruction budgets and register allocation).
-template <size_t kMR_, bool kL2, size_t kPf, class D, size_t... R>
+template <bool kL2, size_t kPf, class D, size_t... R>
 constexpr auto PanelsByRows(std::index_sequence<R...>) {
   return std::array{&Panel<R + 1, kL2, kPf, D>...};
 }
@@ -261,7 +261,7 @@ template <size_t kMR_, bool kL2, size_t kPf, class D>
                                              size_t pf_stride, const float* c_next, size_t next_rows) {
   if constexpr (kPrefetch && kMR_ == kMR) {
     if (rows < kMR_) {
-      static constexpr auto kFns = PanelsByRows<kMR_, kL2, kPf, D>(std::make_index_sequence<kMR_ - 1>{});
+      static constexpr auto kFns = PanelsByRows<kL2, kPf, D>(std::make_index_sequence<kMR_ - 1>{});
       return kFns[rows - 1](d, kc, a, lda, rows, pb, ncols, c, ldc, load_c, pf, pf_stride, c_next, next_rows);
     }
   }

@@ -14,7 +14,7 @@
   X(kMatmulBlock, void, MatmulBlockF32,                                                                               \
     (const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch))                   \
   X(kMatmulDirect, void, MatmulDirectF32,                                                                             \
-    (const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* scratch))                   \
+    (const MatmulArgs& g, bool narrow, size_t i0, size_t i1, size_t j0, size_t j1, float* a_packed))                  \
   X(kMatmulDirectPackA, void, MatmulDirectPackAF32, (const MatmulArgs& g, size_t i0, size_t i1, float* dst))          \
   X(kMatmulPackB, void, MatmulPackBF32,                                                                               \
     (const MatmulArgs& g, bool narrow, size_t pc, size_t kc, size_t j0, size_t ncols, float* dst))                    \
