@@ -194,13 +194,15 @@ TEST(Matmul, AccuracyLongK) {
 }
 
 // The same bits for 1, 2, 3 and 4 threads, splitting rows and splitting columns. Between them the
-// shapes take every way a split packs B: each share its own copy, shares of whole column blocks
-// into the shared buffer, and all of B first (40 x 60 x 530: the first two over several k blocks).
+// shapes take every way a split packs B, over several k blocks: each share its own copy (40 x 60
+// x 530), shares of whole column blocks into the shared buffer (17 x 1024 x 530 on x86; under
+// qemu it has 128 columns, for time), and all of B first.
 TEST(Matmul, ThreadCountDeterminism) {
   ForEachTarget([] {
     // The last two are skinny (m * n <= 4096, k >= 4096): k is cut into segments too.
     for (const Dims& s : {Dims{97, 45, 70}, Dims{61, 14, 40}, Dims{5, 301, 33}, Dims{40, 200, 260}, Dims{40, 60, 530},
-                          Dims{3, 17, 4099}, Dims{3, 5, 70000}}) {
+                          Dims{17, vlak_test::NativeOrEmulated(1024, 128), 530}, Dims{3, 17, 4099},
+                          Dims{3, 5, 70000}}) {
       for (const bool accumulate : {false, true}) {
         SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
         const Problem pr(s.m, s.n, s.k, false, 77);
