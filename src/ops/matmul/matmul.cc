@@ -141,7 +141,8 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
   // Tasks: row blocks of rt MR tiles x column blocks of ct NR panels (inside one nc block). Start
   // from at most 16 x (nc / NR) and halve the columns to 4 panels, then the rows to 4 tiles, then
   // either to 1, until there are >= 4 tasks per thread. The row blocks are of equal size (128
-  // rows are 22 tiles of 6: 11 + 11, not 16 + 6).
+  // rows are 22 tiles of 6: 11 + 11, not 16 + 6). At several threads this settles the column
+  // blocks only: the row blocks then become single tiles (below).
   const size_t row_tiles = (g.m + mr - 1) / mr;
   const size_t panels = n_pad / nr;
   const size_t panels_per_block = nc / nr;
