@@ -291,12 +291,12 @@ bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target 
   return ComputePacked(g, g, 0, shape, threads, target, nullptr, peak_bytes);
 }
 
-// Few rows: the direct kernel (no packing of B) on column blocks of C, each a whole number of
-// vectors, at least 4 per thread where n has them. Every block needs all of A: each participant
-// packs it once, at its first block, into its own buffer (in its own caches), and its later
-// blocks read it there. Where A packed takes more than a quarter of the L2 (or the memory is not
-// there), each block packs A's k blocks as it goes instead. Each C element is computed by one
-// task, whole: the bits do not depend on the thread count.
+// The direct kernel (no packing of B: MatmulTakesDirect) on column blocks of C, each a whole
+// number of units (the tile's width), at least 4 per thread where n has them. Every block needs
+// all of A: each participant packs it once, at its first block, into its own buffer (in its own
+// caches), and its later blocks read it there. Where A packed takes more than a quarter of the
+// L2 (or the memory is not there), each block packs A's k blocks as it goes instead. Each C
+// element is computed by one task, whole: the bits do not depend on the thread count.
 void DirectSplit(const MatmulArgs& g, int threads, Target target, size_t unit) {
   const auto direct = Dispatch(kMatmulDirect, target);
   const auto pack_a = Dispatch(kMatmulDirectPackA, target);
@@ -510,7 +510,18 @@ vlak_status MatmulPackedF32(const MatmulArgs& args, const void* packed, unsigned
 
 MatmulShape MatmulActiveShape(size_t n) { return Dispatch(kMatmulShape)(n); }
 
-vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes) {
+bool MatmulTakesDirect(const MatmulShape& shape, size_t m, size_t n, size_t k, bool b_trans, size_t threads) {
+  if (m <= shape.direct_max_m) return true;
+  if (!shape.direct_any_m || b_trans) return false;
+  const double l2 = static_cast<double>(L2CacheBytes());
+  const double a_bytes = static_cast<double>(m) * static_cast<double>(k) * sizeof(float);
+  const double b_bytes = static_cast<double>(k) * static_cast<double>(n) * sizeof(float);
+  if (a_bytes > l2 / 4 || b_bytes > 8 * l2) return false;
+  return threads <= 1 || (n + shape.direct_unit - 1) / shape.direct_unit >= 8 * threads;
+}
+
+vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes,
+                      bool packed_beyond_few_rows) {
   if (peak_bytes != nullptr) *peak_bytes = 0;
   if ((flags & ~kKnownFlags) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
   MatmulArgs g = args;
@@ -542,7 +553,8 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   } else if (fmas >= kNeverSplitFmas && NumThreads() > 1) {
     t = static_cast<size_t>(ThreadsForNs(fmas * NsPerFma(target, shape, block), parts));
   }
-  const bool direct = g.m <= shape.direct_max_m;
+  const bool few_rows = g.m <= shape.direct_max_m;
+  const bool direct = few_rows || (!packed_beyond_few_rows && MatmulTakesDirect(shape, g.m, g.n, g.k, g.b_trans, t));
   auto* const kernel = direct ? Dispatch(kMatmulDirect, target) : block;
   if (segments > 1) {
     if (t > parts) t = parts;
@@ -551,15 +563,18 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
     return VLAK_ERROR_OVERFLOW;  // no memory for the partial sums
   }
   if (direct) {
-    // Few rows: B's bytes bound the call as much as its FMAs.
-    if (threads <= 0 && NumThreads() > 1) {
+    // Few rows: B's bytes bound the call as much as its FMAs. More rows: split at the direct
+    // tile's width (MatmulTakesDirect checked that there are enough such columns for t).
+    if (few_rows && threads <= 0 && NumThreads() > 1) {
       const size_t b_bytes = g.k * g.n * sizeof(float);
       const size_t tb = static_cast<size_t>(ThreadsForBytes(b_bytes, col_tiles));
       if (tb > t) t = tb;
     }
-    if (t > col_tiles) t = col_tiles;
+    const size_t unit = few_rows ? shape.nr : shape.direct_unit;
+    const size_t units = (g.n + unit - 1) / unit;
+    if (t > units) t = units;
     if (t > 1) {
-      DirectSplit(g, static_cast<int>(t), target, shape.nr);
+      DirectSplit(g, static_cast<int>(t), target, unit);
     } else {
       kernel(g, false, 0, g.m, 0, g.n, nullptr);
     }

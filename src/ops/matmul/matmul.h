@@ -35,11 +35,24 @@ struct MatmulShape {
   size_t scratch_floats;  // packing buffer one thread needs: kc * nc
   bool narrow;            // the target's narrow tile (n fits one narrow panel)
   size_t direct_max_m;    // m up to this: the direct kernel, B not packed (0: never)
+  bool direct_any_m;      // more rows may take it too (MatmulTakesDirect)
+  size_t direct_unit;     // columns of the direct tile of direct_rows rows (when direct_any_m)
 };
+
+// Whether a call of this shape takes the direct kernel (B read where it is, not packed) at
+// `threads` threads: m <= direct_max_m; or, where direct_any_m, any m when B is k x n, A packed
+// takes at most a quarter of the per-core L2 (each thread packs it once: DirectSplit), B is not
+// from memory (at most 8 times the L2: every pass of direct_rows rows reads all of B) and, at
+// several threads, C has at least 8 direct_unit columns per thread (DirectSplit splits columns,
+// and each thread packs all of A: at 8 units a thread, A's packing is about 2 % of its FMAs).
+bool MatmulTakesDirect(const MatmulShape& shape, size_t m, size_t n, size_t k, bool b_trans, size_t threads);
 
 // vlak_matmul_f32 with the thread count forced (0: the library's choice), for tests and
 // benchmarks. peak_bytes, if not null, gets the packing memory the call used (all threads).
-vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes);
+// packed_beyond_few_rows: calls with more than direct_max_m rows take the packed kernel whatever
+// MatmulTakesDirect says (tests: the packed path of the shapes the direct kernel takes).
+vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes,
+                      bool packed_beyond_few_rows = false);
 
 // Skinny calls: k cut into segments. When m * n <= kMatmulKSplitMaxOutputs and
 // k >= kMatmulKSplitMinK, k is cut into segments of seg_len = max(1024, 1024 * ceil(k / 65536))

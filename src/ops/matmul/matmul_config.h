@@ -3,6 +3,11 @@
 // small-m kernel. Measurements: docs/ops/matmul.md.
 //   direct_max_m:  calls with m <= this (and B as k x n) take the direct kernel; 0: never (RVV,
 //                  whose sizeless vectors the kernel's register arrays cannot hold).
+//   direct_any_m:  calls with more rows take it too when B is k x n, A packed fits a quarter of
+//                  the L2, B is not from memory and C has 8 tile columns per thread
+//                  (MatmulTakesDirect, matmul.cc): where the tile of direct_rows rows runs at the
+//                  FMA peak, so that skipping B's packing is a gain (AVX-512's 16 x 1 zmm tile;
+//                  AVX2's 8 x 1 ymm tile was 1.4-1.6x slower than the packed kernel).
 //   direct_rows:   rows of C per pass over B (a register tile of rows x vectors).
 //   direct_regs:   vector registers for the tile's accumulators and B vectors: a pass over r rows
 //                  uses vectors = min(direct_max_vectors, direct_regs / (r + 1)), at least 1.
@@ -29,6 +34,7 @@ namespace vlak {
 
 struct MatmulDirectConfig {
   size_t direct_max_m;
+  bool direct_any_m;
   size_t direct_rows;
   size_t direct_regs;
   size_t direct_max_vectors;
@@ -41,13 +47,13 @@ struct MatmulDirectConfig {
 
 // Not `inline`: each target's build defines its own table, so each has internal linkage.
 #if defined(VLAK_SIMD_RVV)
-constexpr MatmulDirectConfig kMatmulDirectConfig{0, 1, 1, 1, 256, 256, 256, 0, 0};
+constexpr MatmulDirectConfig kMatmulDirectConfig{0, false, 1, 1, 1, 256, 256, 256, 0, 0};
 #elif defined(VLAK_SIMD_AVX512)
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 16, 30, 8, 128, 32, 8, 8, 256};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, true, 16, 30, 8, 128, 32, 8, 8, 256};
 #elif defined(VLAK_SIMD_AVX2)
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 8, 15, 8, 32, 32, 8, 8, 256};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, false, 8, 15, 8, 32, 32, 8, 8, 256};
 #else
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, 4, 12, 2, 32, 32, 32, 0, 0};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, false, 4, 12, 2, 32, 32, 32, 0, 0};
 #endif
 
 // The packed (blocked) kernel's blocks, per target:

@@ -456,10 +456,10 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
 }
 
 
-// Direct kernel for few rows (m <= direct_max_m, B as k x n): no packing. B streams from where it
-// is, row p of the strip at a time, while the r rows of A (kc floats each) stay in L1 and an
-// r x V register tile of C accumulates; a pass reads each B element once per r rows (once for
-// m <= direct_rows). Same chains as the packed kernel: each C element is the sequential fma chain
+// Direct kernel (few rows; on AVX-512 also more rows when A is small and B is in cache:
+// MatmulTakesDirect): no packing. B streams from where it is, row p of the strip at a time,
+// while the r rows of A (kc floats each) stay in L1 and an r x V register tile of C accumulates;
+// a pass reads each B element once per r rows (once for m <= direct_rows). Same chains as the packed kernel: each C element is the sequential fma chain
 // from a[i][0] * b[0][j] (from C with ACCUMULATE, and after each kc block, where the chains are
 // stored to C and reloaded: exact), so the bits are those of every other path. Cost per k step:
 // V vector loads of B, r broadcasts of A (memory operands of the FMAs on x86), r x V FMAs, and on
@@ -639,7 +639,14 @@ MatmulShape MatmulShapeF32(size_t n) {
   const size_t nr = narrow ? Lanes(DFNarrow()) : Lanes(DF());
   const size_t scratch = kKc * NcFor(Lanes(DF())) > kKc * NcFor(Lanes(DFNarrow())) ? kKc * NcFor(Lanes(DF()))
                                                                                       : kKc * NcFor(Lanes(DFNarrow()));
-  return MatmulShape{narrow ? kNarrowMR : kMR, nr, kKc, NcFor(nr), scratch, narrow, kMatmulDirectConfig.direct_max_m};
+#if !defined(VLAK_SIMD_RVV)
+  constexpr size_t kDirectVectors = MatmulDirectVectors(kMatmulDirectConfig, kMatmulDirectConfig.direct_rows);
+  const size_t direct_unit = kDirectVectors * Lanes(D1());
+#else
+  const size_t direct_unit = 0;  // direct_any_m is false
+#endif
+  return MatmulShape{narrow ? kNarrowMR : kMR, nr, kKc, NcFor(nr), scratch, narrow, kMatmulDirectConfig.direct_max_m,
+                     kMatmulDirectConfig.direct_any_m, direct_unit};
 }
 
 // C[i0:i1, j0:j1] of the call, single-threaded, with the tile of MatmulShapeF32(g.n) (narrow:
@@ -717,7 +724,7 @@ void MatmulPackedRowsF32(const MatmulArgs& g, bool narrow, size_t pc, size_t kc,
   PackedRows<kMR>(DF(), g, pc, kc, packed, j0, ncols, i0, i1);
 }
 
-// C[i0:i1, j0:j1] by the direct kernel (m <= direct_max_m), on one thread; narrow unused (the
+// C[i0:i1, j0:j1] by the direct kernel (MatmulTakesDirect), on one thread; narrow unused (the
 // signature of MatmulBlockF32). a_packed: rows [i0, i1) of A as MatmulDirectPackAF32 packs them,
 // or nullptr (the call packs A's blocks as it goes). k > 0.
 void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0, size_t j1, float* a_packed) {

@@ -141,6 +141,38 @@ TEST(Matmul, FewRowsDirect) {
   });
 }
 
+// More rows by the direct kernel (AVX-512, B as k x n, A small: MatmulTakesDirect) and the same
+// calls by the packed kernel: the same bits as the order model at 1 to 4 threads (columns split
+// at the tile's width, 16 floats, where there are 8 such per thread: 515 columns at 4 threads),
+// with row passes of several heights (m mod 16), strip tails, k blocks of 128 and their edges,
+// and ACCUMULATE. On other targets both are the packed kernel.
+TEST(Matmul, DirectAnyRows) {
+  ForEachTarget([] {
+    for (const Dims& s : {Dims{17, 133, 71}, Dims{40, 65, 129}, Dims{100, 257, 33}, Dims{63, 130, 300},
+                          Dims{128, 128, 256}, Dims{35, 16, 9}, Dims{24, 515, 40}}) {
+      for (const bool accumulate : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
+        const Problem pr(s.m, s.n, s.k, false, 57);
+        const vlak::MatmulShape shape = vlak::MatmulActiveShape(pr.n);
+        // A takes at most 128 KiB here: a quarter of any AVX-512 core's L2.
+        if (shape.direct_any_m) EXPECT_TRUE(vlak::MatmulTakesDirect(shape, pr.m, pr.n, pr.k, false, 1));
+        const std::vector<float> want = pr.Model(accumulate);
+        for (int threads = 1; threads <= 4; ++threads) {
+          for (const bool packed : {false, true}) {
+            if (packed && !shape.direct_any_m) continue;  // the same call
+            std::vector<float> c = pr.c0;
+            ASSERT_EQ(vlak::MatmulF32(pr.Args(c.data(), false), pr.Flags(accumulate), threads, nullptr, packed),
+                      VLAK_OK);
+            ExpectSameBitsNanAny(c, want, (std::string(packed ? "packed" : "chosen") + ", threads " +
+                                           std::to_string(threads)).c_str());
+            if (threads == 1 && !packed) ExpectWithinBound(pr, c, accumulate);
+          }
+        }
+      }
+    }
+  });
+}
+
 // Few rows on 1 to 4 threads (columns split among them), both B layouts: the same bits. The
 // fourth shape is skinny (k cut into segments); under qemu it has 200 columns instead of 600,
 // where its 16 calls were most of the test's emulated time. The last one's B (17.6 MB, more than
@@ -211,13 +243,23 @@ TEST(Matmul, ThreadCountDeterminism) {
           std::vector<float> c = pr.c0;
           size_t peak = 0;
           ASSERT_EQ(vlak::MatmulF32(pr.Args(c.data(), false), pr.Flags(accumulate), threads, &peak), VLAK_OK);
-          // The direct kernel (few rows, B as k x n) packs nothing unless k is cut into segments.
-          if (pr.m > vlak::MatmulActiveShape(pr.n).direct_max_m) EXPECT_GT(peak, 0u);
+          // The direct kernel packs no B, and nothing at all unless k is cut into segments; on
+          // AVX-512 it takes some of these shapes at any m, so they also run packed.
+          const bool direct = vlak::MatmulTakesDirect(vlak::MatmulActiveShape(pr.n), pr.m, pr.n, pr.k, false,
+                                                      static_cast<size_t>(threads));
+          if (!direct) EXPECT_GT(peak, 0u);
           if (threads == 1) {
             first = c;
             ExpectWithinBound(pr, c, accumulate);
           } else {
             ExpectSameBitsNanAny(c, first, ("threads " + std::to_string(threads)).c_str());
+          }
+          if (direct && pr.m > vlak::MatmulActiveShape(pr.n).direct_max_m) {
+            std::vector<float> packed = pr.c0;
+            ASSERT_EQ(vlak::MatmulF32(pr.Args(packed.data(), false), pr.Flags(accumulate), threads, &peak, true),
+                      VLAK_OK);
+            EXPECT_GT(peak, 0u);
+            ExpectSameBitsNanAny(packed, first, ("packed, threads " + std::to_string(threads)).c_str());
           }
         }
       }
