@@ -322,6 +322,24 @@ void DirectSplit(const MatmulArgs& g, int threads, Target target, size_t unit) {
   });
 }
 
+// Rows split among threads for the direct kernel, at least direct_rows each (MatmulTakesDirect):
+// the shares' edges at multiples of direct_rows where the even cut is near one. Each share reads
+// all of B and packs its own rows of A, a pass's k block at a time, as one thread does.
+void DirectRowsSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target) {
+  const auto direct = Dispatch(kMatmulDirect, target);
+  const size_t t = static_cast<size_t>(threads), r = shape.direct_rows;
+  auto edge = [&](size_t w) {
+    const size_t even = g.m * w / t;
+    const size_t aligned = (even + r / 2) / r * r;
+    return w == t ? g.m : (aligned < g.m ? aligned : g.m);
+  };
+  ParallelFor(PlanChunks(t, threads, 1, 1), [&](int, size_t w0, size_t w1) {
+    for (size_t w = w0; w < w1; ++w) {
+      if (edge(w) < edge(w + 1)) direct(g, false, edge(w), edge(w + 1), 0, g.n, nullptr);
+    }
+  });
+}
+
 // C = (C_old +) partial 0 + partial 1 + ... in that order, element by element (partial s: m x n,
 // dense, at partial + s m n), then the epilogue.
 void SumSegments(const MatmulArgs& g, const float* partial, size_t segments, int threads) {
@@ -516,8 +534,10 @@ bool MatmulTakesDirect(const MatmulShape& shape, size_t m, size_t n, size_t k, b
   const double l2 = static_cast<double>(L2CacheBytes());
   const double a_bytes = static_cast<double>(m) * static_cast<double>(k) * sizeof(float);
   const double b_bytes = static_cast<double>(k) * static_cast<double>(n) * sizeof(float);
-  if (a_bytes > l2 / 4 || b_bytes > 8 * l2) return false;
-  return threads <= 1 || (n + shape.direct_unit - 1) / shape.direct_unit >= 8 * threads;
+  const bool a_small = a_bytes <= l2 / 4;
+  if (b_bytes > 8 * l2 || (!a_small && b_bytes > l2 / 2)) return false;
+  if (threads <= 1 || m >= shape.direct_rows * threads) return true;  // DirectRowsSplit
+  return a_small && (n + shape.direct_unit - 1) / shape.direct_unit >= 8 * threads;  // DirectSplit
 }
 
 vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes,
@@ -563,8 +583,9 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
     return VLAK_ERROR_OVERFLOW;  // no memory for the partial sums
   }
   if (direct) {
-    // Few rows: B's bytes bound the call as much as its FMAs. More rows: split at the direct
-    // tile's width (MatmulTakesDirect checked that there are enough such columns for t).
+    // Few rows: B's bytes bound the call as much as its FMAs. More rows: split by rows where
+    // each thread gets direct_rows of them, else by columns at the tile's width
+    // (MatmulTakesDirect checked that there are 8 per thread).
     if (few_rows && threads <= 0 && NumThreads() > 1) {
       const size_t b_bytes = g.k * g.n * sizeof(float);
       const size_t tb = static_cast<size_t>(ThreadsForBytes(b_bytes, col_tiles));
@@ -572,6 +593,10 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
     }
     const size_t unit = few_rows ? shape.nr : shape.direct_unit;
     const size_t units = (g.n + unit - 1) / unit;
+    if (t > 1 && !few_rows && g.m >= shape.direct_rows * t) {
+      DirectRowsSplit(g, shape, static_cast<int>(t), target);
+      return VLAK_OK;
+    }
     if (t > units) t = units;
     if (t > 1) {
       DirectSplit(g, static_cast<int>(t), target, unit);

@@ -36,15 +36,18 @@ struct MatmulShape {
   bool narrow;            // the target's narrow tile (n fits one narrow panel)
   size_t direct_max_m;    // m up to this: the direct kernel, B not packed (0: never)
   bool direct_any_m;      // more rows may take it too (MatmulTakesDirect)
-  size_t direct_unit;     // columns of the direct tile of direct_rows rows (when direct_any_m)
+  size_t direct_rows;     // rows of C per pass of the direct kernel (when direct_any_m)
+  size_t direct_unit;     // columns of its tile of direct_rows rows
 };
 
 // Whether a call of this shape takes the direct kernel (B read where it is, not packed) at
-// `threads` threads: m <= direct_max_m; or, where direct_any_m, any m when B is k x n, A packed
-// takes at most a quarter of the per-core L2 (each thread packs it once: DirectSplit), B is not
-// from memory (at most 8 times the L2: every pass of direct_rows rows reads all of B) and, at
-// several threads, C has at least 8 direct_unit columns per thread (DirectSplit splits columns,
-// and each thread packs all of A: at 8 units a thread, A's packing is about 2 % of its FMAs).
+// `threads` threads: m <= direct_max_m; or, where direct_any_m, any m when B is k x n (TRANS_B
+// would transpose W's strips in every pass), B is not from memory (at most 8 times the L2: every
+// pass of direct_rows rows reads all of B), A packed takes at most a quarter of the per-core L2
+// or B at most half of it (where both are larger the packed kernel's blocking does as well), and,
+// at several threads, either direct_rows rows per thread (the rows are split), or A within a
+// quarter of the L2 and 8 direct_unit columns per thread (the columns are split and each thread
+// packs all of A: at 8 units a thread, about 2 % of its FMAs).
 bool MatmulTakesDirect(const MatmulShape& shape, size_t m, size_t n, size_t k, bool b_trans, size_t threads);
 
 // vlak_matmul_f32 with the thread count forced (0: the library's choice), for tests and

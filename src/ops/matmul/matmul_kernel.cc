@@ -643,10 +643,18 @@ MatmulShape MatmulShapeF32(size_t n) {
   constexpr size_t kDirectVectors = MatmulDirectVectors(kMatmulDirectConfig, kMatmulDirectConfig.direct_rows);
   const size_t direct_unit = kDirectVectors * Lanes(D1());
 #else
-  const size_t direct_unit = 0;  // direct_any_m is false
+  const size_t direct_unit = 1;  // direct_any_m is false
 #endif
-  return MatmulShape{narrow ? kNarrowMR : kMR, nr, kKc, NcFor(nr), scratch, narrow, kMatmulDirectConfig.direct_max_m,
-                     kMatmulDirectConfig.direct_any_m, direct_unit};
+  return MatmulShape{narrow ? kNarrowMR : kMR,
+                     nr,
+                     kKc,
+                     NcFor(nr),
+                     scratch,
+                     narrow,
+                     kMatmulDirectConfig.direct_max_m,
+                     kMatmulDirectConfig.direct_any_m,
+                     kMatmulDirectConfig.direct_rows,
+                     direct_unit};
 }
 
 // C[i0:i1, j0:j1] of the call, single-threaded, with the tile of MatmulShapeF32(g.n) (narrow:

@@ -142,10 +142,11 @@ TEST(Matmul, FewRowsDirect) {
 }
 
 // More rows by the direct kernel (AVX-512, B as k x n, A small: MatmulTakesDirect) and the same
-// calls by the packed kernel: the same bits as the order model at 1 to 4 threads (columns split
-// at the tile's width, 16 floats, where there are 8 such per thread: 515 columns at 4 threads),
-// with row passes of several heights (m mod 16), strip tails, k blocks of 128 and their edges,
-// and ACCUMULATE. On other targets both are the packed kernel.
+// calls by the packed kernel: the same bits as the order model at 1 to 4 threads (rows split
+// where there are 16 per thread, at multiples of 16 near the even cut; else columns split at the
+// tile's width, 16 floats, where there are 8 such per thread: 24 x 515 at 2 and 4 threads), with
+// row passes of several heights (m mod 16), strip tails, k blocks of 128 and their edges, and
+// ACCUMULATE. On other targets both are the packed kernel.
 TEST(Matmul, DirectAnyRows) {
   ForEachTarget([] {
     for (const Dims& s : {Dims{17, 133, 71}, Dims{40, 65, 129}, Dims{100, 257, 33}, Dims{63, 130, 300},
