@@ -291,12 +291,12 @@ bool SharedB(const MatmulArgs& g, const MatmulShape& shape, int threads, Target 
   return ComputePacked(g, g, 0, shape, threads, target, nullptr, peak_bytes);
 }
 
-// The direct kernel (no packing of B: MatmulTakesDirect) on column blocks of C, each a whole
-// number of units (the tile's width), at least 4 per thread where n has them. Every block needs
-// all of A: each participant packs it once, at its first block, into its own buffer (in its own
-// caches), and its later blocks read it there. Where A packed takes more than a quarter of the
-// L2 (or the memory is not there), each block packs A's k blocks as it goes instead. Each C
-// element is computed by one task, whole: the bits do not depend on the thread count.
+// Few rows: the direct kernel (no packing of B) on column blocks of C, each a whole number of
+// units (vectors), at least 4 per thread where n has them. Every block needs all of A: each
+// participant packs it once, at its first block, into its own buffer (in its own caches), and
+// its later blocks read it there. Where A packed takes more than a quarter of the L2 (or the
+// memory is not there), each block packs A's k blocks as it goes instead. Each C element is
+// computed by one task, whole: the bits do not depend on the thread count.
 void DirectSplit(const MatmulArgs& g, int threads, Target target, size_t unit) {
   const auto direct = Dispatch(kMatmulDirect, target);
   const auto pack_a = Dispatch(kMatmulDirectPackA, target);
@@ -322,12 +322,13 @@ void DirectSplit(const MatmulArgs& g, int threads, Target target, size_t unit) {
   });
 }
 
-// Rows split among threads for the direct kernel, at least direct_rows each (MatmulTakesDirect):
-// the shares' edges at multiples of direct_rows where the even cut is near one. Each share reads
-// all of B and packs its own rows of A, a pass's k block at a time, as one thread does.
+// Rows split among threads for the direct kernel, at least direct_any_rows each
+// (MatmulTakesDirect): the shares' edges at multiples of direct_any_rows where the even cut is
+// near one. Each share reads all of B and packs its own rows of A, a pass's k block at a time, as
+// one thread does.
 void DirectRowsSplit(const MatmulArgs& g, const MatmulShape& shape, int threads, Target target) {
   const auto direct = Dispatch(kMatmulDirect, target);
-  const size_t t = static_cast<size_t>(threads), r = shape.direct_rows;
+  const size_t t = static_cast<size_t>(threads), r = shape.direct_any_rows;
   auto edge = [&](size_t w) {
     const size_t even = g.m * w / t;
     const size_t aligned = (even + r / 2) / r * r;
@@ -338,6 +339,26 @@ void DirectRowsSplit(const MatmulArgs& g, const MatmulShape& shape, int threads,
       if (edge(w) < edge(w + 1)) direct(g, false, edge(w), edge(w + 1), 0, g.n, nullptr);
     }
   });
+}
+
+// A call the direct kernel takes (MatmulTakesDirect) at t threads, or more where few rows and
+// the library's choice (auto_threads): B's bytes bound such a call as much as its FMAs. Few
+// rows split by columns, more by rows. Out of line: MatmulF32's other paths (all of RVV's) keep
+// their instruction counts.
+[[gnu::noinline]] void RunDirect(const MatmulArgs& g, const MatmulShape& shape, size_t t, bool auto_threads,
+                                 bool few_rows, Target target) {
+  if (!few_rows) {
+    if (t > 1) return DirectRowsSplit(g, shape, static_cast<int>(t), target);
+  } else {
+    const size_t col_tiles = (g.n + shape.nr - 1) / shape.nr;
+    if (auto_threads && NumThreads() > 1) {
+      const size_t tb = static_cast<size_t>(ThreadsForBytes(g.k * g.n * sizeof(float), col_tiles));
+      if (tb > t) t = tb;
+    }
+    if (t > col_tiles) t = col_tiles;
+    if (t > 1) return DirectSplit(g, static_cast<int>(t), target, shape.nr);
+  }
+  Dispatch(kMatmulDirect, target)(g, false, 0, g.m, 0, g.n, nullptr);
 }
 
 // C = (C_old +) partial 0 + partial 1 + ... in that order, element by element (partial s: m x n,
@@ -530,18 +551,17 @@ MatmulShape MatmulActiveShape(size_t n) { return Dispatch(kMatmulShape)(n); }
 
 bool MatmulTakesDirect(const MatmulShape& shape, size_t m, size_t n, size_t k, bool b_trans, size_t threads) {
   if (m <= shape.direct_max_m) return true;
-  if (!shape.direct_any_m || b_trans) return false;
+  if (shape.direct_any_rows == 0 || b_trans) return false;
   const double l2 = static_cast<double>(L2CacheBytes());
   const double a_bytes = static_cast<double>(m) * static_cast<double>(k) * sizeof(float);
   const double b_bytes = static_cast<double>(k) * static_cast<double>(n) * sizeof(float);
-  const bool a_small = a_bytes <= l2 / 4;
-  if (b_bytes > 8 * l2 || (!a_small && b_bytes > l2 / 2)) return false;
-  if (threads <= 1 || m >= shape.direct_rows * threads) return true;  // DirectRowsSplit
-  return a_small && (n + shape.direct_unit - 1) / shape.direct_unit >= 8 * threads;  // DirectSplit
+  if (b_bytes > 8 * l2 || (a_bytes > l2 / 4 && b_bytes > l2 / 2)) return false;
+  return m >= shape.direct_any_rows * (threads > 1 ? threads : 1);
 }
 
-vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes,
-                      bool packed_beyond_few_rows) {
+namespace {
+[[gnu::always_inline]] inline vlak_status MatmulF32Impl(const MatmulArgs& args, unsigned flags, int threads,
+                                                        size_t* peak_bytes, bool packed_beyond_few_rows) {
   if (peak_bytes != nullptr) *peak_bytes = 0;
   if ((flags & ~kKnownFlags) != 0) return VLAK_ERROR_INVALID_ARGUMENT;
   MatmulArgs g = args;
@@ -574,35 +594,24 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
     t = static_cast<size_t>(ThreadsForNs(fmas * NsPerFma(target, shape, block), parts));
   }
   const bool few_rows = g.m <= shape.direct_max_m;
-  const bool direct = few_rows || (!packed_beyond_few_rows && MatmulTakesDirect(shape, g.m, g.n, g.k, g.b_trans, t));
-  auto* const kernel = direct ? Dispatch(kMatmulDirect, target) : block;
+#if defined(__x86_64__)
+  const bool direct = few_rows || (shape.direct_any_rows != 0 && !packed_beyond_few_rows &&
+                                   MatmulTakesDirect(shape, g.m, g.n, g.k, g.b_trans, t));
+#else
+  // No target of other architectures takes the direct kernel at any m; RVV's instruction
+  // budgets count every check.
+  (void)packed_beyond_few_rows;
+  const bool direct = few_rows;
+#endif
   if (segments > 1) {
+    auto* const kernel = direct ? Dispatch(kMatmulDirect, target) : block;
     if (t > parts) t = parts;
     if (KSplit(g, shape, static_cast<int>(t), segments, seg_len, kernel, !direct, peak_bytes)) return VLAK_OK;
     if (t > 1 && KSplit(g, shape, 1, segments, seg_len, kernel, !direct, peak_bytes)) return VLAK_OK;
     return VLAK_ERROR_OVERFLOW;  // no memory for the partial sums
   }
   if (direct) {
-    // Few rows: B's bytes bound the call as much as its FMAs. More rows: split by rows where
-    // each thread gets direct_rows of them, else by columns at the tile's width
-    // (MatmulTakesDirect checked that there are 8 per thread).
-    if (few_rows && threads <= 0 && NumThreads() > 1) {
-      const size_t b_bytes = g.k * g.n * sizeof(float);
-      const size_t tb = static_cast<size_t>(ThreadsForBytes(b_bytes, col_tiles));
-      if (tb > t) t = tb;
-    }
-    const size_t unit = few_rows ? shape.nr : shape.direct_unit;
-    const size_t units = (g.n + unit - 1) / unit;
-    if (t > 1 && !few_rows && g.m >= shape.direct_rows * t) {
-      DirectRowsSplit(g, shape, static_cast<int>(t), target);
-      return VLAK_OK;
-    }
-    if (t > units) t = units;
-    if (t > 1) {
-      DirectSplit(g, static_cast<int>(t), target, unit);
-    } else {
-      kernel(g, false, 0, g.m, 0, g.n, nullptr);
-    }
+    RunDirect(g, shape, t, threads <= 0, few_rows, target);
     return VLAK_OK;
   }
   if (t > row_tiles * col_tiles) t = row_tiles * col_tiles;
@@ -614,6 +623,15 @@ vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_
   block(g, shape.narrow, 0, g.m, 0, g.n, base + kPoolHeaderFloats);
   ReleaseBuffer(base);
   return VLAK_OK;
+}
+}  // namespace
+
+vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes) {
+  return MatmulF32Impl(args, flags, threads, peak_bytes, false);
+}
+
+vlak_status MatmulF32PackedBeyondFewRows(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes) {
+  return MatmulF32Impl(args, flags, threads, peak_bytes, true);
 }
 
 

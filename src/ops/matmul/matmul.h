@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "ops/activation/activation_kernels.h"
 #include "vlak/vlak.h"
@@ -32,30 +33,26 @@ struct MatmulArgs {
 // the cache blocks (kc of k, nc of n per packed B block). nr and nc are run-time on RVV (VLEN).
 struct MatmulShape {
   size_t mr, nr, kc, nc;
-  size_t scratch_floats;  // packing buffer one thread needs: kc * nc
-  bool narrow;            // the target's narrow tile (n fits one narrow panel)
-  size_t direct_max_m;    // m up to this: the direct kernel, B not packed (0: never)
-  bool direct_any_m;      // more rows may take it too (MatmulTakesDirect)
-  size_t direct_rows;     // rows of C per pass of the direct kernel (when direct_any_m)
-  size_t direct_unit;     // columns of its tile of direct_rows rows
+  size_t scratch_floats;     // packing buffer one thread needs: kc * nc
+  uint32_t direct_max_m;     // m up to this: the direct kernel, B not packed (0: never)
+  uint32_t direct_any_rows;  // more rows may take it too, in passes of this many (0: never)
+  bool narrow;               // the target's narrow tile (n fits one narrow panel)
 };
 
 // Whether a call of this shape takes the direct kernel (B read where it is, not packed) at
-// `threads` threads: m <= direct_max_m; or, where direct_any_m, any m when B is k x n (TRANS_B
+// `threads` threads: m <= direct_max_m; or, where direct_any_rows, any m when B is k x n (TRANS_B
 // would transpose W's strips in every pass), B is not from memory (at most 8 times the L2: every
-// pass of direct_rows rows reads all of B), A packed takes at most a quarter of the per-core L2
-// or B at most half of it (where both are larger the packed kernel's blocking does as well), and,
-// at several threads, either direct_rows rows per thread (the rows are split), or A within a
-// quarter of the L2 and 8 direct_unit columns per thread (the columns are split and each thread
-// packs all of A: at 8 units a thread, about 2 % of its FMAs).
+// pass of direct_any_rows rows reads all of B), A packed takes at most a quarter of the per-core
+// L2 or B at most half of it (where both are larger the packed kernel's blocking does as well),
+// and each thread gets at least direct_any_rows rows (the rows are split among the threads).
 bool MatmulTakesDirect(const MatmulShape& shape, size_t m, size_t n, size_t k, bool b_trans, size_t threads);
 
 // vlak_matmul_f32 with the thread count forced (0: the library's choice), for tests and
 // benchmarks. peak_bytes, if not null, gets the packing memory the call used (all threads).
-// packed_beyond_few_rows: calls with more than direct_max_m rows take the packed kernel whatever
+vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes);
+// The same, but calls with more than direct_max_m rows take the packed kernel whatever
 // MatmulTakesDirect says (tests: the packed path of the shapes the direct kernel takes).
-vlak_status MatmulF32(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes,
-                      bool packed_beyond_few_rows = false);
+vlak_status MatmulF32PackedBeyondFewRows(const MatmulArgs& args, unsigned flags, int threads, size_t* peak_bytes);
 
 // Skinny calls: k cut into segments. When m * n <= kMatmulKSplitMaxOutputs and
 // k >= kMatmulKSplitMinK, k is cut into segments of seg_len = max(1024, 1024 * ceil(k / 65536))

@@ -456,17 +456,18 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
 }
 
 
-// Direct kernel (few rows; on AVX-512 also more rows when A is small and B is in cache:
+// Direct kernel (few rows; on AVX-512 also more rows when B is in cache and A or B is small:
 // MatmulTakesDirect): no packing. B streams from where it is, row p of the strip at a time,
 // while the r rows of A (kc floats each) stay in L1 and an r x V register tile of C accumulates;
-// a pass reads each B element once per r rows (once for m <= direct_rows). Same chains as the packed kernel: each C element is the sequential fma chain
-// from a[i][0] * b[0][j] (from C with ACCUMULATE, and after each kc block, where the chains are
-// stored to C and reloaded: exact), so the bits are those of every other path. Cost per k step:
-// V vector loads of B, r broadcasts of A (memory operands of the FMAs on x86), r x V FMAs, and on
-// AVX-512, for B in cache, one prefetch: the line after the tile's in the same row of B, which the
-// next strip reads. B from memory comes as a few sequential streams (direct_kc_stream) that the
-// hardware prefetchers follow, and the prefetch slowed them; AVX2's strips of 8 floats share
-// lines, and it slowed those too.
+// a pass reads each B element once per r rows (once for m <= direct_rows). Same chains as the
+// packed kernel: each C element is the sequential fma chain from a[i][0] * b[0][j] (from C with
+// ACCUMULATE, and after each kc block, where the chains are stored to C and reloaded: exact), so
+// the bits are those of every other path. Cost per k step: V vector loads of B, r broadcasts of
+// A (memory operands of the FMAs on x86), r x V FMAs, and on AVX-512, for B in cache, one
+// prefetch: the line after the tile's in the same row of B, which the next strip reads. B from
+// memory comes as a few sequential streams (direct_kc_stream) that the hardware prefetchers
+// follow, and the prefetch slowed them; AVX2's strips of 8 floats share lines, and it slowed
+// those too.
 #if !defined(VLAK_SIMD_RVV)
 using D1 = Simd<float, 0>;
 constexpr bool kPrefetchNextStrip = kPrefetchC;  // AVX-512 only, as C's prefetch
@@ -637,24 +638,15 @@ constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t, const f
 MatmulShape MatmulShapeF32(size_t n) {
   const bool narrow = UseNarrow(n);
   const size_t nr = narrow ? Lanes(DFNarrow()) : Lanes(DF());
-  const size_t scratch = kKc * NcFor(Lanes(DF())) > kKc * NcFor(Lanes(DFNarrow())) ? kKc * NcFor(Lanes(DF()))
-                                                                                      : kKc * NcFor(Lanes(DFNarrow()));
-#if !defined(VLAK_SIMD_RVV)
-  constexpr size_t kDirectVectors = MatmulDirectVectors(kMatmulDirectConfig, kMatmulDirectConfig.direct_rows);
-  const size_t direct_unit = kDirectVectors * Lanes(D1());
-#else
-  const size_t direct_unit = 1;  // direct_any_m is false
-#endif
+  const size_t nc_wide = NcFor(Lanes(DF())), nc_narrow = NcFor(Lanes(DFNarrow()));
   return MatmulShape{narrow ? kNarrowMR : kMR,
                      nr,
                      kKc,
-                     NcFor(nr),
-                     scratch,
-                     narrow,
+                     narrow ? nc_narrow : nc_wide,
+                     kKc * (nc_wide > nc_narrow ? nc_wide : nc_narrow),
                      kMatmulDirectConfig.direct_max_m,
-                     kMatmulDirectConfig.direct_any_m,
-                     kMatmulDirectConfig.direct_rows,
-                     direct_unit};
+                     kMatmulDirectConfig.direct_any_m ? kMatmulDirectConfig.direct_rows : 0,
+                     narrow};
 }
 
 // C[i0:i1, j0:j1] of the call, single-threaded, with the tile of MatmulShapeF32(g.n) (narrow:

@@ -143,10 +143,9 @@ TEST(Matmul, FewRowsDirect) {
 
 // More rows by the direct kernel (AVX-512, B as k x n, A small: MatmulTakesDirect) and the same
 // calls by the packed kernel: the same bits as the order model at 1 to 4 threads (rows split
-// where there are 16 per thread, at multiples of 16 near the even cut; else columns split at the
-// tile's width, 16 floats, where there are 8 such per thread: 24 x 515 at 2 and 4 threads), with
-// row passes of several heights (m mod 16), strip tails, k blocks of 128 and their edges, and
-// ACCUMULATE. On other targets both are the packed kernel.
+// where there are 16 per thread, at multiples of 16 near the even cut; fewer take the packed
+// kernel), with row passes of several heights (m mod 16), strip tails, k blocks of 128 and their
+// edges, and ACCUMULATE. On other targets both are the packed kernel.
 TEST(Matmul, DirectAnyRows) {
   ForEachTarget([] {
     for (const Dims& s : {Dims{17, 133, 71}, Dims{40, 65, 129}, Dims{100, 257, 33}, Dims{63, 130, 300},
@@ -156,14 +155,14 @@ TEST(Matmul, DirectAnyRows) {
         const Problem pr(s.m, s.n, s.k, false, 57);
         const vlak::MatmulShape shape = vlak::MatmulActiveShape(pr.n);
         // A takes at most 128 KiB here: a quarter of any AVX-512 core's L2.
-        if (shape.direct_any_m) EXPECT_TRUE(vlak::MatmulTakesDirect(shape, pr.m, pr.n, pr.k, false, 1));
+        if (shape.direct_any_rows != 0) EXPECT_TRUE(vlak::MatmulTakesDirect(shape, pr.m, pr.n, pr.k, false, 1));
         const std::vector<float> want = pr.Model(accumulate);
         for (int threads = 1; threads <= 4; ++threads) {
           for (const bool packed : {false, true}) {
-            if (packed && !shape.direct_any_m) continue;  // the same call
+            if (packed && shape.direct_any_rows == 0) continue;  // the same call
             std::vector<float> c = pr.c0;
-            ASSERT_EQ(vlak::MatmulF32(pr.Args(c.data(), false), pr.Flags(accumulate), threads, nullptr, packed),
-                      VLAK_OK);
+            const auto call = packed ? vlak::MatmulF32PackedBeyondFewRows : vlak::MatmulF32;
+            ASSERT_EQ(call(pr.Args(c.data(), false), pr.Flags(accumulate), threads, nullptr), VLAK_OK);
             ExpectSameBitsNanAny(c, want, (std::string(packed ? "packed" : "chosen") + ", threads " +
                                            std::to_string(threads)).c_str());
             if (threads == 1 && !packed) ExpectWithinBound(pr, c, accumulate);
@@ -257,7 +256,8 @@ TEST(Matmul, ThreadCountDeterminism) {
           }
           if (direct && pr.m > vlak::MatmulActiveShape(pr.n).direct_max_m) {
             std::vector<float> packed = pr.c0;
-            ASSERT_EQ(vlak::MatmulF32(pr.Args(packed.data(), false), pr.Flags(accumulate), threads, &peak, true),
+            ASSERT_EQ(vlak::MatmulF32PackedBeyondFewRows(pr.Args(packed.data(), false), pr.Flags(accumulate), threads,
+                                                          &peak),
                       VLAK_OK);
             EXPECT_GT(peak, 0u);
             ExpectSameBitsNanAny(packed, first, ("packed, threads " + std::to_string(threads)).c_str());
