@@ -11,8 +11,11 @@
 //                   and beta in the 32 KiB L1).
 //   backward_pairs: the backward two rows at a time (BackwardRowPair), the column partials loaded
 //                   and stored once per pair; false: row by row (streamed, prefetched).
+//   backward_quad_min_cols: 0, or the shortest rows the backward takes four at a time
+//                   (BackwardRowQuad: the partials loaded and stored once per four rows; the same
+//                   bits as two pairs). AVX-512 only: on AVX2 (16 registers) it spilled and lost.
 //   flush_rows:     the backward's f32 column partials see at most this many rows before they are
-//                   added in f64 (even: a row pair must not straddle a flush).
+//                   added in f64 (a multiple of 4: a row pair or quad must not straddle one).
 //   strided_samples: the forward's 16 shift samples by one strided vector load (RVV's vlse32);
 //                   false: 16 scalar loads (x86's gathers cost more than the loads).
 //   ahead_max_cols: 0, or the longest paired rows run one pair ahead: the next pair's first
@@ -30,6 +33,7 @@ struct LayerNormConfig {
   bool row_pairs;
   size_t pair_max_cols;
   bool backward_pairs;
+  size_t backward_quad_min_cols;
   size_t flush_rows;
   bool strided_samples;
   size_t ahead_max_cols;
@@ -37,19 +41,23 @@ struct LayerNormConfig {
 
 #if defined(VLAK_SIMD_RVV)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 2, .row_pairs = true, .pair_max_cols = 0,
-                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = true,
+                                           .backward_pairs = true,
+                                           .backward_quad_min_cols = 0, .flush_rows = 16, .strided_samples = true,
                                            .ahead_max_cols = 0};
 #elif defined(VLAK_SIMD_AVX512)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = true, .pair_max_cols = 1024,
-                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = false,
+                                           .backward_pairs = true,
+                                           .backward_quad_min_cols = 1536, .flush_rows = 16, .strided_samples = false,
                                            .ahead_max_cols = 768};
 #elif defined(VLAK_SIMD_AVX2)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = true, .pair_max_cols = 1024,
-                                           .backward_pairs = true, .flush_rows = 16, .strided_samples = false,
+                                           .backward_pairs = true,
+                                           .backward_quad_min_cols = 0, .flush_rows = 16, .strided_samples = false,
                                            .ahead_max_cols = 768};
 #else
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 0, .row_pairs = false, .pair_max_cols = 0,
-                                           .backward_pairs = false, .flush_rows = 16, .strided_samples = false,
+                                           .backward_pairs = false,
+                                           .backward_quad_min_cols = 0, .flush_rows = 16, .strided_samples = false,
                                            .ahead_max_cols = 0};
 #endif
 

@@ -7,7 +7,8 @@
 // Fused residual add (AddLayerNormRowsF32): s = x + r, stored as pass 1 loads it: the plain bits.
 // Backward, per row: g = dy gamma; sum(g), sum(g xhat) (f32 lanes, f64 per block); dgamma and
 // dbeta partials in f32, flushed to f64 every kFlushRows rows; dx = fma(g, rstd, fma(xhat,
-// -rstd mean(g xhat), -rstd mean(g))), streamed past L2.
+// -rstd mean(g xhat), -rstd mean(g))). Rows in pairs (x86, RVV) or fours (AVX-512, long rows)
+// load and store the partials once per pair or four; a lone row streams dx past the L2.
 // Bound: vlak.h's 1e-5 (|gamma| (1 + |xhat|) + |beta|), mean 1e-6 (|mean| + sd), rstd 1e-6. Rows
 // with a NaN/inf, or sums that overflow f32 (|x - k| > ~1e19), take a cold f64 path (NaN rows).
 // Cost per element: 1 pass of load + sub + add + fma (2 on rare outlier rows), then load, sub,
@@ -302,7 +303,7 @@ void AddForwardRows(size_t rows, size_t cols, const float* x, size_t x_stride, c
 
 // ---- backward ---------------------------------------------------------------------------------
 constexpr size_t kFlushRows = kLayerNormConfig.flush_rows;  // f32 column partials: at most 16 terms before f64
-static_assert(kFlushRows % 2 == 0, "row pairs (BackwardRowPair) must not straddle a flush");
+static_assert(kFlushRows % 4 == 0, "row pairs and quads (BackwardRowPair, -Quad) must not straddle a flush");
 // RVV and x86: rows two at a time (BackwardRowPair), so the f32 column partials are loaded and
 // stored once per two rows: on RVV the fewest modelled cycles on X60 / X280 / P670; on x86 a row's
 // dy, x, gamma and partials (5 x 4 bytes per column) outgrow L1 from about 1600 columns, and the
@@ -383,6 +384,31 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
 // row count), so the bits do not depend on the thread count.
 using DP = Simd<float, (kPow2 > 0 ? kPow2 - 1 : 0)>;
 
+// The output pass of two rows (BackwardRowPair's second pass) from their sums.
+template <bool kGamma>
+[[gnu::always_inline]] inline void PairOutput(const float* dy0, const float* dy1, const float* x0, const float* x1, const float* gamma, float m0,
+                float m1, float r0, float r1, double sum_g0, double sum_gx0, double sum_g1, double sum_gx1, float* dx0,
+                float* dx1, size_t n) {
+  const DP d;
+  const double inv_n = 1.0 / static_cast<double>(n);
+  const float kg0 = static_cast<float>(-static_cast<double>(r0) * sum_g0 * inv_n);
+  const float kx0 = static_cast<float>(-static_cast<double>(r0) * sum_gx0 * inv_n);
+  const float kg1 = static_cast<float>(-static_cast<double>(r1) * sum_g1 * inv_n);
+  const float kx1 = static_cast<float>(-static_cast<double>(r1) * sum_gx1 * inv_n);
+  ForEachStrip(d, n, [&](auto ds, size_t i) {
+    const auto xhat0 = Mul(ds, Sub(ds, LoadU(ds, x0 + i), m0), r0);
+    const auto xhat1 = Mul(ds, Sub(ds, LoadU(ds, x1 + i), m1), r1);
+    VFromD<decltype(ds)> g0 = LoadU(ds, dy0 + i), g1 = LoadU(ds, dy1 + i);
+    if constexpr (kGamma) {
+      const auto gv = LoadU(ds, gamma + i);
+      g0 = Mul(ds, g0, gv);
+      g1 = Mul(ds, g1, gv);
+    }
+    StoreU(ds, MulAdd(ds, g0, r0, MulAdd(ds, xhat0, kx0, Set(ds, kg0))), dx0 + i);
+    StoreU(ds, MulAdd(ds, g1, r1, MulAdd(ds, xhat1, kx1, Set(ds, kg1))), dx1 + i);
+  });
+}
+
 template <bool kGamma, bool kFirstOfGroup>
 void BackwardRowPair(const float* dy0, const float* dy1, const float* x0, const float* x1, const float* gamma,
                      const float* mean, const float* rstd, float* dx0, float* dx1, size_t n, float* acc_g,
@@ -425,23 +451,85 @@ void BackwardRowPair(const float* dy0, const float* dy1, const float* x0, const 
     sum_g1 += ReduceSum(d, ag1);
     sum_gx1 += ReduceSum(d, agx1);
   }
-  const double inv_n = 1.0 / static_cast<double>(n);
-  const float kg0 = static_cast<float>(-static_cast<double>(r0) * sum_g0 * inv_n);
-  const float kx0 = static_cast<float>(-static_cast<double>(r0) * sum_gx0 * inv_n);
-  const float kg1 = static_cast<float>(-static_cast<double>(r1) * sum_g1 * inv_n);
-  const float kx1 = static_cast<float>(-static_cast<double>(r1) * sum_gx1 * inv_n);
-  ForEachStrip(d, n, [&](auto ds, size_t i) {
-    const auto xhat0 = Mul(ds, Sub(ds, LoadU(ds, x0 + i), m0), r0);
-    const auto xhat1 = Mul(ds, Sub(ds, LoadU(ds, x1 + i), m1), r1);
-    VFromD<decltype(ds)> g0 = LoadU(ds, dy0 + i), g1 = LoadU(ds, dy1 + i);
-    if constexpr (kGamma) {
-      const auto gv = LoadU(ds, gamma + i);
-      g0 = Mul(ds, g0, gv);
-      g1 = Mul(ds, g1, gv);
-    }
-    StoreU(ds, MulAdd(ds, g0, r0, MulAdd(ds, xhat0, kx0, Set(ds, kg0))), dx0 + i);
-    StoreU(ds, MulAdd(ds, g1, r1, MulAdd(ds, xhat1, kx1, Set(ds, kg1))), dx1 + i);
-  });
+  PairOutput<kGamma>(dy0, dy1, x0, x1, gamma, m0, m1, r0, r1, sum_g0, sum_gx0, sum_g1, sum_gx1, dx0, dx1, n);
+}
+
+// Rows four at a time where config's backward_quad_min_cols allows (AVX-512, long rows):
+// BackwardRowPair's first pass for rows 0-3, the column partials loaded and stored once per four
+// rows, then PairOutput for rows 0-1 and 2-3. Each row's sums are added in the same lanes and
+// blocks as in a pair, and the partials take the rows' terms in row order: the bits of two
+// BackwardRowPair calls. Where a pair's rows, gamma and partials outgrow the L1, the partials'
+// round trip comes from the L2, and halving it gained 6-10 % (docs/ops/layernorm.md); in L1, the
+// four rows' 32 bytes a column pushed the output passes' reads out to the L2 and lost.
+constexpr size_t kBackwardQuadMinCols = kLayerNormConfig.backward_quad_min_cols;
+
+template <bool kGamma, bool kFirstOfGroup>
+void BackwardRowQuad(const float* dy, const float* x, size_t stride, const float* gamma, const float* mean,
+                     const float* rstd, float* dx, size_t n, float* acc_g, float* acc_b) {
+  const DP d;
+  const size_t block = row_sums::kSumBlockStrips * Lanes(d);
+  const float* const dy0 = dy;
+  const float* const dy1 = dy + stride;
+  const float* const dy2 = dy + 2 * stride;
+  const float* const dy3 = dy + 3 * stride;
+  const float* const x0 = x;
+  const float* const x1 = x + stride;
+  const float* const x2 = x + 2 * stride;
+  const float* const x3 = x + 3 * stride;
+  const float m0 = mean[0], m1 = mean[1], m2 = mean[2], m3 = mean[3];
+  const float r0 = rstd[0], r1 = rstd[1], r2 = rstd[2], r3 = rstd[3];
+  double sg0 = 0, sgx0 = 0, sg1 = 0, sgx1 = 0, sg2 = 0, sgx2 = 0, sg3 = 0, sgx3 = 0;
+  for (size_t b = 0; b < n; b += block) {
+    const size_t len = n - b < block ? n - b : block;
+    auto ag0 = Zero(d), agx0 = Zero(d), ag1 = Zero(d), agx1 = Zero(d);
+    auto ag2 = Zero(d), agx2 = Zero(d), ag3 = Zero(d), agx3 = Zero(d);
+    ForEachStrip(d, len, [&](auto ds, size_t j) {
+      const size_t i = b + j;
+      const auto xhat0 = Mul(ds, Sub(ds, LoadU(ds, x0 + i), m0), r0);
+      const auto xhat1 = Mul(ds, Sub(ds, LoadU(ds, x1 + i), m1), r1);
+      const auto xhat2 = Mul(ds, Sub(ds, LoadU(ds, x2 + i), m2), r2);
+      const auto xhat3 = Mul(ds, Sub(ds, LoadU(ds, x3 + i), m3), r3);
+      const auto dyv0 = LoadU(ds, dy0 + i);
+      const auto dyv1 = LoadU(ds, dy1 + i);
+      const auto dyv2 = LoadU(ds, dy2 + i);
+      const auto dyv3 = LoadU(ds, dy3 + i);
+      VFromD<decltype(ds)> g0 = dyv0, g1 = dyv1, g2 = dyv2, g3 = dyv3;
+      if constexpr (kGamma) {
+        const auto gv = LoadU(ds, gamma + i);
+        g0 = Mul(ds, dyv0, gv);
+        g1 = Mul(ds, dyv1, gv);
+        g2 = Mul(ds, dyv2, gv);
+        g3 = Mul(ds, dyv3, gv);
+      }
+      ag0 = AddTU(ds, ag0, g0);
+      agx0 = MulAddTU(ds, g0, xhat0, agx0);
+      ag1 = AddTU(ds, ag1, g1);
+      agx1 = MulAddTU(ds, g1, xhat1, agx1);
+      ag2 = AddTU(ds, ag2, g2);
+      agx2 = MulAddTU(ds, g2, xhat2, agx2);
+      ag3 = AddTU(ds, ag3, g3);
+      agx3 = MulAddTU(ds, g3, xhat3, agx3);
+      if (acc_g != nullptr) {
+        auto pg = kFirstOfGroup ? Mul(ds, dyv0, xhat0) : MulAdd(ds, dyv0, xhat0, LoadU(ds, acc_g + i));
+        auto pb = kFirstOfGroup ? dyv0 : Add(ds, LoadU(ds, acc_b + i), dyv0);
+        pg = MulAdd(ds, dyv3, xhat3, MulAdd(ds, dyv2, xhat2, MulAdd(ds, dyv1, xhat1, pg)));
+        pb = Add(ds, Add(ds, Add(ds, pb, dyv1), dyv2), dyv3);
+        StoreU(ds, pg, acc_g + i);
+        StoreU(ds, pb, acc_b + i);
+      }
+    });
+    sg0 += ReduceSum(d, ag0);
+    sgx0 += ReduceSum(d, agx0);
+    sg1 += ReduceSum(d, ag1);
+    sgx1 += ReduceSum(d, agx1);
+    sg2 += ReduceSum(d, ag2);
+    sgx2 += ReduceSum(d, agx2);
+    sg3 += ReduceSum(d, ag3);
+    sgx3 += ReduceSum(d, agx3);
+  }
+  PairOutput<kGamma>(dy0, dy1, x0, x1, gamma, m0, m1, r0, r1, sg0, sgx0, sg1, sgx1, dx, dx + stride, n);
+  PairOutput<kGamma>(dy2, dy3, x2, x3, gamma, m2, m3, r2, r3, sg2, sgx2, sg3, sgx3, dx + 2 * stride,
+                     dx + 3 * stride, n);
 }
 
 // sum (=, or += unless kFirst) f64(acc), n columns.
@@ -454,13 +542,41 @@ void Flush(const float* acc, double* sum, size_t n) {
   });
 }
 
+// After row r of rows: the f32 partials added into the f64 sums at the end of a flush group or of
+// the rows. (The pairs and lone rows below keep this inline: through the helper RVV's 16 x 2048
+// case retired 8 instructions more.)
+inline void FlushAfter(size_t r, size_t rows, size_t cols, const float* acc_g, const float* acc_b, double* sum_g,
+                       double* sum_b) {
+  if (acc_g != nullptr && ((r + 1) % kFlushRows == 0 || r + 1 == rows)) {
+    if (r < kFlushRows) {
+      Flush<true>(acc_g, sum_g, cols);
+      Flush<true>(acc_b, sum_b, cols);
+    } else {
+      Flush<false>(acc_g, sum_g, cols);
+      Flush<false>(acc_b, sum_b, cols);
+    }
+  }
+}
+
 template <bool kGamma>
 void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, size_t stride, const float* gamma,
                   const float* mean, const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g,
                   double* sum_b, bool stream) {
   for (size_t r = 0; r < rows; ++r) {
     const size_t o = r * stride;
-    // kFlushRows is even: a pair never straddles a flush.
+    // kFlushRows is a multiple of 4: a quad or a pair never straddles a flush.
+    if constexpr (kBackwardQuadMinCols > 0) {
+      if (cols >= kBackwardQuadMinCols && r % 4 == 0 && r + 3 < rows) {
+        if (r % kFlushRows == 0) {
+          BackwardRowQuad<kGamma, true>(dy + o, x + o, stride, gamma, mean + r, rstd + r, dx + o, cols, acc_g, acc_b);
+        } else {
+          BackwardRowQuad<kGamma, false>(dy + o, x + o, stride, gamma, mean + r, rstd + r, dx + o, cols, acc_g, acc_b);
+        }
+        r += 3;
+        FlushAfter(r, rows, cols, acc_g, acc_b, sum_g, sum_b);
+        continue;
+      }
+    }
     if constexpr (kBackwardPairs) {
       if (r % 2 == 0 && r + 1 < rows) {
         if (r % kFlushRows == 0) {

@@ -241,11 +241,15 @@ TEST(LayerNormBackward, MatchesReference) {
       CheckBackward(3, cols, cols, false, seed++);
     }
     CheckBackward(40, 1000, 1000, true, seed++);  // dgamma/dbeta across the f32 flushes
+    // Long rows, which AVX-512 takes four at a time (layernorm_config.h): quads across a flush,
+    // then a pair and a lone row.
+    CheckBackward(23, 1600, 1603, true, seed++);
+    CheckBackward(7, 2048, 2048, false, seed++);
   });
 }
 
-TEST(LayerNormBackward, OptionalOutputsInPlaceAndThreads) {
-  const size_t rows = 96, cols = 512, n = rows * cols;
+void OptionalOutputsInPlaceAndThreads(size_t cols) {
+  const size_t rows = 96, n = rows * cols;
   const auto x = Normal(n, 0.0f, 2.0f, 61);
   const auto dy = Normal(n, 0.0f, 1.0f, 62);
   std::vector<float> mean(rows), rstd(rows), y(n);
@@ -270,6 +274,14 @@ TEST(LayerNormBackward, OptionalOutputsInPlaceAndThreads) {
   std::vector<float> inplace = dy;
   run(1, inplace.data(), inplace.data(), nullptr, nullptr);  // dx == dy
   EXPECT_TRUE(vlak_test::SameBits(inplace.data(), dx1.data(), n));
+}
+
+TEST(LayerNormBackward, OptionalOutputsInPlaceAndThreads) {
+  // 1600 columns: rows four at a time on AVX-512 (layernorm_config.h).
+  for (const size_t cols : {size_t{512}, size_t{1600}}) {
+    SCOPED_TRACE(testing::Message() << "cols " << cols);
+    OptionalOutputsInPlaceAndThreads(cols);
+  }
 }
 
 TEST(LayerNormBackward, BadArgumentsWriteNothing) {
@@ -303,6 +315,16 @@ TEST(GuardPages, LayerNorm) {
                                             dx.data(), dg.data(), db.data()),
                 VLAK_OK);
       ASSERT_TRUE(std::isfinite(y.data()[2 * n - 1]) && std::isfinite(dg.data()[n - 1])) << n;
+    }
+    // Five rows of long rows: the backward's quads on AVX-512 (layernorm_config.h), then a lone row.
+    for (size_t n : {size_t{1536}, size_t{1543}}) {
+      GuardedFloats x(5 * n), y(5 * n), mean(5), rstd(5), dx(5 * n), dg(n), db(n);
+      ASSERT_EQ(vlak_layernorm_f32(5, n, x.data(), n, nullptr, nullptr, 1e-5f, y.data(), n, mean.data(), rstd.data()),
+                VLAK_OK);
+      ASSERT_EQ(vlak_layernorm_backward_f32(5, n, y.data(), x.data(), n, nullptr, mean.data(), rstd.data(), dx.data(),
+                                            dg.data(), db.data()),
+                VLAK_OK);
+      ASSERT_TRUE(std::isfinite(dx.data()[5 * n - 1]) && std::isfinite(db.data()[n - 1])) << n;
     }
   });
 }
