@@ -369,7 +369,8 @@ vlak_status vlak_add_rmsnorm_f32(size_t rows, size_t cols, const float* x, size_
  * C (m x n, ldc). Cache-blocked, packed, register-tiled; threads over tiles of C, and over k
  * for skinny calls. Few rows (m <= 16; not on RVV) read B in place, unpacked (with TRANS_B
  * through a transposed strip on the stack), threads over columns; on AVX-512 so do calls of
- * more rows with B (k x n) in cache and A or B small, threads over rows.
+ * more rows with B (k x n) in cache and A or B small or the rows per thread few, threads over
+ * rows.
  * Each C element is one chain in sequential k order: c = a[i][0] * b[0][j], then
  * c = fma(a[i][p], b[p][j], c) for p = 1 .. k-1 (with ACCUMULATE the chain starts from the old C:
  * c = fma(a[i][p], b[p][j], c) for every p). Skinny calls, m * n <= 4096 and k >= 4096, cut k

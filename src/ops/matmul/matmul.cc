@@ -555,8 +555,10 @@ bool MatmulTakesDirect(const MatmulShape& shape, size_t m, size_t n, size_t k, b
   const double l2 = static_cast<double>(L2CacheBytes());
   const double a_bytes = static_cast<double>(m) * static_cast<double>(k) * sizeof(float);
   const double b_bytes = static_cast<double>(k) * static_cast<double>(n) * sizeof(float);
-  if (b_bytes > 8 * l2 || (a_bytes > l2 / 4 && b_bytes > l2 / 2)) return false;
-  return m >= shape.direct_any_rows * (threads > 1 ? threads : 1);
+  const size_t t = threads > 1 ? threads : 1;
+  if (b_bytes > 8 * l2) return false;
+  if (a_bytes > l2 / 4 && b_bytes > l2 / 2 && m > kMatmulDirectMaxPasses * shape.direct_any_rows * t) return false;
+  return m >= shape.direct_any_rows * t;
 }
 
 namespace {

@@ -39,11 +39,17 @@ struct MatmulShape {
   bool narrow;               // the target's narrow tile (n fits one narrow panel)
 };
 
+// Passes over B per thread up to which the direct kernel takes calls whose A and B are both
+// larger than the L2 holds for it: below, packing B (and, at several threads, the packed B shared
+// behind a barrier and read from the other cores) costs more than the direct kernel's passes over
+// B from the L3; above, the packed kernel's B in the L2 does better (docs/ops/matmul.md).
+inline constexpr size_t kMatmulDirectMaxPasses = 24;
+
 // Whether a call of this shape takes the direct kernel (B read where it is, not packed) at
 // `threads` threads: m <= direct_max_m; or, where direct_any_rows, any m when B is k x n (TRANS_B
 // would transpose W's strips in every pass), B is not from memory (at most 8 times the L2: every
 // pass of direct_any_rows rows reads all of B), A packed takes at most a quarter of the per-core
-// L2 or B at most half of it (where both are larger the packed kernel's blocking does as well),
+// L2, or B at most half of it, or each thread's rows make at most kMatmulDirectMaxPasses passes,
 // and each thread gets at least direct_any_rows rows (the rows are split among the threads).
 bool MatmulTakesDirect(const MatmulShape& shape, size_t m, size_t n, size_t k, bool b_trans, size_t threads);
 

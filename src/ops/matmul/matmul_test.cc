@@ -148,13 +148,15 @@ TEST(Matmul, FewRowsDirect) {
 // edges, and ACCUMULATE. On other targets both are the packed kernel.
 TEST(Matmul, DirectAnyRows) {
   ForEachTarget([] {
+    // The last shape's A (300 KB) and B (563 KB) are both more than a quarter and half of a 1 MiB
+    // L2, and its 96 rows are few enough passes over B (kMatmulDirectMaxPasses).
     for (const Dims& s : {Dims{17, 133, 71}, Dims{40, 65, 129}, Dims{100, 257, 33}, Dims{63, 130, 300},
-                          Dims{128, 128, 256}, Dims{35, 16, 9}, Dims{24, 515, 40}}) {
+                          Dims{128, 128, 256}, Dims{35, 16, 9}, Dims{24, 515, 40}, Dims{96, 176, 800}}) {
       for (const bool accumulate : {false, true}) {
         SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k);
         const Problem pr(s.m, s.n, s.k, false, 57);
         const vlak::MatmulShape shape = vlak::MatmulActiveShape(pr.n);
-        // A takes at most 128 KiB here: a quarter of any AVX-512 core's L2.
+        // A takes at most 128 KiB here (a quarter of any AVX-512 core's L2), or the rows are few.
         if (shape.direct_any_rows != 0) EXPECT_TRUE(vlak::MatmulTakesDirect(shape, pr.m, pr.n, pr.k, false, 1));
         const std::vector<float> want = pr.Model(accumulate);
         for (int threads = 1; threads <= 4; ++threads) {
