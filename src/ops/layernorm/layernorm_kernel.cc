@@ -384,11 +384,26 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
 // row count), so the bits do not depend on the thread count.
 using DP = Simd<float, (kPow2 > 0 ? kPow2 - 1 : 0)>;
 
+// One row's terms at strip i of the first pass over rows in pairs or fours: xhat = (x - m) r and
+// dy at i, and the row's sums ag += g, agx += g xhat, g = dy gamma (gamma's strip gv, loaded once
+// for the rows; unread without gamma).
+template <bool kGamma, class DS, class V>
+[[gnu::always_inline]] inline void RowTerms(DS ds, const float* x, const float* dy, size_t i, float m, float r,
+                                            const V& gv, V& ag, V& agx, V& xhat, V& dyv) {
+  xhat = Mul(ds, Sub(ds, LoadU(ds, x + i), m), r);
+  dyv = LoadU(ds, dy + i);
+  V g = dyv;
+  if constexpr (kGamma) g = Mul(ds, dyv, gv);
+  ag = AddTU(ds, ag, g);
+  agx = MulAddTU(ds, g, xhat, agx);
+}
+
 // The output pass of two rows (BackwardRowPair's second pass) from their sums.
 template <bool kGamma>
-[[gnu::always_inline]] inline void PairOutput(const float* dy0, const float* dy1, const float* x0, const float* x1, const float* gamma, float m0,
-                float m1, float r0, float r1, double sum_g0, double sum_gx0, double sum_g1, double sum_gx1, float* dx0,
-                float* dx1, size_t n) {
+[[gnu::always_inline]] inline void PairOutput(const float* dy0, const float* dy1, const float* x0, const float* x1,
+                                              const float* gamma, float m0, float m1, float r0, float r1,
+                                              double sum_g0, double sum_gx0, double sum_g1, double sum_gx1,
+                                              float* dx0, float* dx1, size_t n) {
   const DP d;
   const double inv_n = 1.0 / static_cast<double>(n);
   const float kg0 = static_cast<float>(-static_cast<double>(r0) * sum_g0 * inv_n);
@@ -422,20 +437,11 @@ void BackwardRowPair(const float* dy0, const float* dy1, const float* x0, const 
     auto ag0 = Zero(d), agx0 = Zero(d), ag1 = Zero(d), agx1 = Zero(d);
     ForEachStrip(d, len, [&](auto ds, size_t j) {
       const size_t i = b + j;
-      const auto xhat0 = Mul(ds, Sub(ds, LoadU(ds, x0 + i), m0), r0);
-      const auto xhat1 = Mul(ds, Sub(ds, LoadU(ds, x1 + i), m1), r1);
-      const auto dyv0 = LoadU(ds, dy0 + i);
-      const auto dyv1 = LoadU(ds, dy1 + i);
-      VFromD<decltype(ds)> g0 = dyv0, g1 = dyv1;
-      if constexpr (kGamma) {
-        const auto gv = LoadU(ds, gamma + i);
-        g0 = Mul(ds, dyv0, gv);
-        g1 = Mul(ds, dyv1, gv);
-      }
-      ag0 = AddTU(ds, ag0, g0);
-      agx0 = MulAddTU(ds, g0, xhat0, agx0);
-      ag1 = AddTU(ds, ag1, g1);
-      agx1 = MulAddTU(ds, g1, xhat1, agx1);
+      using V = VFromD<decltype(ds)>;
+      const V gv = kGamma ? LoadU(ds, gamma + i) : ag0;  // ag0: any vector, unread without gamma
+      V xhat0, xhat1, dyv0, dyv1;
+      RowTerms<kGamma>(ds, x0, dy0, i, m0, r0, gv, ag0, agx0, xhat0, dyv0);
+      RowTerms<kGamma>(ds, x1, dy1, i, m1, r1, gv, ag1, agx1, xhat1, dyv1);
       if (acc_g != nullptr) {
         if constexpr (kFirstOfGroup) {
           StoreU(ds, MulAdd(ds, dyv1, xhat1, Mul(ds, dyv0, xhat0)), acc_g + i);
@@ -485,30 +491,13 @@ void BackwardRowQuad(const float* dy, const float* x, size_t stride, const float
     auto ag2 = Zero(d), agx2 = Zero(d), ag3 = Zero(d), agx3 = Zero(d);
     ForEachStrip(d, len, [&](auto ds, size_t j) {
       const size_t i = b + j;
-      const auto xhat0 = Mul(ds, Sub(ds, LoadU(ds, x0 + i), m0), r0);
-      const auto xhat1 = Mul(ds, Sub(ds, LoadU(ds, x1 + i), m1), r1);
-      const auto xhat2 = Mul(ds, Sub(ds, LoadU(ds, x2 + i), m2), r2);
-      const auto xhat3 = Mul(ds, Sub(ds, LoadU(ds, x3 + i), m3), r3);
-      const auto dyv0 = LoadU(ds, dy0 + i);
-      const auto dyv1 = LoadU(ds, dy1 + i);
-      const auto dyv2 = LoadU(ds, dy2 + i);
-      const auto dyv3 = LoadU(ds, dy3 + i);
-      VFromD<decltype(ds)> g0 = dyv0, g1 = dyv1, g2 = dyv2, g3 = dyv3;
-      if constexpr (kGamma) {
-        const auto gv = LoadU(ds, gamma + i);
-        g0 = Mul(ds, dyv0, gv);
-        g1 = Mul(ds, dyv1, gv);
-        g2 = Mul(ds, dyv2, gv);
-        g3 = Mul(ds, dyv3, gv);
-      }
-      ag0 = AddTU(ds, ag0, g0);
-      agx0 = MulAddTU(ds, g0, xhat0, agx0);
-      ag1 = AddTU(ds, ag1, g1);
-      agx1 = MulAddTU(ds, g1, xhat1, agx1);
-      ag2 = AddTU(ds, ag2, g2);
-      agx2 = MulAddTU(ds, g2, xhat2, agx2);
-      ag3 = AddTU(ds, ag3, g3);
-      agx3 = MulAddTU(ds, g3, xhat3, agx3);
+      using V = VFromD<decltype(ds)>;
+      const V gv = kGamma ? LoadU(ds, gamma + i) : ag0;  // ag0: any vector, unread without gamma
+      V xhat0, xhat1, xhat2, xhat3, dyv0, dyv1, dyv2, dyv3;
+      RowTerms<kGamma>(ds, x0, dy0, i, m0, r0, gv, ag0, agx0, xhat0, dyv0);
+      RowTerms<kGamma>(ds, x1, dy1, i, m1, r1, gv, ag1, agx1, xhat1, dyv1);
+      RowTerms<kGamma>(ds, x2, dy2, i, m2, r2, gv, ag2, agx2, xhat2, dyv2);
+      RowTerms<kGamma>(ds, x3, dy3, i, m3, r3, gv, ag3, agx3, xhat3, dyv3);
       if (acc_g != nullptr) {
         auto pg = kFirstOfGroup ? Mul(ds, dyv0, xhat0) : MulAdd(ds, dyv0, xhat0, LoadU(ds, acc_g + i));
         auto pb = kFirstOfGroup ? dyv0 : Add(ds, LoadU(ds, acc_b + i), dyv0);
@@ -543,10 +532,9 @@ void Flush(const float* acc, double* sum, size_t n) {
 }
 
 // After row r of rows: the f32 partials added into the f64 sums at the end of a flush group or of
-// the rows. (The pairs and lone rows below keep this inline: through the helper RVV's 16 x 2048
-// case retired 8 instructions more.)
-inline void FlushAfter(size_t r, size_t rows, size_t cols, const float* acc_g, const float* acc_b, double* sum_g,
-                       double* sum_b) {
+// the rows. Always inlined: a call of it cost RVV's 16 x 2048 case 8 instructions.
+[[gnu::always_inline]] inline void FlushAfter(size_t r, size_t rows, size_t cols, const float* acc_g,
+                                              const float* acc_b, double* sum_g, double* sum_b) {
   if (acc_g != nullptr && ((r + 1) % kFlushRows == 0 || r + 1 == rows)) {
     if (r < kFlushRows) {
       Flush<true>(acc_g, sum_g, cols);
@@ -587,15 +575,7 @@ void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, siz
                                          dx + o, dx + o + stride, cols, acc_g, acc_b);
         }
         ++r;
-        if (acc_g != nullptr && ((r + 1) % kFlushRows == 0 || r + 1 == rows)) {
-          if (r < kFlushRows) {
-            Flush<true>(acc_g, sum_g, cols);
-            Flush<true>(acc_b, sum_b, cols);
-          } else {
-            Flush<false>(acc_g, sum_g, cols);
-            Flush<false>(acc_b, sum_b, cols);
-          }
-        }
+        FlushAfter(r, rows, cols, acc_g, acc_b, sum_g, sum_b);
         continue;
       }
     }
@@ -609,15 +589,7 @@ void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, siz
       BackwardRow<kGamma, false>(dy + o, x + o, gamma, mean[r], rstd[r], dx + o, cols, acc_g, acc_b, stream, next_dy,
                                  next_x);
     }
-    if (acc_g != nullptr && ((r + 1) % kFlushRows == 0 || last)) {
-      if (r < kFlushRows) {
-        Flush<true>(acc_g, sum_g, cols);
-        Flush<true>(acc_b, sum_b, cols);
-      } else {
-        Flush<false>(acc_g, sum_g, cols);
-        Flush<false>(acc_b, sum_b, cols);
-      }
-    }
+    FlushAfter(r, rows, cols, acc_g, acc_b, sum_g, sum_b);
   }
 }
 
