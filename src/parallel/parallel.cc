@@ -16,6 +16,7 @@
 
 #if defined(__linux__)
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #endif
 #if defined(__x86_64__) || defined(__i386__)
@@ -52,6 +53,35 @@ void FutexWake(std::atomic<uint32_t>* word, int count) {
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, count, nullptr, nullptr, 0);
 #else
   (void)word, (void)count;
+#endif
+}
+
+// The CPU the calling thread runs on, or -1 where unknown.
+int CurrentCpu() {
+#if defined(__linux__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+// A worker that joins a job on the CPU of the caller (the thread that published it) only takes
+// turns with it there: the two run each other's chunks one after the other. Linux does put a
+// woken worker there: on a 2-vCPU KVM guest, after the caller had slept, about half of the
+// workers' joins landed on the caller's CPU, call after call for milliseconds, and the calls ran
+// at one thread's speed (docs/threads.md). Such a worker moves itself: its affinity becomes
+// the CPUs it was started with, less the caller's (one syscall, only when it has landed there).
+void LeaveCallersCpu(int caller_cpu) {
+#if defined(__linux__)
+  if (caller_cpu < 0 || caller_cpu >= CPU_SETSIZE || CurrentCpu() != caller_cpu) return;
+  thread_local cpu_set_t started_with;
+  thread_local bool known = sched_getaffinity(0, sizeof started_with, &started_with) == 0;
+  if (!known) return;
+  cpu_set_t others = started_with;
+  CPU_CLR(caller_cpu, &others);
+  if (CPU_COUNT(&others) > 0) sched_setaffinity(0, sizeof others, &others);
+#else
+  (void)caller_cpu;
 #endif
 }
 
@@ -112,6 +142,7 @@ class Pool {
     const int helpers = job.plan->threads - 1;
     Grow(helpers);
     job_ = &job;
+    caller_cpu_ = CurrentCpu();
     left_.store(0, std::memory_order_relaxed);
     const uint32_t gen = (gen_.load(std::memory_order_relaxed) + 1) & 0x7FFFFFFFu;
     state_.store(Pack(gen, static_cast<uint32_t>(helpers)), std::memory_order_release);
@@ -215,6 +246,7 @@ class Pool {
       uint64_t s = state_.load(std::memory_order_acquire);
       while (GenOf(s) == seen && (s & kClosed) == 0 && Joined(s) < Wanted(s)) {
         if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+          LeaveCallersCpu(caller_cpu_);
           RunParticipant(*job_, static_cast<int>(Joined(s)) + 1);
           left_.fetch_add(1, std::memory_order_seq_cst);
           if (caller_waiting_.load(std::memory_order_seq_cst) != 0) FutexWake(&left_, 1);
@@ -228,6 +260,7 @@ class Pool {
   std::mutex grow_;
   size_t started_ = 0;
   Job* job_ = nullptr;
+  int caller_cpu_ = -1;  // where the caller published job_ (written with it, read after joining)
   alignas(64) std::atomic<uint32_t> gen_{0};      // futex: a new job
   alignas(64) std::atomic<uint64_t> state_{0};    // see Pack
   alignas(64) std::atomic<uint32_t> left_{0};     // futex: helpers done with the job
