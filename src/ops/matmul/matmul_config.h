@@ -4,9 +4,10 @@
 //   direct_max_m:  calls with m <= this (and B as k x n) take the direct kernel; 0: never (RVV,
 //                  whose sizeless vectors the kernel's register arrays cannot hold).
 //   direct_any_m:  calls with more rows take it too when B is k x n and in cache and A or B is
-//                  small (MatmulTakesDirect, matmul.h): where the tile of direct_rows rows runs at
-//                  the FMA peak, so that skipping B's packing is a gain (AVX-512's 16 x 1 zmm
-//                  tile; AVX2's 8 x 1 ymm tile was 1.4-1.6x slower than the packed kernel).
+//                  small or each thread's rows few (MatmulTakesDirect, matmul.h): where the tile
+//                  of direct_rows rows runs at the FMA peak, so that skipping B's packing is a
+//                  gain (AVX-512's 16 x 1 zmm tile; AVX2's 8 x 1 ymm tile was 1.4-1.6x slower
+//                  than the packed kernel).
 //   direct_rows:   rows of C per pass over B (a register tile of rows x vectors).
 //   direct_regs:   vector registers for the tile's accumulators and B vectors: a pass over r rows
 //                  uses vectors = min(direct_max_vectors, direct_regs / (r + 1)), at least 1.

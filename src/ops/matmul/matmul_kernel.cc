@@ -456,18 +456,18 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
 }
 
 
-// Direct kernel (few rows; on AVX-512 also more rows when B is in cache and A or B is small:
-// MatmulTakesDirect): no packing. B streams from where it is, row p of the strip at a time,
-// while the r rows of A (kc floats each) stay in L1 and an r x V register tile of C accumulates;
-// a pass reads each B element once per r rows (once for m <= direct_rows). Same chains as the
-// packed kernel: each C element is the sequential fma chain from a[i][0] * b[0][j] (from C with
-// ACCUMULATE, and after each kc block, where the chains are stored to C and reloaded: exact), so
-// the bits are those of every other path. Cost per k step: V vector loads of B, r broadcasts of
-// A (memory operands of the FMAs on x86), r x V FMAs, and on AVX-512, for B in cache, one
-// prefetch: the line after the tile's in the same row of B, which the next strip reads. B from
-// memory comes as a few sequential streams (direct_kc_stream) that the hardware prefetchers
-// follow, and the prefetch slowed them; AVX2's strips of 8 floats share lines, and it slowed
-// those too.
+// Direct kernel (few rows; on AVX-512 also more rows when B is in cache and A or B is small or
+// each thread's rows few: MatmulTakesDirect): no packing. B streams from where it is, row p of the
+// strip at a time, while the r rows of A (kc floats each) stay in L1 and an r x V register tile of
+// C accumulates; a pass reads each B element once per r rows (once for m <= direct_rows). Same
+// chains as the packed kernel: each C element is the sequential fma chain from a[i][0] * b[0][j]
+// (from C with ACCUMULATE, and after each kc block, where the chains are stored to C and reloaded:
+// exact), so the bits are those of every other path. Cost per k step: V vector loads of B, r
+// broadcasts of A (memory operands of the FMAs on x86), r x V FMAs, and on AVX-512, for B in
+// cache, one prefetch: the line after the tile's in the same row of B, which the next strip reads.
+// B from memory comes as a few sequential streams (direct_kc_stream) that the hardware prefetchers
+// follow, and the prefetch slowed them; AVX2's strips of 8 floats share lines, and it slowed those
+// too.
 #if !defined(VLAK_SIMD_RVV)
 using D1 = Simd<float, 0>;
 constexpr bool kPrefetchNextStrip = kPrefetchC;  // AVX-512 only, as C's prefetch

@@ -141,9 +141,9 @@ TEST(Matmul, FewRowsDirect) {
   });
 }
 
-// More rows by the direct kernel (AVX-512, B as k x n, A small: MatmulTakesDirect) and the same
-// calls by the packed kernel: the same bits as the order model at 1 to 4 threads (rows split
-// where there are 16 per thread, at multiples of 16 near the even cut; fewer take the packed
+// More rows by the direct kernel (AVX-512, B as k x n, A small or rows few: MatmulTakesDirect) and
+// the same calls by the packed kernel: the same bits as the order model at 1 to 4 threads (rows
+// split where there are 16 per thread, at multiples of 16 near the even cut; fewer take the packed
 // kernel), with row passes of several heights (m mod 16), strip tails, k blocks of 128 and their
 // edges, and ACCUMULATE. On other targets both are the packed kernel.
 TEST(Matmul, DirectAnyRows) {
