@@ -39,13 +39,14 @@ inline constexpr int kPow2 = [] {
 
 // kGlu: glu's gate keeps sigmoid.h's compensated sigmoid and silu everywhere: its 3 ULP bound
 // on act(gate) * up leaves room for act's 1.3 ULP, not for the split form's 1.7 (an error of k ULP
-// near the bottom of act's binade is up to 2k ULP near the top of the product's).
+// near the bottom of act's binade is up to 2k ULP near the top of the product's). Its fast tier
+// keeps fast.h's degree-4 q for the same reason (5 ULP; degree 3 could reach 5.1).
 template <int kOp, bool kGlu = false, class D>
 [[gnu::always_inline]] inline VFromD<D> Act(D d, VFromD<D> v) {
   if constexpr (kOp == kActNone) return v;
-  else if constexpr (kOp == (VLAK_ACT_SIGMOID | VLAK_ACT_FAST)) return act::FastSigmoid(d, v);
+  else if constexpr (kOp == (VLAK_ACT_SIGMOID | VLAK_ACT_FAST)) return act::FastSigmoid<kGlu ? 4 : 3>(d, v);
   else if constexpr (kOp == (VLAK_ACT_TANH | VLAK_ACT_FAST)) return act::FastTanh(d, v);
-  else if constexpr (kOp == (VLAK_ACT_SILU | VLAK_ACT_FAST)) return act::FastSilu(d, v);
+  else if constexpr (kOp == (VLAK_ACT_SILU | VLAK_ACT_FAST)) return act::FastSilu<kGlu ? 4 : 3>(d, v);
   else if constexpr (kOp == (VLAK_ACT_GELU | VLAK_ACT_FAST)) return act::FastGelu(d, v);
   else if constexpr (kOp == (VLAK_ACT_GELU_TANH | VLAK_ACT_FAST)) return act::FastGeluTanh(d, v);
   else if constexpr (kOp == VLAK_ACT_SIGMOID) return kGlu ? act::Sigmoid(d, v) : act::DefaultSigmoid(d, v);

@@ -2,17 +2,20 @@
 // within 4 ULP, gelu.h's algorithm with fewer two-float terms (FastGelu below); gelu_tanh x
 // sigmoid(2w) by silu's quotient, 2w in two floats (FastGeluTanh).
 //
-// Algorithm: e^z = 2^n (1 + w), w = t + t^2 q(t) (rr2 reduction, exp_parts.h's degree-4 q), each
+// Algorithm: e^z = 2^n (1 + w), w = t + t^2 q(t) (rr2 reduction, q of degree 3 for sigmoid and silu,
+//   exp_parts.h's degree 4 for tanh and gelu_tanh and where a caller needs less error), each
 //   quantity rounded once. sigmoid and silu: x clamped to [-120, 20], e = e^-x, the denominator
 //   D = 2^-64 (1 + e) = RN(S (1 + w) + 2^-64), S = 2^(n-64) (normal over the range); sigmoid =
 //   RN(2^-64 / D), silu = RN(x / D) 2^-64. tanh: z = -2|x| clamped at -20, m = e^z - 1,
 //   tanh|x| = -m / (2 + m), x's sign put back by bits. The quotient is the last rounding (silu's
-//   is exact above FLT_MIN); the errors before it are about 1.7 x 2^-24 (tanh 3 x 2^-24).
+//   is exact above FLT_MIN); the errors before it are about 3.2 x 2^-24 with q of degree 3, 1.7 x
+//   2^-24 with degree 4 (tanh 3 x 2^-24).
 // Bound (vlak.h): 4 ULP, 4 x 2^-149 below FLT_MIN.
 // Special values: NaN -> the same NaN; sigmoid(-inf) = +0, sigmoid(+inf) = 1, silu(-inf) = -0,
 //   silu(x) = x for x > 20 (and +inf); tanh(+-inf) = +-1, tanh(+-0) = +-0; gelu as gelu.h;
 //   gelu_tanh(x) = x for x > 12 (and +inf), -0 below -12 (and -inf), gelu_tanh(-0) = -0.
-// Cost: sigmoid 18 vector-layer ops, silu 19, tanh 23, gelu 53 (gelu.h's 67), gelu_tanh 36
+// Cost: sigmoid 17 vector-layer ops, silu 18 (one more each with q of degree 4), tanh 23, gelu 53
+//   (gelu.h's 67), gelu_tanh 36
 //   (gelu_tanh.h's 68), each with one Div.
 //   Every target runs this source (the same IEEE ops, so the same bits wherever Div is correctly
 //   rounded). Derivation and ops: docs/ops/activation.md, "fast.h"; measured: "The fast tier".
@@ -27,12 +30,17 @@ namespace vlak::VLAK_NS::act {
 // exp_parts.h's degree-4 q(t), w = t + t^2 q(t) = e^t - 1 - (its error 2^-28.2 relative).
 inline constexpr float kQ4 = 0.0013814542908221483f, kQ3 = 0.00836870539933443f,
                        kQ2 = 0.041668329387903214f, kQ1 = 0.1666652113199234f, kQ0 = 0.4999999403953552f;
+// A degree-3 q(t): 1 + t + t^2 q(t) = e^t within 2^-23.2 relative on [-ln2/2, ln2/2]
+// (tools/remez/exp_coeffs.py's exp_minimax_f32 with powers 2..5, the coefficients in float).
+inline constexpr float kD3Q3 = 0.008312562480568886f, kD3Q2 = 0.04189020395278931f,
+                       kD3Q1 = 0.16667114198207855f, kD3Q0 = 0.499992311000824f;
 
 // e^-x = 2^n (1 + w) from x, as S = 2^(n + kScale) (normal: n + kScale in [-126, 127]) and
 // nw = -w: tn = x + n ln2 = -t (rr2), then w = t + t^2 q(t) with q evaluated at t = -tn (its odd
 // coefficients' signs folded into the FMAs), so the caller's negation of its argument costs no op.
 // kLow: e^-(x + xl), xl a low part (|xl| <= 2^-16) added to tn, one op more; else xl is not read.
-template <int kScale, bool kLow = false, class D>
+// kQDegree: q's degree, 4 (2^-28.2) or 3 (2^-23.2, one FMA fewer).
+template <int kScale, bool kLow = false, int kQDegree = 4, class D>
 [[gnu::always_inline]] inline void FastExpOfNeg(D d, VFromD<D> x, VFromD<D> xl, VFromD<D>& s, VFromD<D>& nw) {
   const auto di = Rebind<int32_t>(d);
   constexpr float kBias = kMagic + static_cast<float>(127 + kScale);
@@ -40,31 +48,39 @@ template <int kScale, bool kLow = false, class D>
   const auto n = Sub(d, bias, kBias);
   auto tn = MulAdd(d, n, kLn2Lo, MulAdd(d, n, kLn2Hi, x));
   if constexpr (kLow) tn = Add(d, tn, xl);
-  auto q = MulAdd(d, tn, -kQ4, Set(d, kQ3));  // q(-tn)
-  q = NegMulAdd(d, q, tn, kQ2);
-  q = NegMulAdd(d, q, tn, kQ1);
-  q = NegMulAdd(d, q, tn, kQ0);
+  static_assert(kQDegree == 3 || kQDegree == 4);
+  VFromD<D> q;  // q(-tn)
+  if constexpr (kQDegree == 4) {
+    q = MulAdd(d, tn, -kQ4, Set(d, kQ3));
+    q = NegMulAdd(d, q, tn, kQ2);
+    q = NegMulAdd(d, q, tn, kQ1);
+    q = NegMulAdd(d, q, tn, kQ0);
+  } else {
+    q = MulAdd(d, tn, -kD3Q3, Set(d, kD3Q2));
+    q = NegMulAdd(d, q, tn, kD3Q1);
+    q = NegMulAdd(d, q, tn, kD3Q0);
+  }
   nw = NegMulAdd(d, Mul(d, tn, tn), q, tn);
   s = BitCast(d, di, ShiftLeft<23>(di, BitCast(di, d, bias)));
 }
-template <int kScale, class D>
+template <int kScale, int kQDegree = 4, class D>
 [[gnu::always_inline]] inline void FastExpOfNeg(D d, VFromD<D> x, VFromD<D>& s, VFromD<D>& nw) {
-  FastExpOfNeg<kScale, false>(d, x, x, s, nw);
+  FastExpOfNeg<kScale, false, kQDegree>(d, x, x, s, nw);
 }
 
 // kSilu: x sigmoid(x) = x / (1 + e^-x), else sigmoid(x) = 1 / (1 + e^-x), both from the
 // denominator 2^-64 (1 + e^-x) = S (1 + w) + 2^-64, rounded once (S + 2^-64 is exact for |x|
 // below about 16). The scale keeps S normal over the clamped range; sigmoid = 2^-64 / that, the one
 // rounding (also of a result below FLT_MIN); silu = RN(x / that) 2^-64, exact unless the result
-// is below FLT_MIN (then rounded twice, within 2^-149).
-template <bool kSilu, class D>
+// is below FLT_MIN (then rounded twice, within 2^-149). kQDegree: FastExpOfNeg's.
+template <bool kSilu, int kQDegree, class D>
 [[gnu::always_inline]] inline VFromD<D> FastSigmoidImpl(D d, VFromD<D> x) {
   constexpr float kTwoM64 = 5.42101086242752217e-20f;
   // [-120, 20]: sigmoid and silu round to 0 below -104, to 1 and x above 17; NaN gives -120 here
   // (Max ignores it) and is put back at the end.
   const auto xc = Min(d, Max(d, x, -120.0f), 20.0f);
   VFromD<D> S, nw;
-  FastExpOfNeg<-64>(d, xc, S, nw);  // S = 2^(n-64): normal for n in [-29, 174]
+  FastExpOfNeg<-64, kQDegree>(d, xc, S, nw);  // S = 2^(n-64): normal for n in [-29, 174]
   const auto den = NegMulAdd(d, S, nw, Add(d, S, Set(d, kTwoM64)));
   if constexpr (kSilu) {
     const auto y = Mul(d, Div(d, xc, den), kTwoM64);
@@ -75,14 +91,18 @@ template <bool kSilu, class D>
   }
 }
 
-template <class D>
+// kQDegree 3: vlak_activation_f32's fast tier, max 3.25 ULP (sigmoid) and 3.46 (silu) over every
+// float, relative error up to 4.6 x 2^-24 (x near -16.3). 4: 2.44 ULP and 2.96 x 2^-24, for the
+// default tier's split form (sigmoid_split.h) and glu's fast gate, whose bounds (2 ULP from -16
+// up; 5 ULP on act(gate) up, where the relative error counts up to 2^24 ULP) need it.
+template <int kQDegree = 3, class D>
 VFromD<D> FastSigmoid(D d, VFromD<D> x) {
-  return FastSigmoidImpl<false>(d, x);
+  return FastSigmoidImpl<false, kQDegree>(d, x);
 }
 
-template <class D>
+template <int kQDegree = 3, class D>
 VFromD<D> FastSilu(D d, VFromD<D> x) {
-  return FastSigmoidImpl<true>(d, x);
+  return FastSigmoidImpl<true, kQDegree>(d, x);
 }
 
 template <class D>

@@ -25,7 +25,7 @@ inline constexpr float kSplitBelow = -16.0f;
 
 template <bool kSilu, class D>
 [[gnu::always_inline]] inline VFromD<D> SplitSigmoidImpl(D d, VFromD<D> x) {
-  const auto y = kSilu ? FastSilu(d, x) : FastSigmoid(d, x);
+  const auto y = kSilu ? FastSilu<4>(d, x) : FastSigmoid<4>(d, x);
   const auto tail = Lt(d, x, kSplitBelow);
   if (AllFalse(d, tail)) [[likely]] return y;
   return IfThenElse(d, tail, kSilu ? Silu(d, x) : Sigmoid(d, x), y);
