@@ -37,10 +37,11 @@ inline constexpr int kPow2 = [] {
   return 0;
 }();
 
-// kGlu: glu's gate keeps sigmoid.h's compensated sigmoid and silu everywhere: its 3 ULP bound
-// on act(gate) * up leaves room for act's 1.3 ULP, not for the split form's 1.7 (an error of k ULP
-// near the bottom of act's binade is up to 2k ULP near the top of the product's). Its fast tier
-// keeps fast.h's degree-4 q for the same reason (5 ULP; degree 3 could reach 5.1).
+// kGlu: glu's fast tier keeps fast.h's degree-4 q for sigmoid and silu. Its 5 ULP bound on
+// act(gate) * up takes act's relative error rho as up to rho 2^24 ULP of the product (act's
+// mantissa near 1, the product's near 2), plus the product's rounding: degree 4 has rho <= 2.96 x
+// 2^-24, degree 3 up to 4.6 x 2^-24 (5.1 ULP). The default tier's split form, rho <= 2.27 x 2^-24,
+// fits glu's 3 ULP the same way (docs/ops/activation.md).
 template <int kOp, bool kGlu = false, class D>
 [[gnu::always_inline]] inline VFromD<D> Act(D d, VFromD<D> v) {
   if constexpr (kOp == kActNone) return v;
@@ -49,11 +50,11 @@ template <int kOp, bool kGlu = false, class D>
   else if constexpr (kOp == (VLAK_ACT_SILU | VLAK_ACT_FAST)) return act::FastSilu<kGlu ? 4 : 3>(d, v);
   else if constexpr (kOp == (VLAK_ACT_GELU | VLAK_ACT_FAST)) return act::FastGelu(d, v);
   else if constexpr (kOp == (VLAK_ACT_GELU_TANH | VLAK_ACT_FAST)) return act::FastGeluTanh(d, v);
-  else if constexpr (kOp == VLAK_ACT_SIGMOID) return kGlu ? act::Sigmoid(d, v) : act::DefaultSigmoid(d, v);
+  else if constexpr (kOp == VLAK_ACT_SIGMOID) return act::DefaultSigmoid(d, v);
   else if constexpr (kOp == VLAK_ACT_TANH) return act::Tanh(d, v);
   else if constexpr (kOp == VLAK_ACT_GELU) return act::Gelu(d, v);
   else if constexpr (kOp == VLAK_ACT_GELU_TANH) return act::GeluTanh(d, v);
-  else if constexpr (kOp == VLAK_ACT_SILU) return kGlu ? act::Silu(d, v) : act::DefaultSilu(d, v);
+  else if constexpr (kOp == VLAK_ACT_SILU) return act::DefaultSilu(d, v);
   else return act::Softplus(d, v);
 }
 

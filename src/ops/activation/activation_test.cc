@@ -330,6 +330,34 @@ TEST(Glu, StridesOddWidthsInPlace) {
   ForEachTarget([] { CheckGluLayouts(11, VLAK_ACT_ACCURATE); });
 }
 
+// glu's bounds rest on act's relative error rho: the product shows it as up to rho 2^24 ULP where
+// its mantissa is near 2. At the gates where sigmoid's and silu's rho peaks (every float measured,
+// docs/ops/activation.md: the default tier's split form, fast.h's form with q of degree 4, and
+// with degree 3, which glu must not take), ups that put the product just under a power of 2.
+TEST(Glu, WorstGatesWithProductsNearTheTopOfTheirBinade) {
+  const struct {
+    vlak_activation op;
+    float gate;
+  } cases[] = {{VLAK_ACT_SIGMOID, -14.9299316f}, {VLAK_ACT_SILU, -5.89482403f},  {VLAK_ACT_SIGMOID, -16.3165245f},
+               {VLAK_ACT_SILU, -16.318924f},     {VLAK_ACT_SIGMOID, -16.2890491f}, {VLAK_ACT_SILU, -16.4815063f}};
+  constexpr size_t kUps = 4096;
+  ForEachTarget([&] {
+    for (const int tier : {VLAK_ACT_ACCURATE, VLAK_ACT_FAST}) {
+      const double bound = tier == VLAK_ACT_FAST ? kFastGluBound : kGluBound;
+      for (const auto& c : cases) {
+        SCOPED_TRACE(testing::Message() << vlak::ActivationName(c.op) << " tier " << tier << " gate " << c.gate);
+        const double act = ActivationReferenceF64(c.op, c.gate);
+        int e;
+        const double m = std::frexp(std::fabs(act), &e);  // |act| = m 2^e, m in [0.5, 1)
+        std::vector<float> gate(kUps, c.gate), up(kUps), y(kUps);
+        for (size_t i = 0; i < kUps; ++i) up[i] = static_cast<float>((1.0 - static_cast<double>(i + 1) * 0x1p-22) / m);
+        ASSERT_EQ(vlak_glu_f32(1, kUps, gate.data(), kUps, up.data(), kUps, y.data(), kUps, c.op | tier), VLAK_OK);
+        for (size_t i = 0; i < kUps; ++i) ASSERT_LE(ActivationUlps(y[i], act * up[i]), bound) << "up " << up[i];
+      }
+    }
+  });
+}
+
 TEST(Glu, FastTierStridesOddWidthsInPlace) {
   ForEachTarget([] { CheckGluLayouts(111, VLAK_ACT_FAST); });
 }
