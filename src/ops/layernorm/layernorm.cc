@@ -27,6 +27,20 @@ extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float*
 }
 
 namespace {
+// Whether the backward's rows come from memory: x, dy and dx more than 16 times the L2 (past what
+// the L3 keeps beside other work). x86 only, where its kernels then take rows one at a time; a
+// pair's dx differs from a lone row's in the last bits, so this depends on the shape and the
+// machine, never on the thread count. RVV keeps its pairs (false, no instructions spent).
+bool BackwardRowsFromMemory(size_t rows, size_t cols) {
+#if defined(__x86_64__)
+  const size_t bytes = rows > SIZE_MAX / 12 / cols ? SIZE_MAX : rows * cols * 12;
+  return bytes / 16 > vlak::L2CacheBytes();
+#else
+  (void)rows, (void)cols;
+  return false;
+#endif
+}
+
 // The backward's column sums on `threads` threads: ranges of 64 columns, each summed in block order
 // (the bits of one thread). Out of line: the one-thread path keeps its instructions (RVV budgets).
 [[gnu::noinline]] void SumColumnsOnThreads(decltype(vlak::Dispatch(vlak::kLayerNormColumnSums, vlak::Target{})) sum,
@@ -55,7 +69,7 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   const Target target = ActiveTarget();
   auto* const kernel = Dispatch(kLayerNormBackwardRows, target);
   const bool columns = dgamma != nullptr || dbeta != nullptr;
-  const bool stream = StreamOutput(rows * cols * sizeof(float));
+  const bool from_memory = BackwardRowsFromMemory(rows, cols);
   // The column sums are reduced over fixed blocks of rows whose size depends on `rows` only (at
   // least 32 rows, at most 32 blocks): each block's f64 sums are added in block order, so
   // dgamma/dbeta are the same bits for every thread count. Scratch, kept by the calling thread
@@ -101,7 +115,8 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
     double* const sg = columns ? sums_base + per * b : nullptr;
     const size_t begin = b * block_rows, end = rows - begin < block_rows ? rows : begin + block_rows;
     kernel(end - begin, cols, dy + begin * stride, x + begin * stride, stride, gamma, mean + begin, rstd + begin,
-           dx + begin * stride, ag, columns ? ag + cols + acc_pad : nullptr, sg, columns ? sg + cols : nullptr, stream);
+           dx + begin * stride, ag, columns ? ag + cols + acc_pad : nullptr, sg, columns ? sg + cols : nullptr,
+           from_memory);
   };
   if (blocks == 1) {
     block(0, 0);

@@ -10,7 +10,10 @@
 //   pair_max_cols:  0, or the longest rows taken in pairs (x86: two rows of x and y with gamma
 //                   and beta in the 32 KiB L1).
 //   backward_pairs: the backward two rows at a time (BackwardRowPair), the column partials loaded
-//                   and stored once per pair; false: row by row (streamed, prefetched).
+//                   and stored once per pair; false: row by row.
+//   backward_pairs_from_memory: pairs also for rows from memory (the API's from_memory: x, dy
+//                   and dx past 16 times the L2, x86 only); x86 false: there lone rows ran up to
+//                   2x faster (docs/ops/layernorm.md).
 //   backward_quad_min_cols: 0, or the shortest rows the backward takes four at a time
 //                   (BackwardRowQuad: the partials loaded and stored once per four rows; the same
 //                   bits as two pairs). AVX-512 only: on AVX2 (16 registers) it spilled and lost.
@@ -33,6 +36,7 @@ struct LayerNormConfig {
   bool row_pairs;
   size_t pair_max_cols;
   bool backward_pairs;
+  bool backward_pairs_from_memory;
   size_t backward_quad_min_cols;
   size_t flush_rows;
   bool strided_samples;
@@ -41,22 +45,22 @@ struct LayerNormConfig {
 
 #if defined(VLAK_SIMD_RVV)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 2, .row_pairs = true, .pair_max_cols = 0,
-                                           .backward_pairs = true,
+                                           .backward_pairs = true, .backward_pairs_from_memory = true,
                                            .backward_quad_min_cols = 0, .flush_rows = 16, .strided_samples = true,
                                            .ahead_max_cols = 0};
 #elif defined(VLAK_SIMD_AVX512)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = true, .pair_max_cols = 1024,
-                                           .backward_pairs = true,
+                                           .backward_pairs = true, .backward_pairs_from_memory = false,
                                            .backward_quad_min_cols = 1536, .flush_rows = 16, .strided_samples = false,
                                            .ahead_max_cols = 768};
 #elif defined(VLAK_SIMD_AVX2)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = true, .pair_max_cols = 1024,
-                                           .backward_pairs = true,
+                                           .backward_pairs = true, .backward_pairs_from_memory = false,
                                            .backward_quad_min_cols = 0, .flush_rows = 16, .strided_samples = false,
                                            .ahead_max_cols = 768};
 #else
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 0, .row_pairs = false, .pair_max_cols = 0,
-                                           .backward_pairs = false,
+                                           .backward_pairs = false, .backward_pairs_from_memory = false,
                                            .backward_quad_min_cols = 0, .flush_rows = 16, .strided_samples = false,
                                            .ahead_max_cols = 0};
 #endif

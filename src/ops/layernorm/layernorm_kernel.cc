@@ -8,7 +8,8 @@
 // Backward, per row: g = dy gamma; sum(g), sum(g xhat) (f32 lanes, f64 per block); dgamma and
 // dbeta partials in f32, flushed to f64 every kFlushRows rows; dx = fma(g, rstd, fma(xhat,
 // -rstd mean(g xhat), -rstd mean(g))). Rows in pairs (x86, RVV) or fours (AVX-512, long rows)
-// load and store the partials once per pair or four; a lone row streams dx past the L2.
+// load and store the partials once per pair or four; on x86, rows from memory (from_memory: x, dy
+// and dx past 16 times the L2, layernorm.cc) go one at a time, unless in fours. dx is never streamed.
 // Bound: vlak.h's 1e-5 (|gamma| (1 + |xhat|) + |beta|), mean 1e-6 (|mean| + sd), rstd 1e-6. Rows
 // with a NaN/inf, or sums that overflow f32 (|x - k| > ~1e19), take a cold f64 path (NaN rows).
 // Cost per element: 1 pass of load + sub + add + fma (2 on rare outlier rows), then load, sub,
@@ -307,9 +308,12 @@ static_assert(kFlushRows % 4 == 0, "row pairs and quads (BackwardRowPair, -Quad)
 // RVV and x86: rows two at a time (BackwardRowPair), so the f32 column partials are loaded and
 // stored once per two rows: on RVV the fewest modelled cycles on X60 / X280 / P670; on x86 a row's
 // dy, x, gamma and partials (5 x 4 bytes per column) outgrow L1 from about 1600 columns, and the
-// partials' round trip was most of the column sums' cost (docs/ops/layernorm.md). The pairs do not
-// stream their output; measured, that loses nothing at 8192 columns.
+// partials' round trip was most of the column sums' cost (docs/ops/layernorm.md). x86 takes rows
+// from memory one at a time (config's backward_pairs_from_memory): there pairs of rows of 256-1024
+// columns ran at half the speed of lone rows. dx is stored plainly: streamed, it lost in cache and
+// from memory alike.
 constexpr bool kBackwardPairs = kLayerNormConfig.backward_pairs;
+constexpr bool kPairsFromMemory = kLayerNormConfig.backward_pairs_from_memory;
 
 // f64 lanes beside DF's f32 lanes: the same count (f32 LMUL 2^p, f64 LMUL 2^(p+1)).
 using DD = Simd<double, kPow2 + 1>;
@@ -327,7 +331,7 @@ auto Wide(DS ds) {
 // kFirstOfGroup: the first row of a flush group assigns the column partials instead of adding.
 template <bool kGamma, bool kFirstOfGroup>
 void BackwardRow(const float* dy, const float* x, const float* gamma, float mean, float rstd, float* dx, size_t n,
-                 float* acc_g, float* acc_b, bool stream, const float* next_dy, const float* next_x) {
+                 float* acc_g, float* acc_b) {
   const DF d;
   const size_t block = row_sums::kSumBlockStrips * Lanes(d);
   const auto xhat_of = [&](auto ds, size_t i) { return Mul(ds, Sub(ds, LoadU(ds, x + i), mean), rstd); };
@@ -366,10 +370,10 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
   const double inv_n = 1.0 / static_cast<double>(n);
   const float kg = static_cast<float>(-static_cast<double>(rstd) * sum_g * inv_n);
   const float kx = static_cast<float>(-static_cast<double>(rstd) * sum_gx * inv_n);
-  OutputStrips(d, dx, n, stream, next_dy, next_x, [&](auto ds, size_t i) {
+  ForEachStrip(d, n, [&](auto ds, size_t i) {
     const auto xhat = xhat_of(ds, i);
     const auto g = g_of(ds, i);
-    return MulAdd(ds, g, rstd, MulAdd(ds, xhat, kx, Set(ds, kg)));
+    StoreU(ds, MulAdd(ds, g, rstd, MulAdd(ds, xhat, kx, Set(ds, kg))), dx + i);
   });
 }
 
@@ -549,7 +553,7 @@ void Flush(const float* acc, double* sum, size_t n) {
 template <bool kGamma>
 void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, size_t stride, const float* gamma,
                   const float* mean, const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g,
-                  double* sum_b, bool stream) {
+                  double* sum_b, bool from_memory) {
   for (size_t r = 0; r < rows; ++r) {
     const size_t o = r * stride;
     // kFlushRows is a multiple of 4: a quad or a pair never straddles a flush.
@@ -566,7 +570,7 @@ void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, siz
       }
     }
     if constexpr (kBackwardPairs) {
-      if (r % 2 == 0 && r + 1 < rows) {
+      if (r % 2 == 0 && r + 1 < rows && (kPairsFromMemory || !from_memory)) {
         if (r % kFlushRows == 0) {
           BackwardRowPair<kGamma, true>(dy + o, dy + o + stride, x + o, x + o + stride, gamma, mean + r, rstd + r,
                                         dx + o, dx + o + stride, cols, acc_g, acc_b);
@@ -579,15 +583,10 @@ void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, siz
         continue;
       }
     }
-    const bool last = r + 1 == rows;
-    const float* next_dy = last ? nullptr : dy + o + stride;
-    const float* next_x = last ? nullptr : x + o + stride;
     if (r % kFlushRows == 0) {
-      BackwardRow<kGamma, true>(dy + o, x + o, gamma, mean[r], rstd[r], dx + o, cols, acc_g, acc_b, stream, next_dy,
-                                next_x);
+      BackwardRow<kGamma, true>(dy + o, x + o, gamma, mean[r], rstd[r], dx + o, cols, acc_g, acc_b);
     } else {
-      BackwardRow<kGamma, false>(dy + o, x + o, gamma, mean[r], rstd[r], dx + o, cols, acc_g, acc_b, stream, next_dy,
-                                 next_x);
+      BackwardRow<kGamma, false>(dy + o, x + o, gamma, mean[r], rstd[r], dx + o, cols, acc_g, acc_b);
     }
     FlushAfter(r, rows, cols, acc_g, acc_b, sum_g, sum_b);
   }
@@ -621,14 +620,14 @@ void AddLayerNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stri
 }
 
 // acc_g/acc_b: f32 scratch of cols each, or null (no column sums); sum_g/sum_b: f64 column sums
-// this call sets (rows >= 1).
+// this call sets (rows >= 1). from_memory: the call's rows come from memory (layernorm.cc).
 void LayerNormBackwardRowsF32(size_t rows, size_t cols, const float* dy, const float* x, size_t stride,
                               const float* gamma, const float* mean, const float* rstd, float* dx, float* acc_g,
-                              float* acc_b, double* sum_g, double* sum_b, bool stream) {
+                              float* acc_b, double* sum_g, double* sum_b, bool from_memory) {
   if (gamma != nullptr) {
-    BackwardRows<true>(rows, cols, dy, x, stride, gamma, mean, rstd, dx, acc_g, acc_b, sum_g, sum_b, stream);
+    BackwardRows<true>(rows, cols, dy, x, stride, gamma, mean, rstd, dx, acc_g, acc_b, sum_g, sum_b, from_memory);
   } else {
-    BackwardRows<false>(rows, cols, dy, x, stride, gamma, mean, rstd, dx, acc_g, acc_b, sum_g, sum_b, stream);
+    BackwardRows<false>(rows, cols, dy, x, stride, gamma, mean, rstd, dx, acc_g, acc_b, sum_g, sum_b, from_memory);
   }
 }
 

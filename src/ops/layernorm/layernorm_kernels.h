@@ -17,6 +17,6 @@
      size_t s_stride, const float* gamma, const float* beta, float eps, float* y, size_t y_stride, bool stream))      \
   X(kLayerNormBackwardRows, void, LayerNormBackwardRowsF32,                                                           \
     (size_t rows, size_t cols, const float* dy, const float* x, size_t stride, const float* gamma, const float* mean, \
-     const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g, double* sum_b, bool stream))            \
+     const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g, double* sum_b, bool from_memory))       \
   X(kLayerNormColumnSums, void, LayerNormColumnSumsF32,                                                               \
     (const double* sums, size_t chunk_stride, int chunks, size_t cols, float* out))
