@@ -15,8 +15,7 @@
 //   silu(x) = x for x > 20 (and +inf); tanh(+-inf) = +-1, tanh(+-0) = +-0; gelu as gelu.h;
 //   gelu_tanh(x) = x for x > 12 (and +inf), -0 below -12 (and -inf), gelu_tanh(-0) = -0.
 // Cost: sigmoid 17 vector-layer ops, silu 18 (one more each with q of degree 4), tanh 23, gelu 53
-//   (gelu.h's 67), gelu_tanh 36
-//   (gelu_tanh.h's 68), each with one Div.
+//   (gelu.h's 67), gelu_tanh 36 (gelu_tanh.h's 68), each with one Div.
 //   Every target runs this source (the same IEEE ops, so the same bits wherever Div is correctly
 //   rounded). Derivation and ops: docs/ops/activation.md, "fast.h"; measured: "The fast tier".
 #pragma once
