@@ -27,14 +27,16 @@ extern "C" vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float*
 }
 
 namespace {
+// The bytes of x, dy and dx (SIZE_MAX where that overflows); cols > 0.
+size_t BackwardBytes(size_t rows, size_t cols) { return rows > SIZE_MAX / 12 / cols ? SIZE_MAX : rows * cols * 12; }
+
 // Whether the backward's rows come from memory: x, dy and dx more than 16 times the L2 (past what
 // the L3 keeps beside other work). x86 only, where its kernels then take rows one at a time; a
 // pair's dx differs from a lone row's in the last bits, so this depends on the shape and the
 // machine, never on the thread count. RVV keeps its pairs (false, no instructions spent).
 bool BackwardRowsFromMemory(size_t rows, size_t cols) {
 #if defined(__x86_64__)
-  const size_t bytes = rows > SIZE_MAX / 12 / cols ? SIZE_MAX : rows * cols * 12;
-  return bytes / 16 > vlak::L2CacheBytes();
+  return BackwardBytes(rows, cols) / 16 > vlak::L2CacheBytes();
 #else
   (void)rows, (void)cols;
   return false;
@@ -84,7 +86,7 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   }
   int threads = 1;
   if (blocks > 1 && NumThreads() > 1) {
-    threads = ThreadsForBytes(rows > SIZE_MAX / 12 / cols ? SIZE_MAX : rows * cols * 12, blocks);
+    threads = ThreadsForBytes(BackwardBytes(rows, cols), blocks);
   }
   // One vector for both: f32 partials (as doubles' worth of space) for `threads`, then the sums.
   thread_local std::vector<double> scratch;
