@@ -1,5 +1,6 @@
 // Warp on AVX2 without gathers, for rows whose displacements vary little from pixel to pixel:
-// the avx2 target's specialisation (warp.cc decides per row; the generic kernel is warp_kernel.cc).
+// the avx2 and avx512 targets' specialisation (warp.cc decides per row; the generic kernel is
+// warp_kernel.cc, whose avx512 form gathers one load per lane as avx2's does).
 //
 // Per pixel (vlak.h): n = o >> 8, f = (int8)o, out = bits 8..15 of R * 256 + (L - R) * f with
 // R = src[w - n], L = src[w - n - 1] (0 outside the row): the generic kernel's bits (warp_test.cc).

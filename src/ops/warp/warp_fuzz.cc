@@ -75,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (vlak_target t : Targets()) {
     vlak_set_target(t);
     run(t);
-    if (t == VLAK_TARGET_AVX2 && window) {  // the generic (gather) avx2 kernel too
+    if ((t == VLAK_TARGET_AVX2 || t == VLAK_TARGET_AVX512) && window) {  // the generic (gather) kernel too
       vlak::SetWarpAvx2Window(false);
       run(t);
       vlak::SetWarpAvx2Window(true);

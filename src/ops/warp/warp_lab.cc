@@ -8,15 +8,17 @@
 //           with a low byte >= 128 (negative as AI-Benchmark reads it) its blend extrapolates
 //           beyond R instead of interpolating, which no resampler reproduces; and OpenCV's remap
 //           positions have 5 fractional bits (1/32 pixel), which represent multiples of 8/256
-//           exactly. vlak's work depends on the field on the avx2 target: rows whose
+//           exactly. vlak's work depends on the field on the avx2 and avx512 targets: rows whose
 //           displacements vary by at most 47 columns within every 32 pixels run without gathers
 //           (warp_avx2window.cc), the others gather. 1024x1024x3x127 measures the gather path,
-//           1024x1024x3x127x16 a far, smooth field; vlak@avx2-generic gathers always.
+//           1024x1024x3x127x16 a far, smooth field; vlak@avx2-generic and vlak@avx512-generic
+//           gather always.
 //   bytes:  read src, write dst (1 byte each per pixel and channel), read offsets (2 per pixel).
 //   bound:  vlak and the C references are bit-exact (0); OpenCV within 1 LSB (its 15-bit weights
 //           round where vlak.h's 8-bit blend floors).
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 #include <vector>
 
 #include "lab/baselines.h"
@@ -157,14 +159,18 @@ std::vector<OpDef> LabOps_warp() {
                                 return vlak_warp_i8(g.channels, g.height, g.width, p.In(kSrc).Data<int8_t>(),
                                                     Offsets(p), out[0].Data<int8_t>()) == VLAK_OK;
                               }));
-  // The avx2 target's generic (gather) kernel beside its window specialisation.
-  if (vlak_target_compiled(VLAK_TARGET_AVX2)) {
+  // The avx2 and avx512 targets' generic (gather) kernels beside the window specialisation.
+  for (const auto& [name, target, text] :
+       {std::tuple{"vlak@avx2-generic", VLAK_TARGET_AVX2, "vlak_warp_i8 forced to avx2's generic kernel (window kernel off)"},
+        std::tuple{"vlak@avx512-generic", VLAK_TARGET_AVX512,
+                   "vlak_warp_i8 forced to avx512's generic kernel (window kernel off)"}}) {
+    if (!vlak_target_compiled(target)) continue;
     op.impls.push_back(VlakImpl(
-        "vlak@avx2-generic", VLAK_TARGET_AVX2, "vlak_warp_i8 forced to avx2's generic kernel (window kernel off)", 0.0,
+        name, target, text, 0.0,
         [] {
           return WarpAvx2WindowEnabled()
                      ? std::string()
-                     : std::string("the window kernel is off here (CPU or VLAK_AVX2_WINDOW=0): vlak@avx2 gathers");
+                     : std::string("the window kernel is off here (CPU or VLAK_AVX2_WINDOW=0): vlak@avx2 and @avx512 gather");
         },
         [](const Problem& p, Outputs& out) {
           const Geometry g = Geo(p.shape);

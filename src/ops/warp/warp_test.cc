@@ -17,18 +17,19 @@ namespace {
 
 using namespace vlak_test;
 
-// Every target with its generic kernel, then the avx2 target with its gather-free kernel for rows
-// of small displacements (warp_avx2window.cc) where the CPU runs avx2.
+// Every target with its generic kernel, then the avx2 and avx512 targets with the gather-free
+// kernel for rows of small displacements (warp_avx2window.cc) where the CPU runs them.
 template <typename Fn>
 void ForEachTarget(Fn fn) {
   const bool saved = vlak::SetWarpAvx2Window(false);
   vlak_test::ForEachTarget(fn);
   vlak::SetWarpAvx2Window(true);
-  if (vlak::WarpAvx2WindowEnabled() && vlak_target_supported(VLAK_TARGET_AVX2)) {
+  if (vlak::WarpAvx2WindowEnabled()) {
     const vlak_target before = vlak_active_target();
-    ASSERT_EQ(vlak_set_target(VLAK_TARGET_AVX2), VLAK_OK);
-    {
-      SCOPED_TRACE("target avx2 with its window kernel");
+    for (const vlak_target t : {VLAK_TARGET_AVX2, VLAK_TARGET_AVX512}) {
+      if (!vlak_target_supported(t)) continue;
+      ASSERT_EQ(vlak_set_target(t), VLAK_OK);
+      SCOPED_TRACE(t == VLAK_TARGET_AVX2 ? "target avx2 with the window kernel" : "target avx512 with the window kernel");
       fn();
     }
     vlak_set_target(before);
