@@ -43,15 +43,24 @@ inline void ForEachStrip(D d, size_t n, F&& body) {
 // outputs that alias no input, so a lane written again gets the same value. When n >= Lanes(d)
 // the short last strip becomes a whole one ending at n (it starts at n - Lanes(d) and redoes
 // lanes of the strip before): whole-register loads and stores instead of partial ones, which on
-// AVX2 byte data cost more than the strip's arithmetic. On RVV a short strip costs no more than a
-// whole one (vl = n - i), so there this is ForEachStrip.
-template <class D, class F>
+// AVX2 byte data cost more than the strip's arithmetic. When n < Lanes(d), a body that also takes
+// smaller groups (down to LMUL 2^kHalveTo; by default none) gets the group halved until it fits n
+// or reaches that size: a 127-byte row at LMUL 2 on AVX-512 is then two whole registers, not one
+// masked group. On RVV a short strip costs no more than a whole one (vl = n - i), so there this is
+// ForEachStrip.
+template <int kHalveTo = kMaxPow2, class D, class F>
 inline void ForEachStripOverlapped(D d, size_t n, F&& body) {
   if constexpr (VLAK_TARGET_ID == ::vlak::Target::kRvv) {
     ForEachStrip(d, n, body);
   } else {
     const size_t vlmax = Lanes(d);
-    if (n < vlmax) return ForEachStrip(d, n, body);
+    if (n < vlmax) {
+      if constexpr (Pow2FromD<D> > kHalveTo) {
+        return ForEachStripOverlapped<kHalveTo>(Simd<TFromD<D>, Pow2FromD<D> - 1>(), n, body);
+      } else {
+        return ForEachStrip(d, n, body);
+      }
+    }
     const size_t whole_end = n - n % vlmax;
     for (size_t i = 0; i < whole_end; i += vlmax) body(d, i);
     if (whole_end < n) body(d, n - vlmax);

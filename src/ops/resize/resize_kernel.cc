@@ -46,7 +46,7 @@ VFromD<D> MeanQuarter(D d, const VFromD<D>& a, const VFromD<D>& m) {
 template <int kFirst, int kSecond, typename T>
 void Pairs(const T* s, size_t n, T* h) {
   const Simd<T, kBytePow2> d;
-  ForEachStripOverlapped(d, n, [&](auto ds, size_t i) {
+  ForEachStripOverlapped<0>(d, n, [&](auto ds, size_t i) {
     const auto dw = Rebind<int16_t>(ds);
     const auto a = LoadU(ds, s + i);
     const auto b = LoadU(ds, s + i + 1);
@@ -111,12 +111,12 @@ template <typename T>
 void Vertical(const T* a, const T* b, int16_t w1, size_t n, T* out) {
   const Simd<T, kBytePow2> d;
   if (w1 == 64) {
-    ForEachStripOverlapped(d, n, [&](auto ds, size_t i) { StoreU(ds, AverageFloor(ds, LoadU(ds, a + i), LoadU(ds, b + i)), out + i); });
+    ForEachStripOverlapped<0>(d, n, [&](auto ds, size_t i) { StoreU(ds, AverageFloor(ds, LoadU(ds, a + i), LoadU(ds, b + i)), out + i); });
     return;
   }
   if (w1 == 32 || w1 == 96) {  // the half-pixel 2x rows
     auto quarter = [&](auto near_a) {
-      ForEachStripOverlapped(d, n, [&](auto ds, size_t i) {
+      ForEachStripOverlapped<0>(d, n, [&](auto ds, size_t i) {
         const auto va = LoadU(ds, a + i), vb = LoadU(ds, b + i);
         const auto m = AverageFloor(ds, va, vb);
         if constexpr (decltype(near_a)::value) {
@@ -130,7 +130,7 @@ void Vertical(const T* a, const T* b, int16_t w1, size_t n, T* out) {
     return;
   }
   const int16_t w0 = static_cast<int16_t>(128 - w1);
-  ForEachStripOverlapped(d, n, [&](auto ds, size_t i) {
+  ForEachStripOverlapped<0>(d, n, [&](auto ds, size_t i) {
     const auto dw = Rebind<int16_t>(ds);
     const auto va = PromoteTo(dw, ds, LoadU(ds, a + i));
     const auto vb = PromoteTo(dw, ds, LoadU(ds, b + i));
@@ -151,7 +151,7 @@ template <bool kEven, bool kOdd, typename T>
 void RowPair2x(const T* s0, const T* s1, size_t in_w, T* even, T* odd) {
   const Simd<T, kBytePow2> d;
   const size_t n = in_w - 1;  // columns with a right neighbour
-  ForEachStripOverlapped(d, n, [&](auto ds, size_t i) {
+  ForEachStripOverlapped<0>(d, n, [&](auto ds, size_t i) {
     const auto a = LoadU(ds, s0 + i);
     const auto h0 = AverageFloor(ds, a, LoadU(ds, s0 + i + 1));
     if constexpr (kEven) StoreInterleaved2(ds, a, h0, even + 2 * i);
@@ -194,7 +194,7 @@ void Rows2x(const ResizePlan& p, const T* src, T* dst, size_t row_begin, size_t 
 template <typename T>
 void Copy(const T* a, size_t n, T* out) {
   const Simd<T, 3> d;
-  ForEachStripOverlapped(d, n, [&](auto ds, size_t i) { StoreU(ds, LoadU(ds, a + i), out + i); });
+  ForEachStripOverlapped<0>(d, n, [&](auto ds, size_t i) { StoreU(ds, LoadU(ds, a + i), out + i); });
 }
 
 template <typename T>

@@ -119,7 +119,9 @@ TEST(ResizeBilinear, SeedTwoTimes) {
   ForEachTarget([] {
     const size_t lanes = vlak_target_lanes(vlak_active_target(), 1, 1);  // bytes at LMUL 2
     uint32_t seed = 1;
-    for (size_t w : {size_t{1}, size_t{2}, size_t{3}, lanes - 1, lanes, lanes + 1, lanes + 2, 2 * lanes + 5}) {
+    // lanes / 2 and / 4 + 2: rows shorter than a group, taken in halved groups (ForEachStripOverlapped).
+    for (size_t w : {size_t{1}, size_t{2}, size_t{3}, lanes / 4 + 2, lanes / 2, lanes / 2 + 2, lanes - 1, lanes,
+                     lanes + 1, lanes + 2, 2 * lanes + 5}) {
       for (size_t h : {size_t{1}, size_t{4}}) {
         const size_t oh = 2 * h, ow = 2 * w;
         const auto src = Random<int8_t>(3 * h * w, seed++);
