@@ -141,6 +141,13 @@ class GuardedInts {
 // active target: shorter than a group, whole groups, and groups with a tail.
 inline size_t MaxLength() { return 3 * vlak_target_lanes(vlak_active_target(), 3, sizeof(float)) + 1; }
 
+// buf's first 4 KiB-aligned float, plus `floats`: buffers at chosen offsets from each other modulo
+// a page (buf needs 1024 floats more than used past the offset).
+inline float* AtPageOffset(std::vector<float>& buf, size_t floats) {
+  const uintptr_t p = reinterpret_cast<uintptr_t>(buf.data());
+  return reinterpret_cast<float*>((p + 4095) / 4096 * 4096) + floats;
+}
+
 // Bitwise equality of float arrays (NaN == NaN of the same payload, +0 != -0).
 inline bool SameBits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
 

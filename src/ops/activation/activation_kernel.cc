@@ -63,7 +63,7 @@ template <int kOp>
 [[gnu::noinline]] void Run(const float* x, float* y, size_t n, bool stream) {
   const Simd<float, kPow2<kOp, false>> d;
   // Each strip is loaded before it is stored: x == y is fine.
-  OutputStrips(d, y, n, stream, nullptr, nullptr, [&](auto ds, size_t i) { return Act<kOp>(ds, LoadU(ds, x + i)); });
+  OutputStrips(d, y, n, stream, nullptr, nullptr, nullptr, [&](auto ds, size_t i) { return Act<kOp>(ds, LoadU(ds, x + i)); });
 }
 
 template <int kOp>

@@ -143,7 +143,7 @@ template <bool kGamma, bool kBeta>
 void Normalize(const float* x, const float* gamma, const float* beta, float* y, size_t n, float shift, float scale,
                float bias, bool stream, const float* next) {
   const DF d;
-  OutputStrips(d, y, n, stream, next, nullptr, [&](auto ds, size_t i) {
+  OutputStrips(d, y, n, stream, x, next, nullptr, [&](auto ds, size_t i) {
     auto v = MulAdd(ds, Sub(ds, LoadU(ds, x + i), shift), scale, Set(ds, bias));
     if constexpr (kGamma && kBeta) {
       v = MulAdd(ds, v, LoadU(ds, gamma + i), LoadU(ds, beta + i));

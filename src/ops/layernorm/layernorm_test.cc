@@ -5,6 +5,7 @@
 // (its std::span overloads against the C calls).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -114,6 +115,33 @@ TEST(LayerNorm, InPlaceEqualsOutOfPlace) {
     ASSERT_EQ(vlak_layernorm_f32(5, 300, z.data(), 300, gamma.data(), nullptr, 1e-5f, z.data(), 300, nullptr, nullptr),
               VLAK_OK);
     EXPECT_TRUE(vlak_test::SameBits(y.data(), z.data(), y.size()));
+  });
+}
+
+// y at several offsets from x modulo 4 KiB: the output pass runs backward where y lies 0-511 bytes
+// after x (x86, src/ops/output_strips.h); either order gives the same bits. Rows longer than
+// x86's row pairs (1024 columns), and an odd row count (the last row alone).
+TEST(LayerNorm, OutputPageOffsetsKeepTheBits) {
+  ForEachTarget([] {
+    for (size_t cols : {size_t{300}, size_t{1100}, size_t{2053}}) {
+      SCOPED_TRACE(testing::Message() << "cols " << cols);
+      const size_t rows = 3, n = rows * cols;
+      const auto src = Normal(n, 1.0f, 3.0f, 51);
+      const auto gamma = Normal(cols, 1.0f, 0.5f, 52);
+      const auto beta = Normal(cols, 0.0f, 0.5f, 53);
+      std::vector<float> xb(n + 1024), yb(n + 2048);
+      float* const x = vlak_test::AtPageOffset(xb, 0);
+      std::copy(src.begin(), src.end(), x);
+      std::vector<float> want;
+      for (size_t off : {size_t{512}, size_t{0}, size_t{4}, size_t{64}, size_t{127}, size_t{1008}, size_t{1023}}) {
+        SCOPED_TRACE(testing::Message() << "y at x + " << 4 * off << " bytes");
+        float* const y = vlak_test::AtPageOffset(yb, off);
+        ASSERT_EQ(vlak_layernorm_f32(rows, cols, x, cols, gamma.data(), beta.data(), 1e-5f, y, cols, nullptr, nullptr),
+                  VLAK_OK);
+        if (want.empty()) want.assign(y, y + n);
+        EXPECT_TRUE(vlak_test::SameBits(y, want.data(), n));
+      }
+    }
   });
 }
 

@@ -110,7 +110,7 @@ void Rows(size_t rows, size_t cols, const float* x, size_t x_stride, const float
     float* yr = y + r * y_stride;
     if constexpr (kGroup == 1) {
       const float* next = r + 1 < rows ? xr + x_stride : nullptr;
-      OutputStrips(d, yr, cols, stream, next, nullptr, [&](auto ds, size_t i) {
+      OutputStrips(d, yr, cols, stream, xr, next, nullptr, [&](auto ds, size_t i) {
         auto v = Mul(ds, LoadU(ds, xr + i), rstd[0]);
         if constexpr (kGamma) v = Mul(ds, v, LoadU(ds, gamma + i));
         return v;
@@ -150,7 +150,7 @@ void AddRows(size_t rows, size_t cols, const float* x, size_t x_stride, const fl
     const float rstd = AddRowRstd(xr, rr, sr, cols, eps);
     const float* next = i + 1 < rows ? xr + x_stride : nullptr;
     const float* next_r = i + 1 < rows ? rr + r_stride : nullptr;
-    OutputStrips(d, y + i * y_stride, cols, stream, next, next_r, [&](auto ds, size_t j) {
+    OutputStrips(d, y + i * y_stride, cols, stream, sr, next, next_r, [&](auto ds, size_t j) {
       auto v = Mul(ds, LoadU(ds, sr + j), rstd);
       if constexpr (kGamma) v = Mul(ds, v, LoadU(ds, gamma + j));
       return v;

@@ -5,6 +5,7 @@
 // (its std::span overloads against the C calls).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -78,6 +79,38 @@ TEST(RmsNorm, SpecialValuesAndInPlace) {
     std::vector<float> z = x;
     ASSERT_EQ(vlak_rmsnorm_f32(3, cols, z.data(), cols, nullptr, 0.0f, z.data(), cols), VLAK_OK);
     EXPECT_TRUE(vlak_test::SameBits(z.data(), y.data(), y.size()));
+  });
+}
+
+// y at several offsets from x modulo 4 KiB: the output pass runs backward where y lies 0-511 bytes
+// after x (x86, src/ops/output_strips.h); either order gives the same bits. So does the fused add,
+// whose output pass reads its sum s. Rows longer than x86's rows-ahead limit (1024 columns).
+TEST(RmsNorm, OutputPageOffsetsKeepTheBits) {
+  ForEachTarget([] {
+    for (size_t cols : {size_t{1100}, size_t{2053}}) {
+      SCOPED_TRACE(testing::Message() << "cols " << cols);
+      const size_t rows = 3, n = rows * cols;
+      const auto src = Normal(n, 0.5f, 1.0f, 41);
+      const auto res = Normal(n, 0.0f, 1.0f, 43);
+      const auto gamma = Normal(cols, 1.0f, 0.5f, 42);
+      std::vector<float> xb(n + 1024), yb(n + 2048), sb(n + 1024);
+      float* const x = vlak_test::AtPageOffset(xb, 0);
+      float* const s = vlak_test::AtPageOffset(sb, 0);
+      std::copy(src.begin(), src.end(), x);
+      std::vector<float> want, want_add;
+      // 2 KiB first (forward), then 0, 16, 256 and 508 bytes (backward), -64 and -4 bytes.
+      for (size_t off : {size_t{512}, size_t{0}, size_t{4}, size_t{64}, size_t{127}, size_t{1008}, size_t{1023}}) {
+        SCOPED_TRACE(testing::Message() << "y at x + " << 4 * off << " bytes");
+        float* const y = vlak_test::AtPageOffset(yb, off);
+        ASSERT_EQ(vlak_rmsnorm_f32(rows, cols, x, cols, gamma.data(), 1e-6f, y, cols), VLAK_OK);
+        if (want.empty()) want.assign(y, y + n);
+        EXPECT_TRUE(vlak_test::SameBits(y, want.data(), n));
+        ASSERT_EQ(vlak_add_rmsnorm_f32(rows, cols, x, cols, res.data(), cols, gamma.data(), 1e-6f, y, cols, s, cols),
+                  VLAK_OK);
+        if (want_add.empty()) want_add.assign(y, y + n);
+        EXPECT_TRUE(vlak_test::SameBits(y, want_add.data(), n));
+      }
+    }
   });
 }
 
