@@ -39,12 +39,11 @@ inline void PrefetchStrip(D ds, const float* next, size_t i) {
 }
 
 // Whether an output pass that reads src[i] and writes y[i] runs from the row's end (x86, not
-// streamed): where y lies 0 to 1 KiB after src modulo 4 KiB. x86 cores take a load whose address
+// streamed): where y lies 0 to 511 bytes after src modulo 4 KiB. x86 cores take a load whose address
 // matches an older, still pending store in bits 0-11 as dependent on it ("4K aliasing"); walking
 // forward, each load of src then meets the stores of the strips just before it and waits. Walking
-// backward it meets the stores of strips after it, 3-4 KiB away. Measured on a Zen 4 EPYC, rmsnorm
-// 256 x 2048, by y's offset from x: 57 us from 1 to 3.5 KiB, 61-67 us at 0-256 bytes forward,
-// 57.5-58.5 us there backward (docs/ops/rmsnorm.md).
+// backward it meets the stores of strips after it, 3.5 KiB and more away. The measurements, by
+// y's offset from x, are in docs/ops/rmsnorm.md.
 inline bool OutputBackward(const float* y, const float* src) {
   if constexpr (!kStreamStores) {
     (void)y, (void)src;
@@ -54,8 +53,8 @@ inline bool OutputBackward(const float* y, const float* src) {
   }
 }
 
-// y[i] = body(ds, i) over [0, n), whole strips from the end, then the short first... the same
-// strips as ForEachStrip (the short one last in the row), in the reverse order.
+// y[i] = body(ds, i) over [0, n): ForEachStrip's strips (the short one at the row's end) in
+// reverse order.
 template <class D, class F>
 void OutputStripsBackward(D d, float* y, size_t n, F&& body) {
   const size_t vlmax = Lanes(d), whole = n - n % vlmax;

@@ -246,10 +246,9 @@ void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
 #if defined(VLAK_SIMD_AVX512)
         // q4_1 and q4_0: the 4 rows' d (and m) in one conversion, then broadcast from memory: the
         // per-row scalar conversions and register broadcasts were the loop's port-5 bottleneck on
-        // Sapphire Rapids. q4_1's d, m pairs fill a 256-bit store; q4_0's four d a 128-bit one,
-        // which on Zen 4 ran 9-10 % faster than q4_0 in the 256-bit form. q8_0's lighter loop
-        // converts and broadcasts per row: from memory it ran 1.45-1.78x slower on Zen 4
-        // (docs/ops/quant.md).
+        // Sapphire Rapids. q4_1's d, m pairs fill a 256-bit store; q4_0's four d a 128-bit one
+        // (faster than the 256-bit form on Zen 4). q8_0's lighter loop converts and broadcasts per
+        // row: on Zen 4 it waited on the round trip through memory. Figures: docs/ops/quant.md.
         alignas(32) float sc[2 * kRowsW];
         if constexpr (kType == VLAK_Q4_1) {
           uint32_t dm[kRowsW];
