@@ -39,17 +39,19 @@ inline void PrefetchStrip(D ds, const float* next, size_t i) {
 }
 
 // Whether an output pass that reads src[i] and writes y[i] runs from the row's end (x86, not
-// streamed): where y lies 0 to 511 bytes after src modulo 4 KiB. x86 cores take a load whose address
+// streamed): where y lies 1 to 511 bytes after src modulo 4 KiB. x86 cores take a load whose address
 // matches an older, still pending store in bits 0-11 as dependent on it ("4K aliasing"); walking
 // forward, each load of src then meets the stores of the strips just before it and waits. Walking
-// backward it meets the stores of strips after it, 3.5 KiB and more away. The measurements, by
-// y's offset from x, are in docs/ops/rmsnorm.md.
+// backward it meets the stores of strips after it, 3.5 KiB and more away. Not at 0 (y == x, or
+// both at one page offset, as large allocations often are): there forward was as fast or faster.
+// The measurements, by y's offset from x, are in docs/ops/rmsnorm.md.
 inline bool OutputBackward(const float* y, const float* src) {
   if constexpr (!kStreamStores) {
     (void)y, (void)src;
     return false;
   } else {
-    return src != nullptr && (reinterpret_cast<uintptr_t>(y) - reinterpret_cast<uintptr_t>(src)) % 4096 < 512;
+    const uintptr_t delta = (reinterpret_cast<uintptr_t>(y) - reinterpret_cast<uintptr_t>(src)) % 4096;
+    return src != nullptr && delta > 0 && delta < 512;
   }
 }
 

@@ -118,7 +118,7 @@ TEST(LayerNorm, InPlaceEqualsOutOfPlace) {
   });
 }
 
-// y at several offsets from x modulo 4 KiB: the output pass runs backward where y lies 0-511 bytes
+// y at several offsets from x modulo 4 KiB: the output pass runs backward where y lies 1-511 bytes
 // after x (x86, src/ops/output_strips.h); either order gives the same bits. Rows longer than
 // x86's row pairs (1024 columns), and an odd row count (the last row alone).
 TEST(LayerNorm, OutputPageOffsetsKeepTheBits) {

@@ -82,7 +82,7 @@ TEST(RmsNorm, SpecialValuesAndInPlace) {
   });
 }
 
-// y at several offsets from x modulo 4 KiB: the output pass runs backward where y lies 0-511 bytes
+// y at several offsets from x modulo 4 KiB: the output pass runs backward where y lies 1-511 bytes
 // after x (x86, src/ops/output_strips.h); either order gives the same bits. So does the fused add,
 // whose output pass reads its sum s. Rows longer than x86's rows-ahead limit (1024 columns).
 TEST(RmsNorm, OutputPageOffsetsKeepTheBits) {
@@ -98,7 +98,7 @@ TEST(RmsNorm, OutputPageOffsetsKeepTheBits) {
       float* const s = vlak_test::AtPageOffset(sb, 0);
       std::copy(src.begin(), src.end(), x);
       std::vector<float> want, want_add;
-      // 2 KiB first (forward), then 0, 16, 256 and 508 bytes (backward), -64 and -4 bytes.
+      // 2 KiB first (forward), then 0 (forward), 16, 256 and 508 bytes (backward), -64 and -4 bytes.
       for (size_t off : {size_t{512}, size_t{0}, size_t{4}, size_t{64}, size_t{127}, size_t{1008}, size_t{1023}}) {
         SCOPED_TRACE(testing::Message() << "y at x + " << 4 * off << " bytes");
         float* const y = vlak_test::AtPageOffset(yb, off);
