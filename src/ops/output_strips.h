@@ -55,29 +55,15 @@ inline bool OutputBackward(const float* y, const float* src) {
   }
 }
 
-// y[i] = body(ds, i) over [0, n): ForEachStrip's strips (the short one at the row's end) in
-// reverse order.
-template <class D, class F>
-void OutputStripsBackward(D d, float* y, size_t n, F&& body) {
-  const size_t vlmax = Lanes(d), whole = n - n % vlmax;
-  if (whole < n) {
-    const auto ds = Strip(d, n - whole);
-    StoreU(ds, body(ds, whole), y + whole);
-  }
-  for (size_t i = whole; i > 0;) {
-    i -= vlmax;
-    StoreU(d, body(d, i), y + i);
-  }
-}
-
 // src: the input the body reads at i (OutputBackward; null: forward always); next0/next1: inputs
 // of the next row to prefetch (null: none), n elements each.
 template <class D, class F>
 void OutputStrips(D d, float* y, size_t n, bool stream, const float* src, const float* next0, const float* next1,
                   F&& body) {
   if (!kStreamStores || !stream) {
-    if (OutputBackward(y, src)) return OutputStripsBackward(d, y, n, body);
-    ForEachStrip(d, n, [&](auto ds, size_t i) { StoreU(ds, body(ds, i), y + i); });
+    const auto store = [&](auto ds, size_t i) { StoreU(ds, body(ds, i), y + i); };
+    if (OutputBackward(y, src)) return ForEachStripReversed(d, n, store);
+    ForEachStrip(d, n, store);
     return;
   }
   const uintptr_t address = reinterpret_cast<uintptr_t>(y);

@@ -39,6 +39,19 @@ inline void ForEachStrip(D d, size_t n, F&& body) {
   if (whole_end < n) body(Strip(d, n - whole_end), whole_end);
 }
 
+// ForEachStrip's strips (the short one at the end) in reverse order: for elementwise bodies whose
+// order is free, walked from the end (output_strips.h: 4K aliasing).
+template <class D, class F>
+inline void ForEachStripReversed(D d, size_t n, F&& body) {
+  const size_t vlmax = Lanes(d);
+  const size_t whole_end = n - n % vlmax;
+  if (whole_end < n) body(Strip(d, n - whole_end), whole_end);
+  for (size_t i = whole_end; i > 0;) {
+    i -= vlmax;
+    body(d, i);
+  }
+}
+
 // ForEachStrip for bodies that may compute a lane twice: strips independent of each other, and
 // outputs that alias no input, so a lane written again gets the same value. When n >= Lanes(d)
 // the short last strip becomes a whole one ending at n (it starts at n - Lanes(d) and redoes
