@@ -263,8 +263,10 @@ void ExactCols(const QMatmulArgs& g, size_t j0, size_t j1) {
           std::memcpy(&h, dh, sizeof dh);
           _mm_store_ps(sc, _mm_cvtph_ps(h));
         }
-        // Kept in memory: clang would otherwise turn the broadcasts into port-5 shuffles.
-        __asm__ volatile("" : : "r"(sc) : "memory");
+        if constexpr (kType != VLAK_Q8_0) {
+          // Kept in memory: clang would otherwise turn the broadcasts into port-5 shuffles.
+          __asm__ volatile("" : : "r"(sc) : "memory");
+        }
 #endif
         for (size_t r = 0; r < kRowsW; ++r) {
           const uint8_t* blk = wr[r] + b * bb;
