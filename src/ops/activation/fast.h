@@ -17,12 +17,17 @@
 // Cost: sigmoid 17 vector-layer ops, silu 18 (one more each with q of degree 4), tanh 23, gelu 53
 //   (gelu.h's 67), gelu_tanh 36 (gelu_tanh.h's 68), each with one Div.
 //   Every target runs this source (the same IEEE ops, so the same bits wherever Div is correctly
-//   rounded). Derivation and ops: docs/ops/activation.md, "fast.h"; measured: "The fast tier".
+//   rounded), but for the fast tier's sigmoid on AVX-512: sigmoid_avx512.h's table form, 13
+//   instructions with its division. Derivation and ops: docs/ops/activation.md, "fast.h"; measured:
+//   "The fast tier".
 #pragma once
 
 #include "ops/activation/exp_parts.h"
 #include "ops/activation/gelu.h"
 #include "ops/activation/gelu_tanh.h"
+#if defined(VLAK_SIMD_AVX512)
+#include "ops/activation/sigmoid_avx512.h"
+#endif
 
 namespace vlak::VLAK_NS::act {
 
@@ -96,6 +101,14 @@ template <bool kSilu, int kQDegree, class D>
 // up; 5 ULP on act(gate) up, where the relative error counts up to 2^24 ULP) need it.
 template <int kQDegree = 3, class D>
 VFromD<D> FastSigmoid(D d, VFromD<D> x) {
+#if defined(VLAK_SIMD_AVX512)
+  // The fast tier itself (degree 3) on AVX-512: sigmoid_avx512.h's table form, its own bits.
+  if constexpr (kQDegree == 3) {
+    VFromD<D> y;
+    for (int j = 0; j < y.kRegs; ++j) y.raw[j] = FastSigmoidAvx512(x.raw[j]);
+    return y;
+  }
+#endif
   return FastSigmoidImpl<false, kQDegree>(d, x);
 }
 
