@@ -56,6 +56,43 @@ bool BackwardRowsFromMemory(size_t rows, size_t cols) {
 }
 }  // namespace
 
+#if defined(__x86_64__)
+namespace vlak {
+namespace {
+// x86: where the column partials lie against the rows modulo 4 KiB. The backward's first pass
+// stores dgamma's and dbeta's f32 partials (acc and acc + b) as it loads dy, x and gamma; a load
+// whose address matches an older pending store in its low 12 bits waits on it (4K aliasing), which
+// happens when a partial lies 1 to 511 bytes after an input modulo 4 KiB (output_strips.h's
+// OutputBackward, the same rule). The scratch's page offset is the heap's, so the call's time moved
+// with it from one process to the next (docs/ops/layernorm.md). PartialsShift returns the floats
+// (a multiple of 16, less than kPartialsShiftRoom) to skip at acc so that both partials avoid
+// that window for the first four rows of dy and x (a quad's rows; `stride` apart) and gamma, or
+// miss as few of them as can be. The same arithmetic wherever the partials lie: the same bits.
+constexpr size_t kPartialsShiftRoom = 1024;
+// (Addresses as integers: rows past the last are never read, only their offsets taken.)
+int Aliases(uintptr_t store, uintptr_t load) {
+  const uintptr_t delta = (store - load) % 4096;
+  return delta > 0 && delta < 512;
+}
+size_t PartialsShift(const float* acc, size_t b, const float* dy, const float* x, size_t stride, const float* gamma) {
+  const auto at = [](const float* p) { return reinterpret_cast<uintptr_t>(p); };
+  const uintptr_t row_bytes = stride * sizeof(float);
+  size_t best = 0;
+  int best_hits = 1 << 30;
+  for (size_t shift = 0; shift < kPartialsShiftRoom && best_hits > 0; shift += 16) {
+    int hits = 0;
+    for (const uintptr_t p : {at(acc + shift), at(acc + shift + b)}) {
+      if (gamma != nullptr) hits += Aliases(p, at(gamma));
+      for (uintptr_t r = 0; r < 4; ++r) hits += Aliases(p, at(dy) + r * row_bytes) + Aliases(p, at(x) + r * row_bytes);
+    }
+    if (hits < best_hits) best = shift, best_hits = hits;
+  }
+  return best;
+}
+}  // namespace
+}  // namespace vlak
+#endif
+
 extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* dy, const float* x,
                                                    size_t stride, const float* gamma, const float* mean,
                                                    const float* rstd, float* dx, float* dgamma, float* dbeta) {
@@ -76,7 +113,7 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   // least 32 rows, at most 32 blocks): each block's f64 sums are added in block order, so
   // dgamma/dbeta are the same bits for every thread count. Scratch, kept by the calling thread
   // between calls: f64 sums per block (16 bytes per column) and an f32 partial per participating
-  // thread (8 bytes per column and the pad below).
+  // thread (8 bytes per column, the pad below and, on x86, 4 KiB of room to place it).
   constexpr size_t kMaxBlocks = 32, kMinBlockRows = 32;
   size_t block_rows = rows, blocks = 1;  // up to 32 rows: one block
   if (rows > kMinBlockRows) {
@@ -97,10 +134,12 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   const size_t per = 2 * cols;
 #if defined(__x86_64__)
   const size_t acc_pad = (1536 - cols % 1024) % 1024;
+  constexpr size_t kShiftRoom = kPartialsShiftRoom;
 #else
-  constexpr size_t acc_pad = 0;
+  constexpr size_t acc_pad = 0, kShiftRoom = 0;
 #endif
-  const size_t acc_doubles = ((per + acc_pad) * static_cast<size_t>(threads) + 1) / 2;
+  const size_t acc_region = per + acc_pad + kShiftRoom;  // one participating thread's partials
+  const size_t acc_doubles = (acc_region * static_cast<size_t>(threads) + 1) / 2;
   if (columns && scratch.size() < acc_doubles + per * blocks) {
     try {
       scratch.resize(acc_doubles + per * blocks);
@@ -113,9 +152,12 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   double* const sums_base = columns ? scratch.data() + acc_doubles : nullptr;
   // Block b of the rows, reduced on its own into its f64 sums.
   auto block = [&](int worker, size_t b) {
-    float* const ag = columns ? acc_base + (per + acc_pad) * static_cast<size_t>(worker) : nullptr;
     double* const sg = columns ? sums_base + per * b : nullptr;
     const size_t begin = b * block_rows, end = rows - begin < block_rows ? rows : begin + block_rows;
+    float* ag = columns ? acc_base + acc_region * static_cast<size_t>(worker) : nullptr;
+#if defined(__x86_64__)
+    if (columns) ag += PartialsShift(ag, cols + acc_pad, dy + begin * stride, x + begin * stride, stride, gamma);
+#endif
     kernel(end - begin, cols, dy + begin * stride, x + begin * stride, stride, gamma, mean + begin, rstd + begin,
            dx + begin * stride, ag, columns ? ag + cols + acc_pad : nullptr, sg, columns ? sg + cols : nullptr,
            from_memory);

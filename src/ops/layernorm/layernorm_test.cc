@@ -325,6 +325,46 @@ TEST(LayerNormBackward, RowsFromMemory) {
 #endif
 }
 
+// dx at offsets from dy and x modulo 4 KiB (the pairs' and quads' output pass walks back where dx
+// lies 1 to 511 bytes after them: layernorm_kernel.cc's DxStrips), and dy and x at two offsets
+// (the column partials are placed by theirs: layernorm.cc's PartialsShift): the same dx, dgamma
+// and dbeta to the bit. Rows in pairs with a lone last row (300, 1100 columns) and, on AVX-512,
+// a quad and a lone row (2053).
+TEST(LayerNormBackward, PageOffsetsKeepTheBits) {
+  ForEachTarget([] {
+    for (size_t cols : {size_t{300}, size_t{1100}, size_t{2053}}) {
+      SCOPED_TRACE(testing::Message() << "cols " << cols);
+      const size_t rows = 5, n = rows * cols;
+      const auto x_src = Normal(n, 1.0f, 3.0f, 61), dy_src = Normal(n, 0.0f, 1.0f, 62);
+      const auto gamma = Normal(cols, 1.0f, 0.5f, 63);
+      std::vector<float> mean(rows), rstd(rows), y(n);
+      ASSERT_EQ(vlak_layernorm_f32(rows, cols, x_src.data(), cols, nullptr, nullptr, 1e-5f, y.data(), cols,
+                                   mean.data(), rstd.data()),
+                VLAK_OK);
+      std::vector<float> xb(n + 2048), dyb(n + 2048), dxb(n + 3072), dg(cols), db(cols);
+      std::vector<float> want_dx, want_dg, want_db;
+      for (size_t in_off : {size_t{0}, size_t{16}}) {
+        float* const x = vlak_test::AtPageOffset(xb, in_off);
+        float* const dy = vlak_test::AtPageOffset(dyb, in_off);
+        std::copy(x_src.begin(), x_src.end(), x);
+        std::copy(dy_src.begin(), dy_src.end(), dy);
+        for (size_t off : {size_t{512}, size_t{0}, size_t{4}, size_t{16}, size_t{127}, size_t{1008}, size_t{1023}}) {
+          SCOPED_TRACE(testing::Message() << "x, dy at " << 4 * in_off << " bytes into a page, dx at x + "
+                                          << 4 * off << " bytes");
+          float* const dx = vlak_test::AtPageOffset(dxb, in_off + off);
+          ASSERT_EQ(vlak_layernorm_backward_f32(rows, cols, dy, x, cols, gamma.data(), mean.data(), rstd.data(), dx,
+                                                dg.data(), db.data()),
+                    VLAK_OK);
+          if (want_dx.empty()) want_dx.assign(dx, dx + n), want_dg = dg, want_db = db;
+          EXPECT_TRUE(vlak_test::SameBits(dx, want_dx.data(), n));
+          EXPECT_TRUE(vlak_test::SameBits(dg.data(), want_dg.data(), cols));
+          EXPECT_TRUE(vlak_test::SameBits(db.data(), want_db.data(), cols));
+        }
+      }
+    }
+  });
+}
+
 TEST(LayerNormBackward, BadArgumentsWriteNothing) {
   std::vector<float> a(64, 1.0f), dx(64, kSentinel), dg(8, kSentinel);
   EXPECT_EQ(vlak_layernorm_backward_f32(2, 8, a.data(), a.data(), 8, nullptr, nullptr, a.data(), dx.data(), dg.data(),
