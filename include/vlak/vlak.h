@@ -209,7 +209,8 @@ typedef enum vlak_activation VLAK_ENUM_BASE {
 
 /* y[i] = act(x[i]) for i < n. x == y is allowed (other overlaps are not). Large n splits into
  * blocks over vlak_get_num_threads() threads. The results are the same bits on every target of
- * an architecture (x86; RISC-V: below) and thread count, but for VLAK_ACT_FAST's sigmoid (below).
+ * an architecture (x86; RISC-V: below) and thread count, but for VLAK_ACT_FAST's sigmoid and silu
+ * (below).
  * Accuracy against the float64 value y64 of the formula, over every finite float x (measured on
  * all of them, `vlak accuracy activations --exhaustive`): where |y64| >= FLT_MIN, |y - y64| <= 2
  * ULPs of the float nearest y64; below, |y - y64| <= 2^-149 (denormal results are kept, rounded
@@ -233,16 +234,17 @@ typedef enum vlak_activation VLAK_ENUM_BASE {
  * VLAK_ACT_FAST: within 4 ULPs of the float nearest y64 where |y64| >= FLT_MIN, 4 x 2^-149 below,
  * over every finite float (measured on all of them, `vlak accuracy activations --fast
  * --exhaustive`), the same special values, the same bits on every x86 target and thread count
- * except sigmoid on AVX-512, which looks 2^(j/16) up in a register (vpermps) and scales by
- * vscalefps (its own bits; the same for every thread count).
+ * except sigmoid and silu on AVX-512, which look 2^(j/16) up in a register (vpermps) and scale
+ * by vscalefps (their own bits; the same for every thread count).
  * sigmoid, tanh and silu run cheaper kernels (one exp, one division, nothing compensated: on
  * x86 the default tier's sigmoid and silu from -16 up), gelu_tanh x sigmoid(2w) with silu's
  * kernel and the accurate tier's two-float 2w, gelu the accurate algorithm with fewer two-float
  * terms (the same IEEE ops on RISC-V); softplus runs the accurate kernel (its bits, RISC-V's
  * included, well within the bound).
  * Measured maxima on all 4,278,190,080 finite floats (scalar, AVX2 and AVX-512 give the same
- * bits, sigmoid aside): sigmoid 3.253 ULP (AVX-512: 3.094, below FLT_MIN 1.668 x 2^-149), tanh
- * 2.498, gelu 3.223, gelu_tanh 2.539, silu 3.462; below FLT_MIN at most 2.139 x 2^-149.
+ * bits, sigmoid and silu aside): sigmoid 3.253 ULP (AVX-512: 3.094, below FLT_MIN 1.668 x
+ * 2^-149), tanh 2.498, gelu 3.223, gelu_tanh 2.539, silu 3.462 (AVX-512: 3.183, 1.606 x 2^-149);
+ * below FLT_MIN at most 2.139 x 2^-149.
  * Errors (nothing written): an unknown op or tier bit, NULL x or y with n > 0, n * 4 bytes
  * overflowing size_t, or vlak_target_error(). n == 0: VLAK_OK (the op is checked first). */
 vlak_status vlak_activation_f32(size_t n, const float* x, float* y, vlak_activation op);

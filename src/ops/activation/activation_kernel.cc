@@ -2,8 +2,8 @@
 // are in the headers beside this file (sigmoid.h, tanh.h, gelu.h, gelu_tanh.h, softplus.h), one
 // algorithm for every target, and fast.h the fast tier of sigmoid, tanh, gelu, gelu_tanh and
 // silu: each is a fixed sequence of IEEE operations with FMA (no target-specific
-// approximations), so the results are the same bits on every target; the one exception is the
-// fast tier's sigmoid on AVX-512 (sigmoid_avx512.h: a table in a register and vscalefps).
+// approximations), so the results are the same bits on every target; the exceptions are the
+// fast tier's sigmoid and silu on AVX-512 (sigmoid_avx512.h: a table in a register and vscalefps).
 #include "ops/activation/activation_kernels.h"
 
 #include "ops/activation/fast.h"

@@ -17,8 +17,8 @@
 // Cost: sigmoid 17 vector-layer ops, silu 18 (one more each with q of degree 4), tanh 23, gelu 53
 //   (gelu.h's 67), gelu_tanh 36 (gelu_tanh.h's 68), each with one Div.
 //   Every target runs this source (the same IEEE ops, so the same bits wherever Div is correctly
-//   rounded), but for the fast tier's sigmoid on AVX-512: sigmoid_avx512.h's table form, 13
-//   instructions with its division. Derivation and ops: docs/ops/activation.md, "fast.h"; measured:
+//   rounded), but for the fast tier's sigmoid and silu on AVX-512: sigmoid_avx512.h's table form,
+//   13 and 14 instructions with the division. Derivation and ops: docs/ops/activation.md, "fast.h"; measured:
 //   "The fast tier".
 #pragma once
 
@@ -114,6 +114,13 @@ VFromD<D> FastSigmoid(D d, VFromD<D> x) {
 
 template <int kQDegree = 3, class D>
 VFromD<D> FastSilu(D d, VFromD<D> x) {
+#if defined(VLAK_SIMD_AVX512)
+  if constexpr (kQDegree == 3) {  // as FastSigmoid
+    VFromD<D> y;
+    for (int j = 0; j < y.kRegs; ++j) y.raw[j] = FastSiluAvx512(x.raw[j]);
+    return y;
+  }
+#endif
   return FastSigmoidImpl<true, kQDegree>(d, x);
 }
 
