@@ -22,7 +22,7 @@
 //   silu(+-0) = +-0.
 // Cost: vrangeps, 7 FMAs (k, 2 for t, 3 Horner, D), vsubps, vpermps and vscalefps for D; then
 //   sigmoid a compare and a masked vdivps, silu a compare, a vdivps and a masked vmulps (the other
-//   twelve, not the division, bound the loop: docs/ops/activation.md).
+//   instructions, not the division, bound the loop: docs/ops/activation.md).
 // Their bits differ from fast.h's (the other x86 targets'): a table and a different rounding order.
 #pragma once
 

@@ -65,9 +65,10 @@ namespace {
 // happens when a partial lies 1 to 511 bytes after an input modulo 4 KiB (output_strips.h's
 // OutputBackward, the same rule). The scratch's page offset is the heap's, so the call's time moved
 // with it from one process to the next (docs/ops/layernorm.md). PartialsShift returns the floats
-// (a multiple of 16, less than kPartialsShiftRoom) to skip at acc so that both partials avoid
-// that window for the first four rows of dy and x (a quad's rows; `stride` apart) and gamma, or
-// miss as few of them as can be. The same arithmetic wherever the partials lie: the same bits.
+// (a multiple of 64, 256 bytes, less than kPartialsShiftRoom: 16 places at most, tried in order)
+// to skip at acc so that both partials avoid that window for the first four rows of dy and x (a
+// quad's rows; `stride` apart) and gamma, or miss as few of them as can be. The same arithmetic
+// wherever the partials lie: the same bits.
 constexpr size_t kPartialsShiftRoom = 1024;
 // (Addresses as integers: rows past the last are never read, only their offsets taken.)
 int Aliases(uintptr_t store, uintptr_t load) {
@@ -79,7 +80,7 @@ size_t PartialsShift(const float* acc, size_t b, const float* dy, const float* x
   const uintptr_t row_bytes = stride * sizeof(float);
   size_t best = 0;
   int best_hits = 1 << 30;
-  for (size_t shift = 0; shift < kPartialsShiftRoom && best_hits > 0; shift += 16) {
+  for (size_t shift = 0; shift < kPartialsShiftRoom && best_hits > 0; shift += 64) {
     int hits = 0;
     for (const uintptr_t p : {at(acc + shift), at(acc + shift + b)}) {
       if (gamma != nullptr) hits += Aliases(p, at(gamma));
@@ -138,8 +139,8 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
 #else
   constexpr size_t acc_pad = 0, kShiftRoom = 0;
 #endif
-  const size_t acc_region = per + acc_pad + kShiftRoom;  // one participating thread's partials
-  const size_t acc_doubles = (acc_region * static_cast<size_t>(threads) + 1) / 2;
+  // One participating thread's partials take per + acc_pad + kShiftRoom floats.
+  const size_t acc_doubles = ((per + acc_pad + kShiftRoom) * static_cast<size_t>(threads) + 1) / 2;
   if (columns && scratch.size() < acc_doubles + per * blocks) {
     try {
       scratch.resize(acc_doubles + per * blocks);
@@ -152,9 +153,9 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   double* const sums_base = columns ? scratch.data() + acc_doubles : nullptr;
   // Block b of the rows, reduced on its own into its f64 sums.
   auto block = [&](int worker, size_t b) {
+    float* ag = columns ? acc_base + (per + acc_pad + kShiftRoom) * static_cast<size_t>(worker) : nullptr;
     double* const sg = columns ? sums_base + per * b : nullptr;
     const size_t begin = b * block_rows, end = rows - begin < block_rows ? rows : begin + block_rows;
-    float* ag = columns ? acc_base + acc_region * static_cast<size_t>(worker) : nullptr;
 #if defined(__x86_64__)
     if (columns) ag += PartialsShift(ag, cols + acc_pad, dy + begin * stride, x + begin * stride, stride, gamma);
 #endif
