@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ops/store_aliasing.h"
 #include "simd/simd.h"
 
 namespace vlak::VLAK_NS {
@@ -39,19 +40,17 @@ inline void PrefetchStrip(D ds, const float* next, size_t i) {
 }
 
 // Whether an output pass that reads src[i] and writes y[i] runs from the row's end (x86, not
-// streamed): where y lies 1 to 511 bytes after src modulo 4 KiB. x86 cores take a load whose address
-// matches an older, still pending store in bits 0-11 as dependent on it ("4K aliasing"); walking
-// forward, each load of src then meets the stores of the strips just before it and waits. Walking
-// backward it meets the stores of strips after it, 3.5 KiB and more away. Not at 0 (y == x, or
-// both at one page offset, as large allocations often are): there forward was as fast or faster.
-// The measurements, by y's offset from x, are in docs/ops/rmsnorm.md.
+// streamed): where y trails src by 1 to 511 bytes modulo 4 KiB (4K aliasing, store_aliasing.h).
+// Walking forward, each load of src would meet the stores of the strips just before it and wait;
+// walking backward it meets the stores of strips after it, 3.5 KiB and more away. Not at 0 (y ==
+// x, or both at one page offset, as large allocations often are): there forward was as fast or
+// faster. The measurements, by y's offset from x, are in docs/ops/rmsnorm.md.
 inline bool OutputBackward(const float* y, const float* src) {
   if constexpr (!kStreamStores) {
     (void)y, (void)src;
     return false;
   } else {
-    const uintptr_t delta = (reinterpret_cast<uintptr_t>(y) - reinterpret_cast<uintptr_t>(src)) % 4096;
-    return src != nullptr && delta > 0 && delta < 512;
+    return src != nullptr && StoreTrailsLoad(y, src);
   }
 }
 

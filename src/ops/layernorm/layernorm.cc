@@ -9,6 +9,7 @@
 #include "ops/layernorm/layernorm.h"
 #include "ops/layernorm/layernorm_kernels.h"
 #include "ops/parallel_rows.h"
+#include "ops/store_aliasing.h"
 
 namespace vlak {
 VLAK_PER_TARGET_TABLES(VLAK_LAYERNORM_KERNELS)
@@ -60,31 +61,27 @@ bool BackwardRowsFromMemory(size_t rows, size_t cols) {
 namespace vlak {
 namespace {
 // x86: where the column partials lie against the rows modulo 4 KiB. The backward's first pass
-// stores dgamma's and dbeta's f32 partials (acc and acc + b) as it loads dy, x and gamma; a load
-// whose address matches an older pending store in its low 12 bits waits on it (4K aliasing), which
-// happens when a partial lies 1 to 511 bytes after an input modulo 4 KiB (output_strips.h's
-// OutputBackward, the same rule). The scratch's page offset is the heap's, so the call's time moved
-// with it from one process to the next (docs/ops/layernorm.md). PartialsShift returns the floats
-// (a multiple of 64, 256 bytes, less than kPartialsShiftRoom: 16 places at most, tried in order)
-// to skip at acc so that both partials avoid that window for the first four rows of dy and x (a
-// quad's rows; `stride` apart) and gamma, or miss as few of them as can be. The same arithmetic
-// wherever the partials lie: the same bits.
+// stores dgamma's and dbeta's f32 partials (acc and acc + b) as it loads dy, x and gamma, and meets
+// 4K aliasing where a partial trails one of them by 1 to 511 bytes (store_aliasing.h). The
+// scratch's page offset is the heap's, so the call's time moved with it from one process to the
+// next (docs/ops/layernorm.md). PartialsShift returns the floats (a multiple of 64, 256 bytes,
+// less than kPartialsShiftRoom: 16 places at most, tried in order) to skip at acc so that both
+// partials avoid that window for the first four rows of dy and x (a quad's rows; `stride` apart)
+// and gamma, or miss as few of them as can be. The same arithmetic wherever the partials lie: the
+// same bits.
 constexpr size_t kPartialsShiftRoom = 1024;
-// (Addresses as integers: rows past the last are never read, only their offsets taken.)
-int Aliases(uintptr_t store, uintptr_t load) {
-  const uintptr_t delta = (store - load) % 4096;
-  return delta > 0 && delta < 512;
-}
 size_t PartialsShift(const float* acc, size_t b, const float* dy, const float* x, size_t stride, const float* gamma) {
-  const auto at = [](const float* p) { return reinterpret_cast<uintptr_t>(p); };
-  const uintptr_t row_bytes = stride * sizeof(float);
+  // (Rows as addresses only: a row past the last is never formed as a pointer, nor read.)
+  const auto row = [stride](const float* p, size_t r) {
+    return reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + r * stride * sizeof(float));
+  };
   size_t best = 0;
   int best_hits = 1 << 30;
   for (size_t shift = 0; shift < kPartialsShiftRoom && best_hits > 0; shift += 64) {
     int hits = 0;
-    for (const uintptr_t p : {at(acc + shift), at(acc + shift + b)}) {
-      if (gamma != nullptr) hits += Aliases(p, at(gamma));
-      for (uintptr_t r = 0; r < 4; ++r) hits += Aliases(p, at(dy) + r * row_bytes) + Aliases(p, at(x) + r * row_bytes);
+    for (const float* p : {acc + shift, acc + shift + b}) {
+      if (gamma != nullptr) hits += StoreTrailsLoad(p, gamma);
+      for (size_t r = 0; r < 4; ++r) hits += StoreTrailsLoad(p, row(dy, r)) + StoreTrailsLoad(p, row(x, r));
     }
     if (hits < best_hits) best = shift, best_hits = hits;
   }
