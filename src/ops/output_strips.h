@@ -54,15 +54,21 @@ inline bool OutputBackward(const float* y, const float* src) {
   }
 }
 
+// ForEachStrip, or where `backward` (OutputBackward's answer) ForEachStripReversed: an elementwise
+// output pass in the order that avoids 4K aliasing. The same strips, so the same bits either way.
+template <class D, class F>
+[[gnu::always_inline]] inline void ForEachOutputStrip(D d, size_t n, bool backward, F&& body) {
+  if (backward) return ForEachStripReversed(d, n, body);
+  ForEachStrip(d, n, body);
+}
+
 // src: the input the body reads at i (OutputBackward; null: forward always); next0/next1: inputs
 // of the next row to prefetch (null: none), n elements each.
 template <class D, class F>
 void OutputStrips(D d, float* y, size_t n, bool stream, const float* src, const float* next0, const float* next1,
                   F&& body) {
   if (!kStreamStores || !stream) {
-    const auto store = [&](auto ds, size_t i) { StoreU(ds, body(ds, i), y + i); };
-    if (OutputBackward(y, src)) return ForEachStripReversed(d, n, store);
-    ForEachStrip(d, n, store);
+    ForEachOutputStrip(d, n, OutputBackward(y, src), [&](auto ds, size_t i) { StoreU(ds, body(ds, i), y + i); });
     return;
   }
   const uintptr_t address = reinterpret_cast<uintptr_t>(y);

@@ -328,17 +328,6 @@ auto Wide(DS ds) {
   }
 }
 
-// The output pass of rows in pairs and fours over n elements of dx, computed from x and dy at the
-// same index: from the row's end where dx lies 1 to 511 bytes after x or dy modulo 4 KiB
-// (output_strips.h's OutputBackward; measured in docs/ops/layernorm.md). An elementwise pass: the
-// same bits either way. Lone rows (BackwardRow: rows from memory, an odd last row) walk forward:
-// from memory the reversed walk was the slower one even at those offsets.
-template <class D, class F>
-[[gnu::always_inline]] inline void DxStrips(D d, size_t n, const float* dx, const float* x, const float* dy, F&& body) {
-  if (OutputBackward(dx, x) || OutputBackward(dx, dy)) return ForEachStripReversed(d, n, body);
-  ForEachStrip(d, n, body);
-}
-
 // kFirstOfGroup: the first row of a flush group assigns the column partials instead of adding.
 template <bool kGamma, bool kFirstOfGroup>
 void BackwardRow(const float* dy, const float* x, const float* gamma, float mean, float rstd, float* dx, size_t n,
@@ -425,8 +414,12 @@ template <bool kGamma>
   const float kx0 = static_cast<float>(-static_cast<double>(r0) * sum_gx0 * inv_n);
   const float kg1 = static_cast<float>(-static_cast<double>(r1) * sum_g1 * inv_n);
   const float kx1 = static_cast<float>(-static_cast<double>(r1) * sum_gx1 * inv_n);
-  // (Both rows' dx lie against their x and dy as row 0's do: the rows are a stride apart in all.)
-  DxStrips(d, n, dx0, x0, dy0, [&](auto ds, size_t i) {
+  // From the row's end where dx trails x or dy by 1 to 511 bytes modulo 4 KiB (OutputBackward;
+  // measured in docs/ops/layernorm.md). Both rows' dx lie against their x and dy as row 0's do:
+  // the rows are a stride apart in all. Lone rows (BackwardRow: rows from memory, an odd last row)
+  // walk forward: from memory the reversed walk was the slower one even at those offsets.
+  const bool backward = OutputBackward(dx0, x0) || OutputBackward(dx0, dy0);
+  ForEachOutputStrip(d, n, backward, [&](auto ds, size_t i) {
     const auto xhat0 = Mul(ds, Sub(ds, LoadU(ds, x0 + i), m0), r0);
     const auto xhat1 = Mul(ds, Sub(ds, LoadU(ds, x1 + i), m1), r1);
     VFromD<decltype(ds)> g0 = LoadU(ds, dy0 + i), g1 = LoadU(ds, dy1 + i);

@@ -326,7 +326,7 @@ TEST(LayerNormBackward, RowsFromMemory) {
 }
 
 // dx at offsets from dy and x modulo 4 KiB (the pairs' and quads' output pass walks back where dx
-// lies 1 to 511 bytes after them: layernorm_kernel.cc's DxStrips), and dy and x at two offsets
+// lies 1 to 511 bytes after them: layernorm_kernel.cc's PairOutput), and dy and x at two offsets
 // (the column partials are placed by theirs: layernorm.cc's PartialsShift): the same dx, dgamma
 // and dbeta to the bit. Rows in pairs with a lone last row (300, 1100 columns) and, on AVX-512,
 // a quad and a lone row (2053).
