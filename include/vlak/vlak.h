@@ -234,8 +234,8 @@ typedef enum vlak_activation VLAK_ENUM_BASE {
  * VLAK_ACT_FAST: within 4 ULPs of the float nearest y64 where |y64| >= FLT_MIN, 4 x 2^-149 below,
  * over every finite float (measured on all of them, `vlak accuracy activations --fast
  * --exhaustive`), the same special values, the same bits on every x86 target and thread count
- * except sigmoid and silu on AVX-512, which look 2^(j/16) up in a register (vpermps) and scale
- * by vscalefps (their own bits; the same for every thread count).
+ * except sigmoid and silu on AVX-512 and AVX2, which look 2^(j/16) (AVX-512, scaled by vscalefps)
+ * or 2^(j/8) (AVX2) up in a register (their own bits on each; the same for every thread count).
  * sigmoid, tanh and silu run cheaper kernels (one exp, one division, nothing compensated: on
  * x86 the default tier's sigmoid and silu from -16 up), gelu_tanh x sigmoid(2w) with silu's
  * kernel and the accurate tier's two-float 2w, gelu the accurate algorithm with fewer two-float
@@ -243,8 +243,9 @@ typedef enum vlak_activation VLAK_ENUM_BASE {
  * included, well within the bound).
  * Measured maxima on all 4,278,190,080 finite floats (scalar, AVX2 and AVX-512 give the same
  * bits, sigmoid and silu aside): sigmoid 3.253 ULP (AVX-512: 3.094, below FLT_MIN 1.668 x
- * 2^-149), tanh 2.498, gelu 3.223, gelu_tanh 2.539, silu 3.462 (AVX-512: 3.183, 1.606 x 2^-149);
- * below FLT_MIN at most 2.139 x 2^-149.
+ * 2^-149; AVX2: 2.781, 1.499 x 2^-149), tanh 2.498, gelu 3.223, gelu_tanh 2.539, silu 3.462
+ * (AVX-512: 3.183, 1.606 x 2^-149; AVX2: 3.006, 1.525 x 2^-149); below FLT_MIN at most 2.139 x
+ * 2^-149.
  * Errors (nothing written): an unknown op or tier bit, NULL x or y with n > 0, n * 4 bytes
  * overflowing size_t, or vlak_target_error(). n == 0: VLAK_OK (the op is checked first). */
 vlak_status vlak_activation_f32(size_t n, const float* x, float* y, vlak_activation op);

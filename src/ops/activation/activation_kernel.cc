@@ -3,7 +3,8 @@
 // algorithm for every target, and fast.h the fast tier of sigmoid, tanh, gelu, gelu_tanh and
 // silu: each is a fixed sequence of IEEE operations with FMA (no target-specific
 // approximations), so the results are the same bits on every target; the exceptions are the
-// fast tier's sigmoid and silu on AVX-512 (sigmoid_avx512.h: a table in a register and vscalefps).
+// fast tier's sigmoid and silu on AVX2 and AVX-512 (sigmoid_avx2.h, sigmoid_avx512.h: a table in a
+// register).
 #include "ops/activation/activation_kernels.h"
 
 #include "ops/activation/fast.h"
@@ -30,9 +31,13 @@ namespace {
 // X60 cycles. glu: LMUL 1 (at LMUL 2 its loops
 // still spill 2-5 registers: the row loop around them holds more). Scalar: 1.
 // The fast tier (fast.h) as the accurate kernels, LMUL 2 on RVV too (no spills there; counts:
-// docs/ops/activation.md).
+// docs/ops/activation.md), but sigmoid_avx2.h's sigmoid and silu at one register per value: with
+// two, their loops ran 2-3 % slower (docs/ops/activation.md, "The fast sigmoid and silu on AVX2").
 template <int kOp, bool kGlu>
 inline constexpr int kPow2 = [] {
+  if (VLAK_TARGET_ID == ::vlak::Target::kAvx2 && !kGlu &&
+      (kOp == (VLAK_ACT_SIGMOID | VLAK_ACT_FAST) || kOp == (VLAK_ACT_SILU | VLAK_ACT_FAST)))
+    return 0;
   if (VLAK_TARGET_ID == ::vlak::Target::kAvx2 || VLAK_TARGET_ID == ::vlak::Target::kAvx512) return 1;
   if (VLAK_TARGET_ID == ::vlak::Target::kRvv) return !kGlu ? 1 : 0;
   return 0;

@@ -17,9 +17,9 @@
 // Cost: sigmoid 17 vector-layer ops, silu 18 (one more each with q of degree 4), tanh 23, gelu 53
 //   (gelu.h's 67), gelu_tanh 36 (gelu_tanh.h's 68), each with one Div.
 //   Every target runs this source (the same IEEE ops, so the same bits wherever Div is correctly
-//   rounded), but for the fast tier's sigmoid and silu on AVX-512: sigmoid_avx512.h's table
-//   form, 13 and 14 instructions with the division. Derivation and ops: docs/ops/activation.md,
-//   "fast.h"; measured: "The fast tier".
+//   rounded), but for the fast tier's sigmoid and silu on AVX-512 and AVX2: table forms,
+//   sigmoid_avx512.h's 13 and 14 instructions with the division, sigmoid_avx2.h's 16 and 17.
+//   Derivation and ops: docs/ops/activation.md, "fast.h"; measured: "The fast tier".
 #pragma once
 
 #include "ops/activation/exp_parts.h"
@@ -27,6 +27,8 @@
 #include "ops/activation/gelu_tanh.h"
 #if defined(VLAK_SIMD_AVX512)
 #include "ops/activation/sigmoid_avx512.h"
+#elif defined(VLAK_SIMD_AVX2)
+#include "ops/activation/sigmoid_avx2.h"
 #endif
 
 namespace vlak::VLAK_NS::act {
@@ -95,7 +97,7 @@ template <bool kSilu, int kQDegree, class D>
   }
 }
 
-// kQDegree 3: vlak_activation_f32's fast tier (on AVX-512 sigmoid_avx512.h's form instead), max
+// kQDegree 3: vlak_activation_f32's fast tier (on AVX-512 and AVX2 the table forms instead), max
 // 3.25 ULP (sigmoid) and 3.46 (silu) over every float, relative error up to 4.6 x 2^-24 (x near
 // -16.3). 4: 2.44 ULP and 2.96 x 2^-24, for the default tier's split form (sigmoid_split.h) and
 // glu's fast gate, whose bounds (2 ULP from -16 up; 5 ULP on act(gate) up, where the relative
@@ -109,6 +111,12 @@ VFromD<D> FastSigmoid(D d, VFromD<D> x) {
     for (int j = 0; j < y.kRegs; ++j) y.raw[j] = FastSigmoidAvx512(x.raw[j]);
     return y;
   }
+#elif defined(VLAK_SIMD_AVX2)
+  if constexpr (kQDegree == 3) {  // sigmoid_avx2.h's table form, its own bits too
+    VFromD<D> y;
+    for (int j = 0; j < y.kRegs; ++j) y.raw[j] = FastSigmoidAvx2(x.raw[j]);
+    return y;
+  }
 #endif
   return FastSigmoidImpl<false, kQDegree>(d, x);
 }
@@ -119,6 +127,12 @@ VFromD<D> FastSilu(D d, VFromD<D> x) {
   if constexpr (kQDegree == 3) {  // as FastSigmoid
     VFromD<D> y;
     for (int j = 0; j < y.kRegs; ++j) y.raw[j] = FastSiluAvx512(x.raw[j]);
+    return y;
+  }
+#elif defined(VLAK_SIMD_AVX2)
+  if constexpr (kQDegree == 3) {
+    VFromD<D> y;
+    for (int j = 0; j < y.kRegs; ++j) y.raw[j] = FastSiluAvx2(x.raw[j]);
     return y;
   }
 #endif

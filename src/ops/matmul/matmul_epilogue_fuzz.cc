@@ -76,7 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           "vlak_matmul_packed_f32 failed", t);
     for (size_t i = 0; i < ce; ++i) Check(SameValue(cp[i], c[i]), "packed differs from vlak_matmul_ex_f32", t, i, cp[i], c[i]);
     // Across targets the bits are the same (vlak.h: within an architecture, and x86's targets are
-    // one), but for the fast sigmoid and silu, whose AVX-512 forms have bits of their own (vlak.h).
+    // one), but for the fast sigmoid and silu, whose AVX2 and AVX-512 forms have bits of their own
+    // (vlak.h).
     if (act == (VLAK_ACT_SIGMOID | VLAK_ACT_FAST) || act == (VLAK_ACT_SILU | VLAK_ACT_FAST)) continue;
     if (!first.empty()) {
       for (size_t i = 0; i < ce; ++i) Check(SameValue(c[i], first[i]), "targets differ (vlak.h: same bits)", t, i, c[i], first[i]);
