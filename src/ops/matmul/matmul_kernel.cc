@@ -17,6 +17,7 @@
 //   bound's derivation and the measurements: docs/ops/matmul.md.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -461,8 +462,9 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
 // strip at a time, while the r rows of A (kc floats each) stay in L1 and an r x V register tile of
 // C accumulates; a pass reads each B element once per r rows (once for m <= direct_rows). Same
 // chains as the packed kernel: each C element is the sequential fma chain from a[i][0] * b[0][j]
-// (from C with ACCUMULATE, and after each kc block, where the chains are stored to C and reloaded:
-// exact), so the bits are those of every other path. Cost per k step: V vector loads of B, r
+// (from C with ACCUMULATE, and after each kc block, where the chains are stored and reloaded:
+// exact; with several rows, to and from a buffer of the pass's tiles, each tile's rows together),
+// so the bits are those of every other path. Cost per k step: V vector loads of B, r
 // broadcasts of A (memory operands of the FMAs on x86), r x V FMAs, and on AVX-512, for B in
 // cache, one prefetch: the line after the tile's in the same row of B, which the next strip reads.
 // B from memory comes as a few sequential streams (direct_kc_stream) that the hardware prefetchers
@@ -567,11 +569,12 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
     PackDirectA(g, i, R, p0, kc, ap);
     return ap;
   };
-  auto tile = [&](size_t j, size_t cols, const float* a, const float* b, size_t ldb, size_t kc, bool from_c,
-                  bool next_strip) {
-    if (cols == w) return DirectTile<R, V, false>(a, b, ldb, kc, c + j, g.ldc, L, from_c, next_strip);
+  // The tile's C: ct, rows ldc apart.
+  auto tile = [&](float* ct, size_t ldc, size_t cols, const float* a, const float* b, size_t ldb, size_t kc,
+                  bool from_c, bool next_strip) {
+    if (cols == w) return DirectTile<R, V, false>(a, b, ldb, kc, ct, ldc, L, from_c, next_strip);
     const size_t nv = (cols + L - 1) / L;
-    kTails[nv - 1](a, b, ldb, kc, c + j, g.ldc, cols - (nv - 1) * L, from_c, next_strip);
+    kTails[nv - 1](a, b, ldb, kc, ct, ldc, cols - (nv - 1) * L, from_c, next_strip);
   };
   // B (or W) streams from memory: more than 8 times the per-core L2 (parallel_rows.h's rule).
   const bool from_memory = static_cast<double>(g.k) * static_cast<double>(g.n) * sizeof(float) / 8 >
@@ -579,15 +582,39 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
   if (!g.b_trans) {
     const bool few_streams = R <= cfg.direct_stream_rows && (R == 1 || from_memory);
     const size_t kb = few_streams ? cfg.direct_kc_stream : cfg.direct_kc;
+    // Several rows and blocks: the tiles' chains wait between blocks in a buffer, each strip's
+    // R x w floats together, not in C, whose rows ldc apart share one L1 set when ldc is a
+    // multiple of 4 KiB (n = 1024, 2048, 4096), with the block's rows of B (ldb apart): R + kc
+    // lines of one set for every tile (docs/ops/matmul.md). The same floats are stored and
+    // reloaded. One row or one block, or no buffer to be had: C itself.
+    float* const buf_base = R > 1 && g.k > kb ? AcquireBuffer((j1 - j0 + w - 1) / w * R * w) : nullptr;
+    float* const buf = buf_base != nullptr ? buf_base + kPoolHeaderFloats : nullptr;
+    auto c_tile = [&](size_t j) { return buf + (j - j0) / w * R * w; };
+    if (buf != nullptr && g.accumulate) {
+      for (size_t j = j0; j < j1; j += w) {
+        const size_t cols = j1 - j < w ? j1 - j : w;
+        for (size_t r = 0; r < R; ++r) std::memcpy(c_tile(j) + r * w, c + r * g.ldc + j, cols * sizeof(float));
+      }
+    }
     for (size_t pc = 0; pc < g.k; pc += kb) {
       const size_t kc = g.k - pc < kb ? g.k - pc : kb;
       const float* const a = a_block(pc, kc);
+      const bool last = pc + kc == g.k;
       for (size_t j = j0; j < j1; j += w) {
         const size_t cols = j1 - j < w ? j1 - j : w;
-        tile(j, cols, a, g.b + pc * g.ldb + j, g.ldb, kc, g.accumulate || pc > 0, !few_streams);
-        if (pc + kc == g.k) Epilogue(g, c + j, R, j, cols);
+        const float* const bj = g.b + pc * g.ldb + j;
+        if (buf == nullptr) {
+          tile(c + j, g.ldc, cols, a, bj, g.ldb, kc, g.accumulate || pc > 0, !few_streams);
+        } else {
+          tile(c_tile(j), w, cols, a, bj, g.ldb, kc, g.accumulate || pc > 0, !few_streams);
+          if (last) {
+            for (size_t r = 0; r < R; ++r) std::memcpy(c + r * g.ldc + j, c_tile(j) + r * w, cols * sizeof(float));
+          }
+        }
+        if (last) Epilogue(g, c + j, R, j, cols);
       }
     }
+    if (buf_base != nullptr) ReleaseBuffer(buf_base);
     return;
   }
   // W from memory, few rows: longer blocks of the strip's rows in a pooled buffer (on the stack
@@ -616,7 +643,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
           }
         }
         TransposeW(wj, g.ldb, cols, kc, btp, w);
-        tile(j, cols, a + (pc - pa) * R, btp, w, kc, g.accumulate || pc > 0, false);
+        tile(c + j, g.ldc, cols, a + (pc - pa) * R, btp, w, kc, g.accumulate || pc > 0, false);
       }
       if (pa + ka == g.k) Epilogue(g, c + j, R, j, cols);
     }
