@@ -9,8 +9,14 @@
 //                  gain (AVX-512's 16 x 1 zmm tile; AVX2's 8 x 1 ymm tile was 1.4-1.6x slower
 //                  than the packed kernel).
 //   direct_rows:   rows of C per pass over B (a register tile of rows x vectors).
+//   direct_cache_rows: 0, or, for B in cache, passes of at most this many rows, of balanced
+//                  heights (AVX2: 16 rows as 6 + 5 + 5, not 8 + 8): where the tiles for the
+//                  tallest passes are one vector wide and cost more per row than two shorter
+//                  passes over B from the cache (docs/ops/matmul.md). B from memory keeps passes
+//                  of direct_rows, each a read of B.
 //   direct_regs:   vector registers for the tile's accumulators and B vectors: a pass over r rows
-//                  uses vectors = min(direct_max_vectors, direct_regs / (r + 1)), at least 1.
+//                  uses vectors = min(direct_max_vectors, direct_regs / (r + 1)), at least 1
+//                  (AVX2 14: at 15, 4 rows took a 4 x 3 tile, 1.7x slower than 4 x 2).
 //   direct_kc:     k block, B as k x n: the chains are stored to C and reloaded every kc steps
 //                  (exact). A block's kc rows of B are read as kc streams, strip after strip; the
 //                  x86 tile asks for the next strip's line of each row as it reads its own, so
@@ -43,17 +49,18 @@ struct MatmulDirectConfig {
   size_t direct_kc_stream;
   size_t direct_stream_rows;
   size_t direct_kc_trans_stream;
+  size_t direct_cache_rows;
 };
 
 // Not `inline`: each target's build defines its own table, so each has internal linkage.
 #if defined(VLAK_SIMD_RVV)
-constexpr MatmulDirectConfig kMatmulDirectConfig{0, false, 1, 1, 1, 256, 256, 256, 0, 0};
+constexpr MatmulDirectConfig kMatmulDirectConfig{0, false, 1, 1, 1, 256, 256, 256, 0, 0, 0};
 #elif defined(VLAK_SIMD_AVX512)
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, true, 16, 30, 8, 128, 32, 8, 8, 256};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, true, 16, 30, 8, 128, 32, 8, 8, 256, 0};
 #elif defined(VLAK_SIMD_AVX2)
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, false, 8, 15, 8, 32, 32, 8, 8, 256};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, false, 8, 14, 8, 32, 32, 8, 8, 256, 6};
 #else
-constexpr MatmulDirectConfig kMatmulDirectConfig{16, false, 4, 12, 2, 32, 32, 32, 0, 0};
+constexpr MatmulDirectConfig kMatmulDirectConfig{16, false, 4, 12, 2, 32, 32, 32, 0, 0, 0};
 #endif
 
 // The packed (blocked) kernel's blocks, per target:

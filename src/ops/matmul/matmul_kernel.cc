@@ -544,6 +544,11 @@ constexpr std::array<DirectTileFn, sizeof...(I)> DirectTails(std::index_sequence
   return {&DirectTile<R, I + 1, true>...};
 }
 
+// B (or W) streams from memory: more than 8 times the per-core L2 (parallel_rows.h's rule).
+inline bool DirectFromMemory(const MatmulArgs& g) {
+  return static_cast<double>(g.k) * static_cast<double>(g.n) * sizeof(float) / 8 > static_cast<double>(L2CacheBytes());
+}
+
 // Rows [i, i + R) of C, columns [j0, j1). B as k x n: k blocks outer, strips inner (a block's
 // kc rows of B stream strip after strip). TRANS_B: A packed once per kKcA k steps; over those,
 // strips outer and k blocks inner, so that each of the strip's rows of W is read front to back.
@@ -576,9 +581,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
     const size_t nv = (cols + L - 1) / L;
     kTails[nv - 1](a, b, ldb, kc, ct, ldc, cols - (nv - 1) * L, from_c, next_strip);
   };
-  // B (or W) streams from memory: more than 8 times the per-core L2 (parallel_rows.h's rule).
-  const bool from_memory = static_cast<double>(g.k) * static_cast<double>(g.n) * sizeof(float) / 8 >
-                           static_cast<double>(L2CacheBytes());
+  const bool from_memory = DirectFromMemory(g);
   if (!g.b_trans) {
     const bool few_streams = R <= cfg.direct_stream_rows && (R == 1 || from_memory);
     const size_t kb = few_streams ? cfg.direct_kc_stream : cfg.direct_kc;
@@ -655,6 +658,25 @@ template <size_t... R>
 constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t, const float*), sizeof...(R)> DirectRowFns(
     std::index_sequence<R...>) {
   return {&DirectRows<R + 1>...};
+}
+
+// The direct kernel's passes over rows [i0, i1): f(i, rows) for each. B in cache with
+// direct_cache_rows: as few passes as that height allows, of balanced heights; otherwise passes of
+// direct_rows rows, the last one the rest.
+template <class F>
+void ForEachDirectPass(const MatmulArgs& g, size_t i0, size_t i1, F&& f) {
+  constexpr MatmulDirectConfig cfg = kMatmulDirectConfig;
+  const size_t m = i1 - i0;
+  if (cfg.direct_cache_rows > 0 && !DirectFromMemory(g)) {
+    const size_t passes = (m + cfg.direct_cache_rows - 1) / cfg.direct_cache_rows;
+    for (size_t p = 0, i = i0; p < passes; ++p) {
+      const size_t rows = m / passes + (p < m % passes ? 1 : 0);
+      f(i, rows);
+      i += rows;
+    }
+    return;
+  }
+  for (size_t i = i0; i < i1; i += cfg.direct_rows) f(i, i1 - i < cfg.direct_rows ? i1 - i : cfg.direct_rows);
 }
 #endif  // !VLAK_SIMD_RVV
 
@@ -758,10 +780,9 @@ void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0,
 #if !defined(VLAK_SIMD_RVV)
   constexpr size_t kRows = kMatmulDirectConfig.direct_rows;
   static constexpr auto kFns = DirectRowFns(std::make_index_sequence<kRows>{});
-  for (size_t i = i0; i < i1; i += kRows) {
-    const size_t rows = i1 - i < kRows ? i1 - i : kRows;
+  ForEachDirectPass(g, i0, i1, [&](size_t i, size_t rows) {
     kFns[rows - 1](g, i, j0, j1, a_packed != nullptr ? a_packed + (i - i0) * g.k : nullptr);
-  }
+  });
 #else
   (void)g, (void)i0, (void)i1, (void)j0, (void)j1, (void)a_packed;  // never called: direct_max_m is 0
 #endif
@@ -771,11 +792,7 @@ void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0,
 // of direct_rows rows as [k][rows], the passes one after another.
 void MatmulDirectPackAF32(const MatmulArgs& g, size_t i0, size_t i1, float* dst) {
 #if !defined(VLAK_SIMD_RVV)
-  constexpr size_t kRows = kMatmulDirectConfig.direct_rows;
-  for (size_t i = i0; i < i1; i += kRows) {
-    const size_t rows = i1 - i < kRows ? i1 - i : kRows;
-    PackDirectA(g, i, rows, 0, g.k, dst + (i - i0) * g.k);
-  }
+  ForEachDirectPass(g, i0, i1, [&](size_t i, size_t rows) { PackDirectA(g, i, rows, 0, g.k, dst + (i - i0) * g.k); });
 #else
   (void)g, (void)i0, (void)i1, (void)dst;  // never called: direct_max_m is 0
 #endif
