@@ -395,8 +395,8 @@ TEST(ActivationFast, SampledAccuracyEveryBinade) { CheckSampledAccuracy(VLAK_ACT
 // Tails and in place, the same bits for every length, and on every target but two: the fast
 // sigmoid and silu on AVX2 and AVX-512 are table forms (sigmoid_avx2.h, sigmoid_avx512.h; vlak.h),
 // whose bits differ from the scalar target's; every other op and target gives the scalar target's
-// bits. The flag changes
-// sigmoid, tanh, gelu, gelu_tanh and silu and leaves softplus's bits (it runs the accurate kernel).
+// bits. The flag changes sigmoid, tanh, gelu, gelu_tanh and silu and leaves softplus's bits (it
+// runs the accurate kernel).
 TEST(ActivationFast, OddLengthsInPlaceSameBitsEveryTarget) {
   const size_t max_lanes = 64;
   const std::vector<float> x = Normal(3 * max_lanes + 1, 0.0f, 4.0f, 17);

@@ -593,11 +593,11 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
     float* const buf_base = R > 1 && g.k > kb ? AcquireBuffer((j1 - j0 + w - 1) / w * R * w) : nullptr;
     float* const buf = buf_base != nullptr ? buf_base + kPoolHeaderFloats : nullptr;
     auto c_tile = [&](size_t j) { return buf + (j - j0) / w * R * w; };
+    auto copy_rows = [&](float* dst, size_t ldd, const float* src, size_t lds, size_t cols) {
+      for (size_t r = 0; r < R; ++r) std::memcpy(dst + r * ldd, src + r * lds, cols * sizeof(float));
+    };
     if (buf != nullptr && g.accumulate) {
-      for (size_t j = j0; j < j1; j += w) {
-        const size_t cols = j1 - j < w ? j1 - j : w;
-        for (size_t r = 0; r < R; ++r) std::memcpy(c_tile(j) + r * w, c + r * g.ldc + j, cols * sizeof(float));
-      }
+      for (size_t j = j0; j < j1; j += w) copy_rows(c_tile(j), w, c + j, g.ldc, j1 - j < w ? j1 - j : w);
     }
     for (size_t pc = 0; pc < g.k; pc += kb) {
       const size_t kc = g.k - pc < kb ? g.k - pc : kb;
@@ -610,9 +610,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
           tile(c + j, g.ldc, cols, a, bj, g.ldb, kc, g.accumulate || pc > 0, !few_streams);
         } else {
           tile(c_tile(j), w, cols, a, bj, g.ldb, kc, g.accumulate || pc > 0, !few_streams);
-          if (last) {
-            for (size_t r = 0; r < R; ++r) std::memcpy(c + r * g.ldc + j, c_tile(j) + r * w, cols * sizeof(float));
-          }
+          if (last) copy_rows(c + j, g.ldc, c_tile(j), w, cols);
         }
         if (last) Epilogue(g, c + j, R, j, cols);
       }
@@ -661,14 +659,16 @@ constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t, const f
 }
 
 // The direct kernel's passes over rows [i0, i1): f(i, rows) for each. B in cache with
-// direct_cache_rows: as few passes as that height allows, of balanced heights; otherwise passes of
-// direct_rows rows, the last one the rest.
+// direct_cache_rows: as few passes as that height allows (TRANS_B: as direct_rows allows, since
+// each pass transposes W's strips again), of balanced heights; otherwise passes of direct_rows
+// rows, the last one the rest.
 template <class F>
 void ForEachDirectPass(const MatmulArgs& g, size_t i0, size_t i1, F&& f) {
   constexpr MatmulDirectConfig cfg = kMatmulDirectConfig;
   const size_t m = i1 - i0;
   if (cfg.direct_cache_rows > 0 && !DirectFromMemory(g)) {
-    const size_t passes = (m + cfg.direct_cache_rows - 1) / cfg.direct_cache_rows;
+    const size_t most = g.b_trans ? cfg.direct_rows : cfg.direct_cache_rows;
+    const size_t passes = (m + most - 1) / most;
     for (size_t p = 0, i = i0; p < passes; ++p) {
       const size_t rows = m / passes + (p < m % passes ? 1 : 0);
       f(i, rows);
@@ -789,7 +789,7 @@ void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0,
 }
 
 // Rows [i0, i1) of A, all k steps, into dst ((i1 - i0) x k floats) for MatmulDirectF32: each pass
-// of direct_rows rows as [k][rows], the passes one after another.
+// (ForEachDirectPass) as [k][rows], the passes one after another.
 void MatmulDirectPackAF32(const MatmulArgs& g, size_t i0, size_t i1, float* dst) {
 #if !defined(VLAK_SIMD_RVV)
   ForEachDirectPass(g, i0, i1, [&](size_t i, size_t rows) { PackDirectA(g, i, rows, 0, g.k, dst + (i - i0) * g.k); });
