@@ -28,11 +28,13 @@
 
 #include <immintrin.h>
 
+#include "math/exp_common.h"
+
 namespace vlak::VLAK_NS::act {
 
 // D = 2^-64 (1 + e^-xc) and xc, x clamped to [-120, 20] (NaN: x itself; the callers keep x there).
 [[gnu::always_inline]] inline __m256 SigmoidDenAvx2(__m256 x, __m256& xc) {
-  constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693145751953125f, kLn2Lo = 1.42860682030941723e-06f;
+  using exp_detail::kLn2Hi, exp_detail::kLn2Lo, exp_detail::kLog2e;  // rr2 as exp_common.h's
   constexpr float kMagic8 = 0x1.8p20f;  // its last mantissa bit is 2^-3
   constexpr float kC2 = 0.5000646114349365f, kC3 = 0.1666688621044159f;
   // bits(RN(2^(j/8)) 2^-64) - (j << 20), j = 0..7.

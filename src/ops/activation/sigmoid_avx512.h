@@ -28,11 +28,13 @@
 
 #include <immintrin.h>
 
+#include "math/exp_common.h"
+
 namespace vlak::VLAK_NS::act {
 
 // D = 2^-64 (1 + e^-xc) and xc, x with |x| clamped to 120 (NaN: 120; the callers keep x there).
 [[gnu::always_inline]] inline __m512 SigmoidDenAvx512(__m512 x, __m512& xc) {
-  constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693145751953125f, kLn2Lo = 1.42860682030941723e-06f;
+  using exp_detail::kLn2Hi, exp_detail::kLn2Lo, exp_detail::kLog2e;  // rr2 as exp_common.h's
   constexpr float kMagic16 = 0x1.8p19f;  // its last mantissa bit is 2^-4
   // RN(2^(j/16)) 2^-64, j = 0..15.
   const __m512 table = _mm512_setr_ps(0x1p-64f, 0x1.0b5586p-64f, 0x1.172b84p-64f, 0x1.2387a6p-64f, 0x1.306fe0p-64f,
