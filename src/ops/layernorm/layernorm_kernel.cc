@@ -9,7 +9,8 @@
 // dbeta partials in f32, flushed to f64 every kFlushRows rows; dx = fma(g, rstd, fma(xhat,
 // -rstd mean(g xhat), -rstd mean(g))). Rows in pairs (x86, RVV) or fours (AVX-512, long rows)
 // load and store the partials once per pair or four; on x86, rows from memory (from_memory: x, dy
-// and dx past 16 times the L2, layernorm.cc) go one at a time, unless in fours. dx is never streamed.
+// and dx past 16 times the L2, layernorm.cc) go one at a time, unless in fours; from 2048 columns
+// on AVX2, each row's output pass beside the next row's first pass. dx is never streamed.
 // Bound: vlak.h's 1e-5 (|gamma| (1 + |xhat|) + |beta|), mean 1e-6 (|mean| + sd), rstd 1e-6. Rows
 // with a NaN/inf, or sums that overflow f32 (|x - k| > ~1e19), take a cold f64 path (NaN rows).
 // Cost per element: 1 pass of load + sub + add + fma (2 on rare outlier rows), then load, sub,
@@ -555,10 +556,97 @@ void Flush(const float* acc, double* sum, size_t n) {
   }
 }
 
+// Rows from memory one at a time (x86: config's backward_pairs_from_memory false), from
+// backward_ahead_min_cols columns on with row r's output pass run beside row r + 1's first pass:
+// row r + 1's loads from memory then overlap the output pass, which reads row r's x and dy from the
+// L2 and stores dx, where BackwardRow leaves the memory idle during that pass. Each row's sums,
+// partials and dx are BackwardRow's arithmetic in its order (the same lanes and blocks): the same
+// bits. Shorter rows, from the L3 rather than memory, ran slower so (docs/ops/layernorm.md).
+constexpr size_t kBackwardAheadMinCols = kLayerNormConfig.backward_ahead_min_cols;
+
+// One step: row q's first pass (kIn; its sums returned in s_g, s_gx) beside row p's output pass
+// (kOut, with its constants kg, kx).
+template <bool kGamma, bool kIn, bool kOut, bool kFirstOfGroup>
+void AheadStep(size_t n, const float* dyq, const float* xq, float mq, float rq, const float* dyp, const float* xp,
+               float mp, float rp, float kg, float kx, float* dxp, const float* gamma, float* acc_g, float* acc_b,
+               double& s_g, double& s_gx) {
+  const DF d;
+  const size_t block = row_sums::kSumBlockStrips * Lanes(d);
+  s_g = 0, s_gx = 0;
+  for (size_t b = 0; b < n; b += block) {
+    const size_t len = n - b < block ? n - b : block;
+    auto ag = Zero(d), agx = Zero(d);
+    ForEachStrip(d, len, [&](auto ds, size_t j) {
+      const size_t i = b + j;
+      const auto gv = kGamma ? LoadU(ds, gamma + i) : Zero(ds);
+      if constexpr (kIn) {
+        const auto xhat = Mul(ds, Sub(ds, LoadU(ds, xq + i), mq), rq);
+        const auto dyv = LoadU(ds, dyq + i);
+        const auto g = kGamma ? Mul(ds, dyv, gv) : dyv;
+        ag = AddTU(ds, ag, g);
+        agx = MulAddTU(ds, g, xhat, agx);
+        if (acc_g != nullptr) {
+          if constexpr (kFirstOfGroup) {
+            StoreU(ds, Mul(ds, dyv, xhat), acc_g + i);
+            StoreU(ds, dyv, acc_b + i);
+          } else {
+            StoreU(ds, MulAdd(ds, dyv, xhat, LoadU(ds, acc_g + i)), acc_g + i);
+            StoreU(ds, Add(ds, LoadU(ds, acc_b + i), dyv), acc_b + i);
+          }
+        }
+      }
+      if constexpr (kOut) {
+        const auto xhat = Mul(ds, Sub(ds, LoadU(ds, xp + i), mp), rp);
+        const auto dyv = LoadU(ds, dyp + i);
+        const auto g = kGamma ? Mul(ds, dyv, gv) : dyv;
+        StoreU(ds, MulAdd(ds, g, rp, MulAdd(ds, xhat, kx, Set(ds, kg))), dxp + i);
+      }
+    });
+    if constexpr (kIn) {
+      s_g += ReduceSum(d, ag);
+      s_gx += ReduceSum(d, agx);
+    }
+  }
+}
+
+template <bool kGamma>
+void BackwardRowsAhead(size_t rows, size_t n, const float* dy, const float* x, size_t stride, const float* gamma,
+                       const float* mean, const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g,
+                       double* sum_b) {
+  const double inv_n = 1.0 / static_cast<double>(n);
+  float kg = 0, kx = 0;  // the previous row's output constants
+  double s_g = 0, s_gx = 0;
+  for (size_t q = 0; q < rows; ++q) {
+    const size_t p = q - 1, oq = q * stride, op = p * stride;
+    if (q == 0) {
+      AheadStep<kGamma, true, false, true>(n, dy, x, mean[0], rstd[0], nullptr, nullptr, 0, 0, 0, 0, nullptr, gamma,
+                                           acc_g, acc_b, s_g, s_gx);
+    } else if (q % kFlushRows == 0) {
+      AheadStep<kGamma, true, true, true>(n, dy + oq, x + oq, mean[q], rstd[q], dy + op, x + op, mean[p], rstd[p], kg,
+                                          kx, dx + op, gamma, acc_g, acc_b, s_g, s_gx);
+    } else {
+      AheadStep<kGamma, true, true, false>(n, dy + oq, x + oq, mean[q], rstd[q], dy + op, x + op, mean[p], rstd[p], kg,
+                                           kx, dx + op, gamma, acc_g, acc_b, s_g, s_gx);
+    }
+    kg = static_cast<float>(-static_cast<double>(rstd[q]) * s_g * inv_n);
+    kx = static_cast<float>(-static_cast<double>(rstd[q]) * s_gx * inv_n);
+    FlushAfter(q, rows, n, acc_g, acc_b, sum_g, sum_b);
+  }
+  const size_t p = rows - 1, op = p * stride;  // the last row's output pass
+  AheadStep<kGamma, false, true, false>(n, nullptr, nullptr, 0, 0, dy + op, x + op, mean[p], rstd[p], kg, kx, dx + op,
+                                        gamma, acc_g, acc_b, s_g, s_gx);
+}
+
 template <bool kGamma>
 void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, size_t stride, const float* gamma,
                   const float* mean, const float* rstd, float* dx, float* acc_g, float* acc_b, double* sum_g,
                   double* sum_b, bool from_memory) {
+  if constexpr (kBackwardAheadMinCols > 0) {
+    const bool quads = kBackwardQuadMinCols > 0 && cols >= kBackwardQuadMinCols;
+    if (from_memory && cols >= kBackwardAheadMinCols && !quads) {
+      return BackwardRowsAhead<kGamma>(rows, cols, dy, x, stride, gamma, mean, rstd, dx, acc_g, acc_b, sum_g, sum_b);
+    }
+  }
   for (size_t r = 0; r < rows; ++r) {
     const size_t o = r * stride;
     // kFlushRows is a multiple of 4: a quad or a pair never straddles a flush.

@@ -312,16 +312,23 @@ TEST(LayerNormBackward, OptionalOutputsInPlaceAndThreads) {
   }
 }
 
-// x, dy and dx of 33.5 MiB, more than 16 times any L2 up to 2 MiB: x86 takes these rows from
-// memory one at a time (layernorm.cc's BackwardRowsFromMemory) where smaller calls pair them.
+// x, dy and dx of 33.5 and 34.5 MB, more than 16 times any L2 up to 2 MiB: x86 takes these rows
+// from memory one at a time (layernorm.cc's BackwardRowsFromMemory) where smaller calls pair them,
+// and on AVX2 the 2053-column rows each beside the next (layernorm_kernel.cc's BackwardRowsAhead:
+// an odd row count, a strip tail, a stride past the columns, flush groups cut by the row blocks).
 // Against float64, and the same bits at 1 and 3 threads and in place: the choice may follow the
 // shape, never the thread count. x86 only (the rule's target; qemu would take minutes).
 TEST(LayerNormBackward, RowsFromMemory) {
 #if defined(__riscv)
   GTEST_SKIP() << "x86's rule";
 #else
-  CheckBackward(5461, 512, 512, true, 700);
-  OptionalOutputsInPlaceAndThreads(5461, 512);
+  ForEachTarget([] {
+    CheckBackward(5461, 512, 512, true, 700);
+    OptionalOutputsInPlaceAndThreads(5461, 512);
+    CheckBackward(1401, 2053, 2056, true, 710);
+    CheckBackward(1401, 2053, 2053, false, 720);
+    OptionalOutputsInPlaceAndThreads(1401, 2053);
+  });
 #endif
 }
 
