@@ -469,7 +469,8 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
 // cache, one prefetch: the line after the tile's in the same row of B, which the next strip reads.
 // B from memory comes as a few sequential streams (direct_kc_stream) that the hardware prefetchers
 // follow, and the prefetch slowed them; AVX2's strips of 8 floats share lines, and it slowed those
-// too.
+// too. With two passes over B from memory (AVX2, 9-16 rows) each k block is read by both passes in
+// turn (DirectTwoPassesKN): B comes from memory once.
 #if !defined(VLAK_SIMD_RVV)
 using D1 = Simd<float, 0>;
 constexpr bool kPrefetchNextStrip = kPrefetchC;  // AVX-512 only, as C's prefetch
@@ -549,9 +550,94 @@ inline bool DirectFromMemory(const MatmulArgs& g) {
   return static_cast<double>(g.k) * static_cast<double>(g.n) * sizeof(float) / 8 > static_cast<double>(L2CacheBytes());
 }
 
-// Rows [i, i + R) of C, columns [j0, j1). B as k x n: k blocks outer, strips inner (a block's
-// kc rows of B stream strip after strip). TRANS_B: A packed once per kKcA k steps; over those,
-// strips outer and k blocks inner, so that each of the strip's rows of W is read front to back.
+// B as k x n: whether a pass over R rows reads B as few streams (one row, or B from memory), in k
+// blocks of direct_kc_stream steps and without the next strip's prefetch; else blocks of direct_kc.
+template <size_t R>
+constexpr bool DirectFewStreams(bool from_memory) {
+  return R <= kMatmulDirectConfig.direct_stream_rows && (R == 1 || from_memory);
+}
+template <size_t R>
+constexpr size_t DirectKbKN(bool from_memory) {
+  return DirectFewStreams<R>(from_memory) ? kMatmulDirectConfig.direct_kc_stream : kMatmulDirectConfig.direct_kc;
+}
+
+// One pass of the direct kernel with B as k x n: rows [i, i + R) of C, columns [j0, j1), its k
+// blocks of at most kb steps given to Block in order, every one (a block's kc rows of B stream
+// strip after strip; the last block stores C and applies the epilogue). Several rows and blocks: the tiles' chains wait between
+// blocks in a buffer, each strip's R x w floats together, not in C, whose rows ldc apart share one
+// L1 set when ldc is a multiple of 4 KiB (n = 1024, 2048, 4096), with the block's rows of B (ldb
+// apart): R + kc lines of one set for every tile (docs/ops/matmul.md). The same floats are stored
+// and reloaded. One row or one block, or no buffer to be had: C itself.
+// a_packed: these rows of A packed [k][R] by the caller (MatmulDirectPackAF32), or nullptr.
+template <size_t R>
+class DirectPassKN {
+ public:
+  static constexpr size_t V = MatmulDirectVectors(kMatmulDirectConfig, R);
+  static constexpr size_t kMaxKb = std::max(kMatmulDirectConfig.direct_kc, kMatmulDirectConfig.direct_kc_stream);
+
+  DirectPassKN(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float* a_packed, size_t kb,
+               bool next_strip)
+      : g_(g), i_(i), j0_(j0), j1_(j1), a_packed_(a_packed), next_strip_(next_strip), c_(g.c + i * g.ldc) {
+    const size_t w = V * Lanes(D1());
+    buf_base_ = R > 1 && g.k > kb ? AcquireBuffer((j1 - j0 + w - 1) / w * R * w) : nullptr;
+    buf_ = buf_base_ != nullptr ? buf_base_ + kPoolHeaderFloats : nullptr;
+    if (buf_ != nullptr && g.accumulate) {
+      for (size_t j = j0; j < j1; j += w) CopyRows(Tile(j), w, c_ + j, g.ldc, j1 - j < w ? j1 - j : w);
+    }
+  }
+  DirectPassKN(const DirectPassKN&) = delete;
+  DirectPassKN& operator=(const DirectPassKN&) = delete;
+  ~DirectPassKN() {
+    if (buf_base_ != nullptr) ReleaseBuffer(buf_base_);
+  }
+
+  // k steps [pc, pc + kc), kc <= kb, over every strip; the last block stores C and its epilogue.
+  void Block(size_t pc, size_t kc) {
+    static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
+    const size_t L = Lanes(D1()), w = V * L;
+    const float* a = a_packed_ + pc * R;
+    if (a_packed_ == nullptr) {
+      PackDirectA(g_, i_, R, pc, kc, ap_);
+      a = ap_;
+    }
+    const bool last = pc + kc == g_.k, from_c = g_.accumulate || pc > 0;
+    for (size_t j = j0_; j < j1_; j += w) {
+      const size_t cols = j1_ - j < w ? j1_ - j : w;
+      const float* const bj = g_.b + pc * g_.ldb + j;
+      float* const ct = buf_ != nullptr ? Tile(j) : c_ + j;
+      const size_t ldc = buf_ != nullptr ? w : g_.ldc;
+      if (cols == w) {
+        DirectTile<R, V, false>(a, bj, g_.ldb, kc, ct, ldc, L, from_c, next_strip_);
+      } else {
+        const size_t nv = (cols + L - 1) / L;
+        kTails[nv - 1](a, bj, g_.ldb, kc, ct, ldc, cols - (nv - 1) * L, from_c, next_strip_);
+      }
+      if (last) {
+        if (buf_ != nullptr) CopyRows(c_ + j, g_.ldc, ct, w, cols);
+        Epilogue(g_, c_ + j, R, j, cols);
+      }
+    }
+  }
+
+ private:
+  float* Tile(size_t j) const { return buf_ + (j - j0_) / (V * Lanes(D1())) * R * V * Lanes(D1()); }
+  static void CopyRows(float* dst, size_t ldd, const float* src, size_t lds, size_t cols) {
+    for (size_t r = 0; r < R; ++r) std::memcpy(dst + r * ldd, src + r * lds, cols * sizeof(float));
+  }
+
+  const MatmulArgs& g_;
+  const size_t i_, j0_, j1_;
+  const float* const a_packed_;
+  const bool next_strip_;
+  float* const c_;
+  float* buf_base_;
+  float* buf_;
+  alignas(64) float ap_[kMaxKb * R];
+};
+
+// Rows [i, i + R) of C, columns [j0, j1). B as k x n: one DirectPassKN. TRANS_B: A packed once
+// per kKcA k steps; over those, strips outer and k blocks inner, so that each of the strip's rows
+// of W is read front to back.
 // a_packed: these rows of A packed [k][R] by the caller (MatmulDirectPackAF32), or nullptr.
 template <size_t R>
 void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float* a_packed) {
@@ -561,10 +647,16 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
   static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
   const size_t L = Lanes(D1());
   const size_t w = V * L;
-  // A packed [p][R], kKcA k steps at a time (TRANS_B; a k block for B as k x n): 16 KiB, so that
-  // a call with few rows (m = 1: 4096 steps) reads each row of W once, front to back.
+  const bool from_memory = DirectFromMemory(g);
+  if (!g.b_trans) {
+    const size_t kb = DirectKbKN<R>(from_memory);
+    DirectPassKN<R> pass(g, i, j0, j1, a_packed, kb, !DirectFewStreams<R>(from_memory));
+    for (size_t pc = 0; pc < g.k; pc += kb) pass.Block(pc, g.k - pc < kb ? g.k - pc : kb);
+    return;
+  }
+  // A packed [p][R], kKcA k steps at a time (TRANS_B): 16 KiB, so that a call with few rows (m =
+  // 1: 4096 steps) reads each row of W once, front to back.
   constexpr size_t kKcA = std::max(kKcW, 4096 / R / kKcW * kKcW);
-  static_assert(cfg.direct_kc <= kKcA && cfg.direct_kc_stream <= kKcA, "ap holds a k block of B as k x n");
   alignas(64) float ap[kKcA * R];
   alignas(64) float bt[kKcW * V * MaxLanes(D1())];
   float* const c = g.c + i * g.ldc;
@@ -581,43 +673,6 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
     const size_t nv = (cols + L - 1) / L;
     kTails[nv - 1](a, b, ldb, kc, ct, ldc, cols - (nv - 1) * L, from_c, next_strip);
   };
-  const bool from_memory = DirectFromMemory(g);
-  if (!g.b_trans) {
-    const bool few_streams = R <= cfg.direct_stream_rows && (R == 1 || from_memory);
-    const size_t kb = few_streams ? cfg.direct_kc_stream : cfg.direct_kc;
-    // Several rows and blocks: the tiles' chains wait between blocks in a buffer, each strip's
-    // R x w floats together, not in C, whose rows ldc apart share one L1 set when ldc is a
-    // multiple of 4 KiB (n = 1024, 2048, 4096), with the block's rows of B (ldb apart): R + kc
-    // lines of one set for every tile (docs/ops/matmul.md). The same floats are stored and
-    // reloaded. One row or one block, or no buffer to be had: C itself.
-    float* const buf_base = R > 1 && g.k > kb ? AcquireBuffer((j1 - j0 + w - 1) / w * R * w) : nullptr;
-    float* const buf = buf_base != nullptr ? buf_base + kPoolHeaderFloats : nullptr;
-    auto c_tile = [&](size_t j) { return buf + (j - j0) / w * R * w; };
-    auto copy_rows = [&](float* dst, size_t ldd, const float* src, size_t lds, size_t cols) {
-      for (size_t r = 0; r < R; ++r) std::memcpy(dst + r * ldd, src + r * lds, cols * sizeof(float));
-    };
-    if (buf != nullptr && g.accumulate) {
-      for (size_t j = j0; j < j1; j += w) copy_rows(c_tile(j), w, c + j, g.ldc, j1 - j < w ? j1 - j : w);
-    }
-    for (size_t pc = 0; pc < g.k; pc += kb) {
-      const size_t kc = g.k - pc < kb ? g.k - pc : kb;
-      const float* const a = a_block(pc, kc);
-      const bool last = pc + kc == g.k;
-      for (size_t j = j0; j < j1; j += w) {
-        const size_t cols = j1 - j < w ? j1 - j : w;
-        const float* const bj = g.b + pc * g.ldb + j;
-        if (buf == nullptr) {
-          tile(c + j, g.ldc, cols, a, bj, g.ldb, kc, g.accumulate || pc > 0, !few_streams);
-        } else {
-          tile(c_tile(j), w, cols, a, bj, g.ldb, kc, g.accumulate || pc > 0, !few_streams);
-          if (last) copy_rows(c + j, g.ldc, c_tile(j), w, cols);
-        }
-        if (last) Epilogue(g, c + j, R, j, cols);
-      }
-    }
-    if (buf_base != nullptr) ReleaseBuffer(buf_base);
-    return;
-  }
   // W from memory, few rows: longer blocks of the strip's rows in a pooled buffer (on the stack
   // otherwise: 16 KiB), prefetched two blocks ahead into L2.
   float* const long_base = cfg.direct_kc_trans_stream > 0 && R <= cfg.direct_stream_rows && from_memory
@@ -656,6 +711,30 @@ template <size_t... R>
 constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t, const float*), sizeof...(R)> DirectRowFns(
     std::index_sequence<R...>) {
   return {&DirectRows<R + 1>...};
+}
+
+// B as k x n from memory in two passes (ForEachDirectPass: R1 = direct_rows rows from i, then R2):
+// k blocks outer, both passes inner, so that the second pass reads each block of B (x86:
+// direct_kc_stream rows) from the caches, not from memory. Each C element's chain is DirectRows' (the blocks'
+// boundaries only store and reload it): the same bits.
+// a_packed: the rows packed as MatmulDirectPackAF32 packs them, or nullptr.
+template <size_t R1, size_t R2>
+void DirectTwoPassesKN(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float* a_packed) {
+  constexpr size_t kb = std::min(DirectKbKN<R1>(true), DirectKbKN<R2>(true));
+  DirectPassKN<R1> first(g, i, j0, j1, a_packed, kb, !DirectFewStreams<R1>(true));
+  DirectPassKN<R2> second(g, i + R1, j0, j1, a_packed != nullptr ? a_packed + R1 * g.k : nullptr, kb,
+                          !DirectFewStreams<R2>(true));
+  for (size_t pc = 0; pc < g.k; pc += kb) {
+    const size_t kc = g.k - pc < kb ? g.k - pc : kb;
+    first.Block(pc, kc);
+    second.Block(pc, kc);
+  }
+}
+
+template <size_t R1, size_t... R>
+constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t, const float*), sizeof...(R)>
+DirectTwoPassFns(std::index_sequence<R...>) {
+  return {&DirectTwoPassesKN<R1, R + 1>...};
 }
 
 // The direct kernel's passes over rows [i0, i1): f(i, rows) for each. B in cache with
@@ -780,6 +859,13 @@ void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0,
 #if !defined(VLAK_SIMD_RVV)
   constexpr size_t kRows = kMatmulDirectConfig.direct_rows;
   static constexpr auto kFns = DirectRowFns(std::make_index_sequence<kRows>{});
+  // B as k x n from memory in two passes (direct_rows, then the rest): B read from memory once.
+  if constexpr (kMatmulDirectConfig.direct_stream_rows >= kRows) {
+    if (!g.b_trans && DirectFromMemory(g) && i1 - i0 > kRows && i1 - i0 <= 2 * kRows) {
+      static constexpr auto kTwo = DirectTwoPassFns<kRows>(std::make_index_sequence<kRows>{});
+      return kTwo[i1 - i0 - kRows - 1](g, i0, j0, j1, a_packed);
+    }
+  }
   ForEachDirectPass(g, i0, i1, [&](size_t i, size_t rows) {
     kFns[rows - 1](g, i, j0, j1, a_packed != nullptr ? a_packed + (i - i0) * g.k : nullptr);
   });

@@ -177,13 +177,16 @@ TEST(Matmul, DirectAnyRows) {
 
 // Few rows on 1 to 4 threads (columns split among them), both B layouts: the same bits. The
 // fourth shape is skinny (k cut into segments); under qemu it has 200 columns instead of 600,
-// where its 16 calls were most of the test's emulated time. The last one's B (17.6 MB, more than
-// 8 times a 2 MiB L2) comes from memory: x86's short k blocks (matmul_config.h).
+// where its 16 calls were most of the test's emulated time. The last three's B (17.6 MB, more than
+// 8 times a 2 MiB L2) comes from memory: x86's short k blocks (matmul_config.h), and for 9 and 12
+// rows on AVX2 two passes that take each k block of B in turn (DirectTwoPassesKN).
 TEST(Matmul, FewRowsThreads) {
   ForEachTarget([] {
     for (const Dims& s : {Dims{1, 1000, 129}, Dims{7, 333, 70}, Dims{16, 515, 40},
                           Dims{2, vlak_test::NativeOrEmulated(600, 200), 4100},
-                          Dims{5, vlak_test::NativeOrEmulated(1100, 40), 4000}}) {
+                          Dims{5, vlak_test::NativeOrEmulated(1100, 40), 4000},
+                          Dims{9, vlak_test::NativeOrEmulated(1100, 40), 4000},
+                          Dims{12, vlak_test::NativeOrEmulated(1103, 40), 4000}}) {
       for (const bool trans : {false, true}) {
         for (const bool accumulate : {false, true}) {
           SCOPED_TRACE(testing::Message() << "m " << s.m << " n " << s.n << " k " << s.k << (trans ? " transB" : ""));
