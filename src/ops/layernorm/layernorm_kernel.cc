@@ -329,6 +329,35 @@ auto Wide(DS ds) {
   }
 }
 
+// One row's terms at strip i of a first pass: xhat = (x - m) r and dy at i, and the row's sums
+// ag += g, agx += g xhat, g = dy gamma (gamma's strip gv, loaded once for the rows of a pair or
+// four; unread without gamma).
+template <bool kGamma, class DS, class V>
+[[gnu::always_inline]] inline void RowTerms(DS ds, const float* x, const float* dy, size_t i, float m, float r,
+                                            const V& gv, V& ag, V& agx, V& xhat, V& dyv) {
+  xhat = Mul(ds, Sub(ds, LoadU(ds, x + i), m), r);
+  dyv = LoadU(ds, dy + i);
+  V g = dyv;
+  if constexpr (kGamma) g = Mul(ds, dyv, gv);
+  ag = AddTU(ds, ag, g);
+  agx = MulAddTU(ds, g, xhat, agx);
+}
+
+// A lone row's column partials at strip i: dgamma's dy xhat and dbeta's dy, assigned (the first row
+// of a flush group) or added; none without acc_g.
+template <bool kFirstOfGroup, class DS, class V>
+[[gnu::always_inline]] inline void RowPartials(DS ds, size_t i, const V& dyv, const V& xhat, float* acc_g,
+                                               float* acc_b) {
+  if (acc_g == nullptr) return;
+  if constexpr (kFirstOfGroup) {
+    StoreU(ds, Mul(ds, dyv, xhat), acc_g + i);
+    StoreU(ds, dyv, acc_b + i);
+  } else {
+    StoreU(ds, MulAdd(ds, dyv, xhat, LoadU(ds, acc_g + i)), acc_g + i);
+    StoreU(ds, Add(ds, LoadU(ds, acc_b + i), dyv), acc_b + i);
+  }
+}
+
 // kFirstOfGroup: the first row of a flush group assigns the column partials instead of adding.
 template <bool kGamma, bool kFirstOfGroup>
 void BackwardRow(const float* dy, const float* x, const float* gamma, float mean, float rstd, float* dx, size_t n,
@@ -350,20 +379,11 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
     auto agx = Zero(d);
     ForEachStrip(d, len, [&](auto ds, size_t j) {
       const size_t i = b + j;
-      const auto xhat = xhat_of(ds, i);
-      const auto dyv = LoadU(ds, dy + i);
-      const auto g = kGamma ? Mul(ds, dyv, LoadU(ds, gamma + i)) : dyv;
-      ag = AddTU(ds, ag, g);
-      agx = MulAddTU(ds, g, xhat, agx);
-      if (acc_g != nullptr) {
-        if constexpr (kFirstOfGroup) {
-          StoreU(ds, Mul(ds, dyv, xhat), acc_g + i);
-          StoreU(ds, dyv, acc_b + i);
-        } else {
-          StoreU(ds, MulAdd(ds, dyv, xhat, LoadU(ds, acc_g + i)), acc_g + i);
-          StoreU(ds, Add(ds, LoadU(ds, acc_b + i), dyv), acc_b + i);
-        }
-      }
+      using V = VFromD<decltype(ds)>;
+      const V gv = kGamma ? LoadU(ds, gamma + i) : ag;  // ag: any vector, unread without gamma
+      V xhat, dyv;
+      RowTerms<kGamma>(ds, x, dy, i, mean, rstd, gv, ag, agx, xhat, dyv);
+      RowPartials<kFirstOfGroup>(ds, i, dyv, xhat, acc_g, acc_b);
     });
     sum_g += ReduceSum(d, ag);
     sum_gx += ReduceSum(d, agx);
@@ -388,20 +408,6 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
 // accuracy). Which rows pair depends on the shape only (the API's row blocks are fixed by the
 // row count), so the bits do not depend on the thread count.
 using DP = Simd<float, (kPow2 > 0 ? kPow2 - 1 : 0)>;
-
-// One row's terms at strip i of the first pass over rows in pairs or fours: xhat = (x - m) r and
-// dy at i, and the row's sums ag += g, agx += g xhat, g = dy gamma (gamma's strip gv, loaded once
-// for the rows; unread without gamma).
-template <bool kGamma, class DS, class V>
-[[gnu::always_inline]] inline void RowTerms(DS ds, const float* x, const float* dy, size_t i, float m, float r,
-                                            const V& gv, V& ag, V& agx, V& xhat, V& dyv) {
-  xhat = Mul(ds, Sub(ds, LoadU(ds, x + i), m), r);
-  dyv = LoadU(ds, dy + i);
-  V g = dyv;
-  if constexpr (kGamma) g = Mul(ds, dyv, gv);
-  ag = AddTU(ds, ag, g);
-  agx = MulAddTU(ds, g, xhat, agx);
-}
 
 // The output pass of two rows (BackwardRowPair's second pass) from their sums.
 template <bool kGamma>
@@ -578,22 +584,12 @@ void AheadStep(size_t n, const float* dyq, const float* xq, float mq, float rq, 
     auto ag = Zero(d), agx = Zero(d);
     ForEachStrip(d, len, [&](auto ds, size_t j) {
       const size_t i = b + j;
-      const auto gv = kGamma ? LoadU(ds, gamma + i) : Zero(ds);
+      using V = VFromD<decltype(ds)>;
+      const V gv = kGamma ? LoadU(ds, gamma + i) : ag;  // ag: any vector, unread without gamma
       if constexpr (kIn) {
-        const auto xhat = Mul(ds, Sub(ds, LoadU(ds, xq + i), mq), rq);
-        const auto dyv = LoadU(ds, dyq + i);
-        const auto g = kGamma ? Mul(ds, dyv, gv) : dyv;
-        ag = AddTU(ds, ag, g);
-        agx = MulAddTU(ds, g, xhat, agx);
-        if (acc_g != nullptr) {
-          if constexpr (kFirstOfGroup) {
-            StoreU(ds, Mul(ds, dyv, xhat), acc_g + i);
-            StoreU(ds, dyv, acc_b + i);
-          } else {
-            StoreU(ds, MulAdd(ds, dyv, xhat, LoadU(ds, acc_g + i)), acc_g + i);
-            StoreU(ds, Add(ds, LoadU(ds, acc_b + i), dyv), acc_b + i);
-          }
-        }
+        V xhat, dyv;
+        RowTerms<kGamma>(ds, xq, dyq, i, mq, rq, gv, ag, agx, xhat, dyv);
+        RowPartials<kFirstOfGroup>(ds, i, dyv, xhat, acc_g, acc_b);
       }
       if constexpr (kOut) {
         const auto xhat = Mul(ds, Sub(ds, LoadU(ds, xp + i), mp), rp);
@@ -617,7 +613,8 @@ void BackwardRowsAhead(size_t rows, size_t n, const float* dy, const float* x, s
   float kg = 0, kx = 0;  // the previous row's output constants
   double s_g = 0, s_gx = 0;
   for (size_t q = 0; q < rows; ++q) {
-    const size_t p = q - 1, oq = q * stride, op = p * stride;
+    // Row q's first pass beside row p = q - 1's output pass (none before row 0).
+    const size_t oq = q * stride, p = q > 0 ? q - 1 : 0, op = p * stride;
     if (q == 0) {
       AheadStep<kGamma, true, false, true>(n, dy, x, mean[0], rstd[0], nullptr, nullptr, 0, 0, 0, 0, nullptr, gamma,
                                            acc_g, acc_b, s_g, s_gx);
