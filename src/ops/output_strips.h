@@ -63,7 +63,8 @@ template <class D, class F>
 }
 
 // src: the input the body reads at i (OutputBackward; null: forward always); next0/next1: inputs
-// of the next row to prefetch (null: none), n elements each.
+// of the next row to prefetch (null: none), n elements each. Streamed, the caller ends its call
+// with EndStreamedOutput.
 template <class D, class F>
 void OutputStrips(D d, float* y, size_t n, bool stream, const float* src, const float* next0, const float* next1,
                   F&& body) {
@@ -86,7 +87,18 @@ void OutputStrips(D d, float* y, size_t n, bool stream, const float* src, const 
       Stream(ds, v, y + head + i);
     }
   });
-  StreamFence();
+}
+
+// After a kernel call's last streamed output pass: the non-temporal stores ordered before what
+// follows (another thread may read y once the call returns). Once per call, not per row: a fence
+// waits for every write-combining buffer to drain, and after each row of 512 floats it halved the
+// streamed rows' speed (docs/ops/parallel.md).
+inline void EndStreamedOutput(bool stream) {
+  if constexpr (kStreamStores) {
+    if (stream) StreamFence();
+  } else {
+    (void)stream;
+  }
 }
 
 }  // namespace vlak::VLAK_NS

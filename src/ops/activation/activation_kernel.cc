@@ -70,6 +70,7 @@ template <int kOp>
   const Simd<float, kPow2<kOp, false>> d;
   // Each strip is loaded before it is stored: x == y is fine.
   OutputStrips(d, y, n, stream, nullptr, nullptr, nullptr, [&](auto ds, size_t i) { return Act<kOp>(ds, LoadU(ds, x + i)); });
+  EndStreamedOutput(stream);
 }
 
 template <int kOp>

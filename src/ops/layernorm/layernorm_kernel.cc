@@ -689,11 +689,12 @@ void LayerNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride,
                       const float* beta, float eps, float* y, size_t y_stride, float* mean, float* rstd, bool stream) {
   const int which = (gamma != nullptr ? 2 : 0) + (beta != nullptr ? 1 : 0);
   switch (which) {
-    case 3: return ForwardRows<true, true>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
-    case 2: return ForwardRows<true, false>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
-    case 1: return ForwardRows<false, true>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
-    default: return ForwardRows<false, false>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
+    case 3: ForwardRows<true, true>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream); break;
+    case 2: ForwardRows<true, false>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream); break;
+    case 1: ForwardRows<false, true>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream); break;
+    default: ForwardRows<false, false>(rows, cols, x, x_stride, gamma, beta, eps, y, y_stride, mean, rstd, stream);
   }
+  EndStreamedOutput(stream);
 }
 
 // s = x + r (s may be x, r or y, with its stride), then LayerNormRowsF32 of s into y.
@@ -702,11 +703,12 @@ void AddLayerNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stri
                          size_t y_stride, bool stream) {
   const int which = (gamma != nullptr ? 2 : 0) + (beta != nullptr ? 1 : 0);
   switch (which) {
-    case 3: return AddForwardRows<true, true>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream);
-    case 2: return AddForwardRows<true, false>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream);
-    case 1: return AddForwardRows<false, true>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream);
-    default: return AddForwardRows<false, false>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream);
+    case 3: AddForwardRows<true, true>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream); break;
+    case 2: AddForwardRows<true, false>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream); break;
+    case 1: AddForwardRows<false, true>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream); break;
+    default: AddForwardRows<false, false>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, beta, eps, y, y_stride, stream);
   }
+  EndStreamedOutput(stream);
 }
 
 // acc_g/acc_b: f32 scratch of cols each, or null (no column sums); sum_g/sum_b: f64 column sums

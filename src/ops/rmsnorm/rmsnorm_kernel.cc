@@ -164,15 +164,23 @@ void AddRows(size_t rows, size_t cols, const float* x, size_t x_stride, const fl
 void AddRmsNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* r, size_t r_stride,
                        float* s, size_t s_stride, const float* gamma, float eps, float* y, size_t y_stride,
                        bool stream) {
-  if (gamma != nullptr) return AddRows<true>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, eps, y, y_stride, stream);
-  AddRows<false>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, eps, y, y_stride, stream);
+  if (gamma != nullptr) {
+    AddRows<true>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, eps, y, y_stride, stream);
+  } else {
+    AddRows<false>(rows, cols, x, x_stride, r, r_stride, s, s_stride, gamma, eps, y, y_stride, stream);
+  }
+  EndStreamedOutput(stream);
 }
 
 // stream: y written with non-temporal stores (output_strips.h).
 void RmsNormRowsF32(size_t rows, size_t cols, const float* x, size_t x_stride, const float* gamma, float eps,
                     float* y, size_t y_stride, bool stream) {
-  if (gamma != nullptr) return Rows<true>(rows, cols, x, x_stride, gamma, eps, y, y_stride, stream);
-  Rows<false>(rows, cols, x, x_stride, gamma, eps, y, y_stride, stream);
+  if (gamma != nullptr) {
+    Rows<true>(rows, cols, x, x_stride, gamma, eps, y, y_stride, stream);
+  } else {
+    Rows<false>(rows, cols, x, x_stride, gamma, eps, y, y_stride, stream);
+  }
+  EndStreamedOutput(stream);
 }
 
 VLAK_KERNELS_DEFINED(VLAK_RMSNORM_KERNELS)
