@@ -63,7 +63,8 @@ inline vlak_status CheckNormRows(size_t rows, size_t cols, const float* x, size_
 // caches before anyone reads it, so the read-for-ownership of each line is wasted bandwidth.
 // Below that the L3 holds it, and streamed writes go to DRAM for nothing (measured on Zen 3,
 // docs/ops/parallel.md). sysconf's L3 size is not used: VMs report the host's. Only x86 has
-// non-temporal stores in the vector layer (output_strips.h's kStreamStores).
+// non-temporal stores in the vector layer (output_strips.h's kStreamStores). output_bytes: the
+// call's output, or one thread's share of it (ForEachRowChunkStreaming).
 inline bool StreamOutput(size_t output_bytes) {
 #if !defined(__x86_64__)
   (void)output_bytes;
@@ -73,10 +74,25 @@ inline bool StreamOutput(size_t output_bytes) {
 #endif
 }
 
+// fn(worker, begin, end, stream) over ForEachRowChunk's chunks, stream saying whether y is
+// written with non-temporal stores: StreamOutput of each planned thread's share of output_bytes
+// (x86: an output that the L3 keeps when two cores write it is streamed by one alone). For
+// kernels whose streamed pass stores the same values and prefetches nothing (rope): the bits do
+// not depend on it. x86 only: elsewhere nothing streams.
+#if defined(__x86_64__)
+template <class F>
+void ForEachRowChunkStreaming(size_t rows, size_t elements_per_row, size_t output_bytes, F&& fn) {
+  const ParallelPlan plan = PlanRowElements(rows, elements_per_row);
+  const bool stream = StreamOutput(output_bytes / static_cast<size_t>(plan.threads > 1 ? plan.threads : 1));
+  ParallelFor(plan, [&fn, stream](int worker, size_t begin, size_t end) { fn(worker, begin, end, stream); });
+}
+#endif
+
 // A normalisation over rows (layernorm, rmsnorm) from its API function: CheckNormRows, then the
 // kernel of `table` for the active target, run(kernel, begin, end, stream) over chunks of the rows
 // on the threads (ForEachRowChunk), stream saying whether y is written with non-temporal stores
-// (StreamOutput). The status for the caller.
+// (StreamOutput of the whole output: the norms' streamed passes also prefetch the next row, which
+// layernorm's rows from the L3 need; docs/ops/parallel.md). The status for the caller.
 template <class Fn, class Run>
 vlak_status NormRows(const PerTarget<Fn>& table, size_t rows, size_t cols, const float* x, size_t x_stride,
                      const float* y, size_t y_stride, float eps, Run&& run) {

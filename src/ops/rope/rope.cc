@@ -44,10 +44,16 @@ extern "C" vlak_status vlak_rope_f32(size_t positions, size_t rows_per_position,
   if (const vlak_status error = TargetError(); error != VLAK_OK) return error;
   auto* const kernel = Dispatch(kRopeRows);
   const size_t rows = positions * rows_per_position;
-  const bool stream = StreamOutput(elements * sizeof(float));
-  ForEachRowChunk(rows, head_dim, [&](int, size_t begin, size_t end) {
+#if defined(__x86_64__)
+  ForEachRowChunkStreaming(rows, head_dim, elements * sizeof(float), [&](int, size_t begin, size_t end, bool stream) {
     kernel(begin, end, rows_per_position, head_dim, x, cos, sin, table_stride, y, flags, stream);
   });
+#else
+  // Never streamed here; this form keeps RVV's instruction and cycle budgets.
+  ForEachRowChunk(rows, head_dim, [&](int, size_t begin, size_t end) {
+    kernel(begin, end, rows_per_position, head_dim, x, cos, sin, table_stride, y, flags, false);
+  });
+#endif
   return VLAK_OK;
 }
 

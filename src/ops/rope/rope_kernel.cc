@@ -116,7 +116,7 @@ inline constexpr bool kTableOuter = kRopeConfig.table_outer;
 }  // namespace
 
 // Head rows [begin, end) of the flattened [positions][rows_per_position] rows.
-// stream: y leaves the caches anyway (the API's StreamOutput).
+// stream: y leaves the caches anyway (rope.cc: each thread's share of y past 8 times the L2).
 void RopeRowsF32(size_t begin, size_t end, size_t rows_per_position, size_t head_dim, const float* x,
                  const float* cos, const float* sin, size_t table_stride, float* y, unsigned flags, bool stream) {
   const size_t half = head_dim / 2;

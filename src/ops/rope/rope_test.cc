@@ -12,6 +12,7 @@
 #include "ops/concurrency_jobs.h"
 #include "ops/ops_test_util.h"
 #include "ops/rope/rope.h"
+#include "parallel/parallel.h"
 #include "vlak/vlak.h"
 #include "vlak/vlak.hpp"
 
@@ -135,6 +136,28 @@ TEST(Rope, StreamedLargeOutputEqualsSmallCalls) {
       EXPECT_TRUE(vlak_test::SameBits(y, small.data(), n)) << "offset " << offset;
     }
   });
+}
+
+// 12 times the L2 of output: one thread streams it, two or three do not (parallel_rows.h's
+// ForEachRowChunkStreaming); the same bits. x86 only (the rule's target).
+TEST(Rope, StreamingFollowsTheThreadsNotTheBits) {
+#if defined(__riscv)
+  GTEST_SKIP() << "x86's rule";
+#else
+  ForEachTarget([] {
+    const size_t d = 64, rows = 16, positions = 12 * vlak::L2CacheBytes() / (rows * d * sizeof(float));
+    const size_t n = positions * rows * d;
+    const Tables t = MakeTables(positions, d, d / 2);
+    std::vector<float> x(n), want(n), got(n);
+    for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>((i * 7919) % 1000) * 0.01f - 5.0f;
+    for (int threads : {1, 2, 3}) {
+      vlak_test::ScopedThreads scoped(threads);
+      std::vector<float>& y = threads == 1 ? want : got;
+      ASSERT_EQ(vlak_rope_f32(positions, rows, d, x.data(), t.cos.data(), t.sin.data(), d / 2, y.data(), 0), VLAK_OK);
+      if (threads > 1) EXPECT_TRUE(vlak_test::SameBits(got.data(), want.data(), n)) << "threads " << threads;
+    }
+  });
+#endif
 }
 
 TEST(Rope, TablesMatchFloat64) {
