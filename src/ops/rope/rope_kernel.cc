@@ -7,8 +7,9 @@
 // |y - y64| <= 2^-24 |x_a c| + 2^-24 |y| <= 2^-23 (|x_a c| + |x_b s|).
 // Halves pairing (a = i, b = i + d/2): strips of d/2 over both halves, 4 loads, 2 mul, 2 fma,
 // 2 stores per strip; the position's table strips are re-read for each of its rows (from L1).
-// Outputs larger than L2 are stored non-temporally (no read-for-ownership of y), after a head that
-// aligns both halves (when d/2 is a multiple of 16 floats).
+// Outputs whose share per thread is past 8 times the L2 (rope.cc) are stored non-temporally (no
+// read-for-ownership of y), after a head that aligns both halves (when d/2 is a multiple of 16
+// floats).
 // Interleaved pairing (a = 2i, b = 2i + 1): the same arithmetic, pairs split and joined by
 // Load/StoreInterleaved2 (x86: two contiguous loads and two permutes per register; RVV: vlseg2/
 // vsseg2), not stride-2 gathers/scatters (x86) or two strided walks over the row's lines (RVV).
