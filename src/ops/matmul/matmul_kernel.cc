@@ -715,8 +715,8 @@ constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t, const f
 
 // B as k x n from memory in two passes (ForEachDirectPass: R1 = direct_rows rows from i, then R2):
 // k blocks outer, both passes inner, so that the second pass reads each block of B (x86:
-// direct_kc_stream rows) from the caches, not from memory. Each C element's chain is DirectRows' (the blocks'
-// boundaries only store and reload it): the same bits.
+// direct_kc_stream rows) from the caches, not from memory. Each C element's chain is DirectRows'
+// (the blocks' boundaries only store and reload it): the same bits.
 // a_packed: the rows packed as MatmulDirectPackAF32 packs them, or nullptr.
 template <size_t R1, size_t R2>
 void DirectTwoPassesKN(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float* a_packed) {
@@ -735,6 +735,25 @@ template <size_t R1, size_t... R>
 constexpr std::array<void (*)(const MatmulArgs&, size_t, size_t, size_t, const float*), sizeof...(R)>
 DirectTwoPassFns(std::index_sequence<R...>) {
   return {&DirectTwoPassesKN<R1, R + 1>...};
+}
+
+// Rows [i0, i1) by DirectTwoPassesKN where B as k x n comes from memory and they make two passes;
+// false otherwise. Only targets whose passes of direct_rows rows read B as few streams (AVX2)
+// take it, and only they instantiate it (a template: the discarded branch is not compiled).
+template <bool kTwoPasses = (kMatmulDirectConfig.direct_stream_rows >= kMatmulDirectConfig.direct_rows &&
+                             kMatmulDirectConfig.direct_max_m > kMatmulDirectConfig.direct_rows)>
+bool DirectTwoPassesFromMemory(const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
+                               const float* a_packed) {
+  if constexpr (kTwoPasses) {
+    constexpr size_t kRows = kMatmulDirectConfig.direct_rows;
+    if (g.b_trans || !DirectFromMemory(g) || i1 - i0 <= kRows || i1 - i0 > 2 * kRows) return false;
+    static constexpr auto kTwo = DirectTwoPassFns<kRows>(std::make_index_sequence<kRows>{});
+    kTwo[i1 - i0 - kRows - 1](g, i0, j0, j1, a_packed);
+    return true;
+  } else {
+    (void)g, (void)i0, (void)i1, (void)j0, (void)j1, (void)a_packed;
+    return false;
+  }
 }
 
 // The direct kernel's passes over rows [i0, i1): f(i, rows) for each. B in cache with
@@ -860,12 +879,7 @@ void MatmulDirectF32(const MatmulArgs& g, bool, size_t i0, size_t i1, size_t j0,
   constexpr size_t kRows = kMatmulDirectConfig.direct_rows;
   static constexpr auto kFns = DirectRowFns(std::make_index_sequence<kRows>{});
   // B as k x n from memory in two passes (direct_rows, then the rest): B read from memory once.
-  if constexpr (kMatmulDirectConfig.direct_stream_rows >= kRows) {
-    if (!g.b_trans && DirectFromMemory(g) && i1 - i0 > kRows && i1 - i0 <= 2 * kRows) {
-      static constexpr auto kTwo = DirectTwoPassFns<kRows>(std::make_index_sequence<kRows>{});
-      return kTwo[i1 - i0 - kRows - 1](g, i0, j0, j1, a_packed);
-    }
-  }
+  if (DirectTwoPassesFromMemory(g, i0, i1, j0, j1, a_packed)) return;
   ForEachDirectPass(g, i0, i1, [&](size_t i, size_t rows) {
     kFns[rows - 1](g, i, j0, j1, a_packed != nullptr ? a_packed + (i - i0) * g.k : nullptr);
   });
