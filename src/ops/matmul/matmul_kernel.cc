@@ -545,6 +545,19 @@ constexpr std::array<DirectTileFn, sizeof...(I)> DirectTails(std::index_sequence
   return {&DirectTile<R, I + 1, true>...};
 }
 
+// One tile of R rows and `cols` columns (at most a strip of V vectors): the whole strip's tile, or
+// the tail tile of as many vectors as cols needs. ct: the tile's C, rows ldc apart.
+template <size_t R>
+inline void DirectTileCols(float* ct, size_t ldc, size_t cols, const float* a, const float* b, size_t ldb, size_t kc,
+                           bool from_c, bool next_strip) {
+  constexpr size_t V = MatmulDirectVectors(kMatmulDirectConfig, R);
+  static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
+  const size_t L = Lanes(D1());
+  if (cols == V * L) return DirectTile<R, V, false>(a, b, ldb, kc, ct, ldc, L, from_c, next_strip);
+  const size_t nv = (cols + L - 1) / L;
+  kTails[nv - 1](a, b, ldb, kc, ct, ldc, cols - (nv - 1) * L, from_c, next_strip);
+}
+
 // B (or W) streams from memory: more than 8 times the per-core L2 (parallel_rows.h's rule).
 inline bool DirectFromMemory(const MatmulArgs& g) {
   return static_cast<double>(g.k) * static_cast<double>(g.n) * sizeof(float) / 8 > static_cast<double>(L2CacheBytes());
@@ -563,11 +576,12 @@ constexpr size_t DirectKbKN(bool from_memory) {
 
 // One pass of the direct kernel with B as k x n: rows [i, i + R) of C, columns [j0, j1), its k
 // blocks of at most kb steps given to Block in order, every one (a block's kc rows of B stream
-// strip after strip; the last block stores C and applies the epilogue). Several rows and blocks: the tiles' chains wait between
-// blocks in a buffer, each strip's R x w floats together, not in C, whose rows ldc apart share one
-// L1 set when ldc is a multiple of 4 KiB (n = 1024, 2048, 4096), with the block's rows of B (ldb
-// apart): R + kc lines of one set for every tile (docs/ops/matmul.md). The same floats are stored
-// and reloaded. One row or one block, or no buffer to be had: C itself.
+// strip after strip; the last block stores C and applies the epilogue). Several rows and blocks:
+// the tiles' chains wait between blocks in a buffer, each strip's R x w floats together, not in C,
+// whose rows ldc apart share one L1 set when ldc is a multiple of 4 KiB (n = 1024, 2048, 4096),
+// with the block's rows of B (ldb apart): R + kc lines of one set for every tile
+// (docs/ops/matmul.md). The same floats are stored and reloaded. One row or one block, or no
+// buffer to be had: C itself.
 // a_packed: these rows of A packed [k][R] by the caller (MatmulDirectPackAF32), or nullptr.
 template <size_t R>
 class DirectPassKN {
@@ -593,8 +607,7 @@ class DirectPassKN {
 
   // k steps [pc, pc + kc), kc <= kb, over every strip; the last block stores C and its epilogue.
   void Block(size_t pc, size_t kc) {
-    static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
-    const size_t L = Lanes(D1()), w = V * L;
+    const size_t w = V * Lanes(D1());
     const float* a = a_packed_ + pc * R;
     if (a_packed_ == nullptr) {
       PackDirectA(g_, i_, R, pc, kc, ap_);
@@ -605,13 +618,7 @@ class DirectPassKN {
       const size_t cols = j1_ - j < w ? j1_ - j : w;
       const float* const bj = g_.b + pc * g_.ldb + j;
       float* const ct = buf_ != nullptr ? Tile(j) : c_ + j;
-      const size_t ldc = buf_ != nullptr ? w : g_.ldc;
-      if (cols == w) {
-        DirectTile<R, V, false>(a, bj, g_.ldb, kc, ct, ldc, L, from_c, next_strip_);
-      } else {
-        const size_t nv = (cols + L - 1) / L;
-        kTails[nv - 1](a, bj, g_.ldb, kc, ct, ldc, cols - (nv - 1) * L, from_c, next_strip_);
-      }
+      DirectTileCols<R>(ct, buf_ != nullptr ? w : g_.ldc, cols, a, bj, g_.ldb, kc, from_c, next_strip_);
       if (last) {
         if (buf_ != nullptr) CopyRows(c_ + j, g_.ldc, ct, w, cols);
         Epilogue(g_, c_ + j, R, j, cols);
@@ -644,9 +651,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
   constexpr size_t V = MatmulDirectVectors(kMatmulDirectConfig, R);
   constexpr MatmulDirectConfig cfg = kMatmulDirectConfig;
   constexpr size_t kKcW = cfg.direct_kc_trans;
-  static constexpr auto kTails = DirectTails<R>(std::make_index_sequence<V>{});
-  const size_t L = Lanes(D1());
-  const size_t w = V * L;
+  const size_t w = V * Lanes(D1());
   const bool from_memory = DirectFromMemory(g);
   if (!g.b_trans) {
     const size_t kb = DirectKbKN<R>(from_memory);
@@ -665,13 +670,6 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
     if (a_packed != nullptr) return a_packed + p0 * R;
     PackDirectA(g, i, R, p0, kc, ap);
     return ap;
-  };
-  // The tile's C: ct, rows ldc apart.
-  auto tile = [&](float* ct, size_t ldc, size_t cols, const float* a, const float* b, size_t ldb, size_t kc,
-                  bool from_c, bool next_strip) {
-    if (cols == w) return DirectTile<R, V, false>(a, b, ldb, kc, ct, ldc, L, from_c, next_strip);
-    const size_t nv = (cols + L - 1) / L;
-    kTails[nv - 1](a, b, ldb, kc, ct, ldc, cols - (nv - 1) * L, from_c, next_strip);
   };
   // W from memory, few rows: longer blocks of the strip's rows in a pooled buffer (on the stack
   // otherwise: 16 KiB), prefetched two blocks ahead into L2.
@@ -699,7 +697,7 @@ void DirectRows(const MatmulArgs& g, size_t i, size_t j0, size_t j1, const float
           }
         }
         TransposeW(wj, g.ldb, cols, kc, btp, w);
-        tile(c + j, g.ldc, cols, a + (pc - pa) * R, btp, w, kc, g.accumulate || pc > 0, false);
+        DirectTileCols<R>(c + j, g.ldc, cols, a + (pc - pa) * R, btp, w, kc, g.accumulate || pc > 0, false);
       }
       if (pa + ka == g.k) Epilogue(g, c + j, R, j, cols);
     }
