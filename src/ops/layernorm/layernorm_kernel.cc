@@ -358,20 +358,28 @@ template <bool kFirstOfGroup, class DS, class V>
   }
 }
 
+// dx's constants of a row from its sums: -rstd mean(g) and -rstd mean(g xhat), in f32.
+inline float DxConstant(float r, double sum, double inv_n) {
+  return static_cast<float>(-static_cast<double>(r) * sum * inv_n);
+}
+
+// dx at strip i of a row: fma(g, r, fma(xhat, kx, kg)), xhat = (x - m) r, g = dy gamma (gamma's
+// strip *gv, loaded once for the rows of a pair; null without gamma).
+template <bool kGamma, class DS>
+[[gnu::always_inline]] inline VFromD<DS> RowDx(DS ds, const float* x, const float* dy, size_t i, float m, float r,
+                                               float kg, float kx, const VFromD<DS>* gv) {
+  const auto xhat = Mul(ds, Sub(ds, LoadU(ds, x + i), m), r);
+  auto g = LoadU(ds, dy + i);
+  if constexpr (kGamma) g = Mul(ds, g, *gv);
+  return MulAdd(ds, g, r, MulAdd(ds, xhat, kx, Set(ds, kg)));
+}
+
 // kFirstOfGroup: the first row of a flush group assigns the column partials instead of adding.
 template <bool kGamma, bool kFirstOfGroup>
 void BackwardRow(const float* dy, const float* x, const float* gamma, float mean, float rstd, float* dx, size_t n,
                  float* acc_g, float* acc_b) {
   const DF d;
   const size_t block = row_sums::kSumBlockStrips * Lanes(d);
-  const auto xhat_of = [&](auto ds, size_t i) { return Mul(ds, Sub(ds, LoadU(ds, x + i), mean), rstd); };
-  const auto g_of = [&](auto ds, size_t i) {
-    if constexpr (kGamma) {
-      return Mul(ds, LoadU(ds, dy + i), LoadU(ds, gamma + i));
-    } else {
-      return LoadU(ds, dy + i);
-    }
-  };
   double sum_g = 0, sum_gx = 0;
   for (size_t b = 0; b < n; b += block) {
     const size_t len = n - b < block ? n - b : block;
@@ -389,12 +397,11 @@ void BackwardRow(const float* dy, const float* x, const float* gamma, float mean
     sum_gx += ReduceSum(d, agx);
   }
   const double inv_n = 1.0 / static_cast<double>(n);
-  const float kg = static_cast<float>(-static_cast<double>(rstd) * sum_g * inv_n);
-  const float kx = static_cast<float>(-static_cast<double>(rstd) * sum_gx * inv_n);
+  const float kg = DxConstant(rstd, sum_g, inv_n), kx = DxConstant(rstd, sum_gx, inv_n);
   ForEachStrip(d, n, [&](auto ds, size_t i) {
-    const auto xhat = xhat_of(ds, i);
-    const auto g = g_of(ds, i);
-    StoreU(ds, MulAdd(ds, g, rstd, MulAdd(ds, xhat, kx, Set(ds, kg))), dx + i);
+    VFromD<decltype(ds)> gv;
+    if constexpr (kGamma) gv = LoadU(ds, gamma + i);
+    StoreU(ds, RowDx<kGamma>(ds, x, dy, i, mean, rstd, kg, kx, kGamma ? &gv : nullptr), dx + i);
   });
 }
 
@@ -417,15 +424,15 @@ template <bool kGamma>
                                               float* dx0, float* dx1, size_t n) {
   const DP d;
   const double inv_n = 1.0 / static_cast<double>(n);
-  const float kg0 = static_cast<float>(-static_cast<double>(r0) * sum_g0 * inv_n);
-  const float kx0 = static_cast<float>(-static_cast<double>(r0) * sum_gx0 * inv_n);
-  const float kg1 = static_cast<float>(-static_cast<double>(r1) * sum_g1 * inv_n);
-  const float kx1 = static_cast<float>(-static_cast<double>(r1) * sum_gx1 * inv_n);
+  const float kg0 = DxConstant(r0, sum_g0, inv_n), kx0 = DxConstant(r0, sum_gx0, inv_n);
+  const float kg1 = DxConstant(r1, sum_g1, inv_n), kx1 = DxConstant(r1, sum_gx1, inv_n);
   // From the row's end where dx trails x or dy by 1 to 511 bytes modulo 4 KiB (OutputBackward;
   // measured in docs/ops/layernorm.md). Both rows' dx lie against their x and dy as row 0's do:
   // the rows are a stride apart in all. Lone rows (BackwardRow: rows from memory, an odd last row)
   // walk forward: from memory the reversed walk was the slower one even at those offsets.
   const bool backward = OutputBackward(dx0, x0) || OutputBackward(dx0, dy0);
+  // RowDx's arithmetic, written out for the two rows: RowDx per row (gamma loaded first) cost RVV an
+  // instruction more per pair (icount budget test).
   ForEachOutputStrip(d, n, backward, [&](auto ds, size_t i) {
     const auto xhat0 = Mul(ds, Sub(ds, LoadU(ds, x0 + i), m0), r0);
     const auto xhat1 = Mul(ds, Sub(ds, LoadU(ds, x1 + i), m1), r1);
@@ -591,12 +598,7 @@ void AheadStep(size_t n, const float* dyq, const float* xq, float mq, float rq, 
         RowTerms<kGamma>(ds, xq, dyq, i, mq, rq, gv, ag, agx, xhat, dyv);
         RowPartials<kFirstOfGroup>(ds, i, dyv, xhat, acc_g, acc_b);
       }
-      if constexpr (kOut) {
-        const auto xhat = Mul(ds, Sub(ds, LoadU(ds, xp + i), mp), rp);
-        const auto dyv = LoadU(ds, dyp + i);
-        const auto g = kGamma ? Mul(ds, dyv, gv) : dyv;
-        StoreU(ds, MulAdd(ds, g, rp, MulAdd(ds, xhat, kx, Set(ds, kg))), dxp + i);
-      }
+      if constexpr (kOut) StoreU(ds, RowDx<kGamma>(ds, xp, dyp, i, mp, rp, kg, kx, &gv), dxp + i);
     });
     if constexpr (kIn) {
       s_g += ReduceSum(d, ag);
@@ -625,8 +627,7 @@ void BackwardRowsAhead(size_t rows, size_t n, const float* dy, const float* x, s
       AheadStep<kGamma, true, true, false>(n, dy + oq, x + oq, mean[q], rstd[q], dy + op, x + op, mean[p], rstd[p], kg,
                                            kx, dx + op, gamma, acc_g, acc_b, s_g, s_gx);
     }
-    kg = static_cast<float>(-static_cast<double>(rstd[q]) * s_g * inv_n);
-    kx = static_cast<float>(-static_cast<double>(rstd[q]) * s_gx * inv_n);
+    kg = DxConstant(rstd[q], s_g, inv_n), kx = DxConstant(rstd[q], s_gx, inv_n);
     FlushAfter(q, rows, n, acc_g, acc_b, sum_g, sum_b);
   }
   const size_t p = rows - 1, op = p * stride;  // the last row's output pass
