@@ -148,7 +148,7 @@ void RopeRowsF32(size_t begin, size_t end, size_t rows_per_position, size_t head
       for (; q < stop; ++q, xr += head_dim, yr += head_dim) PairsHalves<false>(xr, c, s, yr, half, 0, half);
     }
   }
-  if (stream) StreamFence();
+  EndStreamedOutput(stream);
 }
 
 VLAK_KERNELS_DEFINED(VLAK_ROPE_KERNELS)
