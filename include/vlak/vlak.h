@@ -337,8 +337,8 @@ vlak_status vlak_layernorm_f32(size_t rows, size_t cols, const float* x, size_t 
  * values are accepted and computed, but without a bound (xhat is formed from x * rstd and
  * mean * rstd, which cancel when the mean is far from the data; tests/fuzz found 3e-4 relative).
  * Errors: NULL dy, x, mean, rstd or dx; stride < cols; overflow (also when the column sums'
- * scratch, 16 bytes per column and block and 8 per column and thread (plus up to 8 KiB a thread
- * on x86), cannot be allocated). */
+ * scratch, 16 bytes per column and block and 8 per column and thread (plus up to 8 KiB and 64
+ * bytes a thread on x86), cannot be allocated). */
 vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, const float* dy, const float* x, size_t stride,
                                         const float* gamma, const float* mean, const float* rstd, float* dx,
                                         float* dgamma, float* dbeta);

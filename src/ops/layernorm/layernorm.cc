@@ -70,6 +70,11 @@ namespace {
 // and gamma, or miss as few of them as can be. The same arithmetic wherever the partials lie: the
 // same bits.
 constexpr size_t kPartialsShiftRoom = 1024;
+// p rounded up to a 64-byte line (p has room for it).
+inline double* LineAligned(double* p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  return reinterpret_cast<double*>((a + 63) / 64 * 64);
+}
 size_t PartialsShift(const float* acc, size_t b, const float* dy, const float* x, size_t stride, const float* gamma) {
   // (Rows as addresses only: a row past the last is never formed as a pointer, nor read.)
   const auto row = [stride](const float* p, size_t r) {
@@ -87,6 +92,12 @@ size_t PartialsShift(const float* acc, size_t b, const float* dy, const float* x
   }
   return best;
 }
+}  // namespace
+}  // namespace vlak
+#else
+namespace vlak {
+namespace {
+inline double* LineAligned(double* p) { return p; }  // RVV and scalar: the vector's own alignment
 }  // namespace
 }  // namespace vlak
 #endif
@@ -111,7 +122,7 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   // least 32 rows, at most 32 blocks): each block's f64 sums are added in block order, so
   // dgamma/dbeta are the same bits for every thread count. Scratch, kept by the calling thread
   // between calls: f64 sums per block (16 bytes per column) and an f32 partial per participating
-  // thread (8 bytes per column, the pad below and, on x86, 4 KiB of room to place it).
+  // thread (8 bytes per column, the pad below and, on x86, 4 KiB and a line of room to place it).
   constexpr size_t kMaxBlocks = 32, kMinBlockRows = 32;
   size_t block_rows = rows, blocks = 1;  // up to 32 rows: one block
   if (rows > kMinBlockRows) {
@@ -129,28 +140,34 @@ extern "C" vlak_status vlak_layernorm_backward_f32(size_t rows, size_t cols, con
   // them): at a power-of-two width the two would otherwise share L1 sets, and a load of one would
   // wait on a store to the other (4K aliasing) in the loop that updates both. Measured on x86 only
   // (docs/ops/layernorm.md); elsewhere no pad, and no instructions for it.
+  // x86 also starts the partials (each thread's, and dbeta's: cols + acc_pad is 512 modulo 1024)
+  // and the f64 sums on 64-byte lines: at the vector's 16-byte alignment every other 32-byte load
+  // and store of the first pass's partials straddled two lines (docs/ops/layernorm.md).
   const size_t per = 2 * cols;
 #if defined(__x86_64__)
   const size_t acc_pad = (1536 - cols % 1024) % 1024;
-  constexpr size_t kShiftRoom = kPartialsShiftRoom;
+  // The shifts' room, and up to a line more: per + acc_pad + room is a whole number of lines.
+  const size_t room = kPartialsShiftRoom + (16 - (per + acc_pad) % 16) % 16;
+  constexpr size_t kSlack = 64 / sizeof(double) - 1;  // to reach a line from the vector's start
 #else
-  constexpr size_t acc_pad = 0, kShiftRoom = 0;
+  constexpr size_t acc_pad = 0, room = 0, kSlack = 0;
 #endif
-  // One participating thread's partials take per + acc_pad + kShiftRoom floats.
-  const size_t acc_doubles = ((per + acc_pad + kShiftRoom) * static_cast<size_t>(threads) + 1) / 2;
-  if (columns && scratch.size() < acc_doubles + per * blocks) {
+  // One participating thread's partials take per + acc_pad + room floats.
+  const size_t acc_doubles = ((per + acc_pad + room) * static_cast<size_t>(threads) + 1) / 2;
+  if (columns && scratch.size() < kSlack + acc_doubles + per * blocks) {
     try {
-      scratch.resize(acc_doubles + per * blocks);
+      scratch.resize(kSlack + acc_doubles + per * blocks);
     } catch (const std::bad_alloc&) {
       return VLAK_ERROR_OVERFLOW;  // as matmul: no out-of-memory status; nothing written yet
     }
   }
   // Without column sums the vector may be empty (data() null): no offset from it then.
-  float* const acc_base = reinterpret_cast<float*>(scratch.data());
-  double* const sums_base = columns ? scratch.data() + acc_doubles : nullptr;
+  double* const base = columns ? LineAligned(scratch.data()) : scratch.data();
+  float* const acc_base = reinterpret_cast<float*>(base);
+  double* const sums_base = columns ? base + acc_doubles : nullptr;
   // Block b of the rows, reduced on its own into its f64 sums.
   auto block = [&](int worker, size_t b) {
-    float* ag = columns ? acc_base + (per + acc_pad + kShiftRoom) * static_cast<size_t>(worker) : nullptr;
+    float* ag = columns ? acc_base + (per + acc_pad + room) * static_cast<size_t>(worker) : nullptr;
     double* const sg = columns ? sums_base + per * b : nullptr;
     const size_t begin = b * block_rows, end = rows - begin < block_rows ? rows : begin + block_rows;
 #if defined(__x86_64__)
