@@ -14,6 +14,9 @@
 //   backward_pairs_from_memory: pairs also for rows from memory (the API's from_memory: x, dy
 //                   and dx past 16 times the L2, x86 only); x86 false: there lone rows ran up to
 //                   2x faster (docs/ops/layernorm.md).
+//   backward_pairs_min_cols: 0, or the shortest rows the backward takes in pairs (shorter rows go
+//                   one at a time); AVX2 2048: rows of 512-1536 columns from the L3 ran 4-11 %
+//                   faster one at a time, 256 x 2048 9 % slower (docs/ops/layernorm.md).
 //   backward_ahead_min_cols: 0, or the shortest rows from memory (x86) whose output pass runs beside
 //                   the next row's first pass (BackwardRowsAhead), so that the next row's loads from
 //                   memory overlap the output pass; AVX2 2048: shorter rows lost (docs/ops/layernorm.md).
@@ -41,6 +44,7 @@ struct LayerNormConfig {
   size_t pair_max_cols;
   bool backward_pairs;
   bool backward_pairs_from_memory;
+  size_t backward_pairs_min_cols;
   size_t backward_ahead_min_cols;
   size_t backward_quad_min_cols;
   size_t flush_rows;
@@ -51,26 +55,26 @@ struct LayerNormConfig {
 #if defined(VLAK_SIMD_RVV)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 2, .row_pairs = true, .pair_max_cols = 0,
                                            .backward_pairs = true, .backward_pairs_from_memory = true,
-                                           .backward_ahead_min_cols = 0, .backward_quad_min_cols = 0,
-                                           .flush_rows = 16, .strided_samples = true,
+                                           .backward_pairs_min_cols = 0, .backward_ahead_min_cols = 0,
+                                           .backward_quad_min_cols = 0, .flush_rows = 16, .strided_samples = true,
                                            .ahead_max_cols = 0};
 #elif defined(VLAK_SIMD_AVX512)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = true, .pair_max_cols = 1024,
                                            .backward_pairs = true, .backward_pairs_from_memory = false,
-                                           .backward_ahead_min_cols = 0, .backward_quad_min_cols = 1536,
-                                           .flush_rows = 16, .strided_samples = false,
+                                           .backward_pairs_min_cols = 0, .backward_ahead_min_cols = 0,
+                                           .backward_quad_min_cols = 1536, .flush_rows = 16, .strided_samples = false,
                                            .ahead_max_cols = 768};
 #elif defined(VLAK_SIMD_AVX2)
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 1, .row_pairs = true, .pair_max_cols = 1024,
                                            .backward_pairs = true, .backward_pairs_from_memory = false,
-                                           .backward_ahead_min_cols = 2048, .backward_quad_min_cols = 0,
-                                           .flush_rows = 16, .strided_samples = false,
+                                           .backward_pairs_min_cols = 2048, .backward_ahead_min_cols = 2048,
+                                           .backward_quad_min_cols = 0, .flush_rows = 16, .strided_samples = false,
                                            .ahead_max_cols = 768};
 #else
 constexpr LayerNormConfig kLayerNormConfig{.pow2 = 0, .row_pairs = false, .pair_max_cols = 0,
                                            .backward_pairs = false, .backward_pairs_from_memory = false,
-                                           .backward_ahead_min_cols = 0, .backward_quad_min_cols = 0,
-                                           .flush_rows = 16, .strided_samples = false,
+                                           .backward_pairs_min_cols = 0, .backward_ahead_min_cols = 0,
+                                           .backward_quad_min_cols = 0, .flush_rows = 16, .strided_samples = false,
                                            .ahead_max_cols = 0};
 #endif
 

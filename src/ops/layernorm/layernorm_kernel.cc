@@ -7,10 +7,11 @@
 // Fused residual add (AddLayerNormRowsF32): s = x + r, stored as pass 1 loads it: the plain bits.
 // Backward, per row: g = dy gamma; sum(g), sum(g xhat) (f32 lanes, f64 per block); dgamma and
 // dbeta partials in f32, flushed to f64 every kFlushRows rows; dx = fma(g, rstd, fma(xhat,
-// -rstd mean(g xhat), -rstd mean(g))). Rows in pairs (x86, RVV) or fours (AVX-512, long rows)
-// load and store the partials once per pair or four; on x86, rows from memory (from_memory: x, dy
-// and dx past 16 times the L2, layernorm.cc) go one at a time, unless in fours; from 2048 columns
-// on AVX2, each row's output pass beside the next row's first pass. dx is never streamed.
+// -rstd mean(g xhat), -rstd mean(g))). Rows in pairs (RVV, AVX-512, AVX2 from 2048 columns) or
+// fours (AVX-512, long rows) load and store the partials once per pair or four; on x86, rows from
+// memory (from_memory: x, dy and dx past 16 times the L2, layernorm.cc) go one at a time, unless in
+// fours; from 2048 columns on AVX2, each row's output pass beside the next row's first pass. dx is
+// never streamed.
 // Bound: vlak.h's 1e-5 (|gamma| (1 + |xhat|) + |beta|), mean 1e-6 (|mean| + sd), rstd 1e-6. Rows
 // with a NaN/inf, or sums that overflow f32 (|x - k| > ~1e19), take a cold f64 path (NaN rows).
 // Cost per element: 1 pass of load + sub + add + fma (2 on rare outlier rows), then load, sub,
@@ -313,8 +314,11 @@ static_assert(kFlushRows % 4 == 0, "row pairs and quads (BackwardRowPair, -Quad)
 // from memory one at a time (config's backward_pairs_from_memory): there pairs of rows of 256-1024
 // columns ran at half the speed of lone rows. dx is stored plainly: streamed, it lost in cache and
 // from memory alike.
+// AVX2 takes rows shorter than config's backward_pairs_min_cols (2048) one at a time: from the L3,
+// pairs of 512-1536 columns ran slower than lone rows, as pairs from memory do (above).
 constexpr bool kBackwardPairs = kLayerNormConfig.backward_pairs;
 constexpr bool kPairsFromMemory = kLayerNormConfig.backward_pairs_from_memory;
+constexpr size_t kPairsMinCols = kLayerNormConfig.backward_pairs_min_cols;
 
 // f64 lanes beside DF's f32 lanes: the same count (f32 LMUL 2^p, f64 LMUL 2^(p+1)).
 using DD = Simd<double, kPow2 + 1>;
@@ -661,7 +665,7 @@ void BackwardRows(size_t rows, size_t cols, const float* dy, const float* x, siz
       }
     }
     if constexpr (kBackwardPairs) {
-      if (r % 2 == 0 && r + 1 < rows && (kPairsFromMemory || !from_memory)) {
+      if (r % 2 == 0 && r + 1 < rows && (kPairsFromMemory || !from_memory) && cols >= kPairsMinCols) {
         if (r % kFlushRows == 0) {
           BackwardRowPair<kGamma, true>(dy + o, dy + o + stride, x + o, x + o + stride, gamma, mean + r, rstd + r,
                                         dx + o, dx + o + stride, cols, acc_g, acc_b);
