@@ -65,9 +65,20 @@ template <int kOp, bool kGlu = false, class D>
 }
 
 // stream: non-temporal stores of y (x86; output_strips.h), for outputs larger than the caches.
+// AVX2's fast sigmoid in cache: whole vectors by sigmoid_avx2.h's pipelined loop, the tail by
+// the strip loop below (the same arithmetic).
 template <int kOp>
 [[gnu::noinline]] void Run(const float* x, float* y, size_t n, bool stream) {
   const Simd<float, kPow2<kOp, false>> d;
+#if defined(VLAK_SIMD_AVX2)
+  if constexpr (kOp == (VLAK_ACT_SIGMOID | VLAK_ACT_FAST)) {
+    if (!stream) {
+      const size_t whole = n / 8 * 8;
+      act::FastSigmoidLoopAvx2(x, y, whole);
+      x += whole, y += whole, n -= whole;
+    }
+  }
+#endif
   // Each strip is loaded before it is stored: x == y is fine.
   OutputStrips(d, y, n, stream, nullptr, nullptr, nullptr, [&](auto ds, size_t i) { return Act<kOp>(ds, LoadU(ds, x + i)); });
   EndStreamedOutput(stream);
