@@ -15,8 +15,8 @@
 //                   and dx past 16 times the L2, x86 only); x86 false: there lone rows ran up to
 //                   2x faster (docs/ops/layernorm.md).
 //   backward_pairs_min_cols: 0, or the shortest rows the backward takes in pairs (shorter rows go
-//                   one at a time); AVX2 2048: rows of 512-1536 columns from the L3 ran 4-11 %
-//                   faster one at a time, 256 x 2048 9 % slower (docs/ops/layernorm.md).
+//                   one at a time); AVX2 2048: rows of 512-1536 columns from the L3 ran 2-11 %
+//                   faster one at a time, rows of 2048-4096 5-22 % slower (docs/ops/layernorm.md).
 //   backward_ahead_min_cols: 0, or the shortest rows from memory (x86) whose output pass runs beside
 //                   the next row's first pass (BackwardRowsAhead), so that the next row's loads from
 //                   memory overlap the output pass; AVX2 2048: shorter rows lost (docs/ops/layernorm.md).
