@@ -14,6 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include "dispatch/dispatch.h"
 
 namespace vlak {
@@ -23,6 +27,33 @@ namespace vlak {
 inline bool CpuRunsAvx2Target() {
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX2)
   return TargetSupported(Target::kAvx2);
+#else
+  return false;
+#endif
+}
+
+// The CPU test of the avx512 target's specialisations: the build has the avx512 target and the
+// CPU runs it.
+inline bool CpuRunsAvx512Target() {
+#if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
+  return TargetSupported(Target::kAvx512);
+#else
+  return false;
+#endif
+}
+
+// Whether the CPU issues each 512-bit operation as two 256-bit halves: AMD family 19h (Zen 4; Zen 3
+// has no AVX-512). Such a core retires one zmm FMA a cycle where Intel's AVX-512 cores (Skylake-SP
+// to Emerald Rapids) retire two from the same loads, so the best loop for a kernel can differ (a
+// `prefers` test: quant's 512-bit decode, matmul's direct kernel at any m).
+inline bool CpuSplitsZmm() {
+#if defined(__x86_64__)
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+  const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;  // "AuthenticAMD"
+  if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return false;
+  const unsigned family = ((a >> 8) & 0xF) + (((a >> 8) & 0xF) == 0xF ? (a >> 20) & 0xFF : 0);
+  return family == 0x19;
 #else
   return false;
 #endif

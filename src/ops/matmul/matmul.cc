@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dispatch/dispatch.h"
+#include "dispatch/specialisation.h"
 #include "ops/activation/activation_kernels.h"
 #include "ops/buffer_pool.h"
 #include "ops/matmul/matmul_kernels.h"
@@ -18,6 +19,13 @@
 #include "ops/matmul/matmul.h"
 
 namespace vlak {
+
+// The direct kernel at any m (MatmulTakesDirect's direct_any_rows arm) on CPUs that split 512-bit
+// operations (Zen 4). There its 16 x 1 zmm pass, one FMA a cycle, runs at the core's peak and skips
+// B's packing; on Intel's AVX-512 cores, two FMAs a cycle, the packed kernel's 6 x 64 tile was
+// 5-15 % faster at one thread and 5-25 % at two (docs/ops/matmul.md). Tests turn it on to cover
+// the route on every AVX-512 CPU; VLAK_MATMUL_DIRECT_ANY_ROWS=0 turns it off.
+VLAK_SPECIALISATION_SWITCH(MatmulDirectAnyRows, "VLAK_MATMUL_DIRECT_ANY_ROWS", CpuRunsAvx512Target, CpuSplitsZmm)
 VLAK_PER_TARGET_TABLES(VLAK_MATMUL_KERNELS)
 VLAK_PER_TARGET_TABLES(VLAK_ACTIVATION_KERNELS)  // the epilogue where matmul.cc writes C itself
 
@@ -551,7 +559,7 @@ MatmulShape MatmulActiveShape(size_t n) { return Dispatch(kMatmulShape)(n); }
 
 bool MatmulTakesDirect(const MatmulShape& shape, size_t m, size_t n, size_t k, bool b_trans, size_t threads) {
   if (m <= shape.direct_max_m) return true;
-  if (shape.direct_any_rows == 0 || b_trans) return false;
+  if (shape.direct_any_rows == 0 || b_trans || !MatmulDirectAnyRowsEnabled()) return false;
   const double l2 = static_cast<double>(L2CacheBytes());
   const double a_bytes = static_cast<double>(m) * static_cast<double>(k) * sizeof(float);
   const double b_bytes = static_cast<double>(k) * static_cast<double>(n) * sizeof(float);

@@ -51,7 +51,11 @@ inline constexpr size_t kMatmulDirectMaxPasses = 24;
 // pass of direct_any_rows rows reads all of B), A packed takes at most a quarter of the per-core
 // L2, or B at most half of it, or each thread's rows make at most kMatmulDirectMaxPasses passes,
 // and each thread gets at least direct_any_rows rows (the rows are split among the threads).
+// The arm of direct_any_rows is taken only where MatmulDirectAnyRowsEnabled() (matmul.cc: CPUs that
+// split 512-bit operations); SetMatmulDirectAnyRows returns the previous setting.
 bool MatmulTakesDirect(const MatmulShape& shape, size_t m, size_t n, size_t k, bool b_trans, size_t threads);
+bool MatmulDirectAnyRowsEnabled();
+bool SetMatmulDirectAnyRows(bool enabled);
 
 // vlak_matmul_f32 with the thread count forced (0: the library's choice), for tests and
 // benchmarks. peak_bytes, if not null, gets the packing memory the call used (all threads).

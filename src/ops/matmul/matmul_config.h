@@ -6,8 +6,9 @@
 //   direct_any_m:  calls with more rows take it too when B is k x n and in cache and A or B is
 //                  small or each thread's rows few (MatmulTakesDirect, matmul.h): where the tile
 //                  of direct_rows rows runs at the FMA peak, so that skipping B's packing is a
-//                  gain (AVX-512's 16 x 1 zmm tile; AVX2's 8 x 1 ymm tile was 1.4-1.6x slower
-//                  than the packed kernel).
+//                  gain (AVX-512's 16 x 1 zmm tile on Zen 4, which splits zmm operations: the
+//                  switch MatmulDirectAnyRows in matmul.cc; AVX2's 8 x 1 ymm tile was 1.4-1.6x
+//                  slower than the packed kernel).
 //   direct_rows:   rows of C per pass over B (a register tile of rows x vectors).
 //   direct_cache_rows: 0, or, for B in cache, passes of at most this many rows, of balanced
 //                  heights (AVX2: 16 rows as 6 + 5 + 5, not 8 + 8): where the tiles for the

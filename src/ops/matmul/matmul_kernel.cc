@@ -466,7 +466,8 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
 // exact; with several rows, to and from a buffer of the pass's tiles, each tile's rows together),
 // so the bits are those of every other path. Cost per k step: V vector loads of B, r
 // broadcasts of A (memory operands of the FMAs on x86), r x V FMAs, and on AVX-512, for B in
-// cache, one prefetch: the line after the tile's in the same row of B, which the next strip reads.
+// cache, prefetches of the lines after the tile's in the same row of B, which the next strip
+// reads (all V of them up to kNextStripLines vectors, else the first).
 // B from memory comes as a few sequential streams (direct_kc_stream) that the hardware prefetchers
 // follow, and the prefetch slowed them; AVX2's strips of 8 floats share lines, and it slowed those
 // too. With two passes over B from memory (AVX2, 9-16 rows) each k block is read by both passes in
@@ -474,6 +475,7 @@ void Block(D d, const MatmulArgs& g, size_t i0, size_t i1, size_t j0, size_t j1,
 #if !defined(VLAK_SIMD_RVV)
 using D1 = Simd<float, 0>;
 constexpr bool kPrefetchNextStrip = kPrefetchC;  // AVX-512 only, as C's prefetch
+constexpr size_t kNextStripLines = 4;
 
 template <size_t... I, class F>
 [[gnu::always_inline]] inline void UnrollImpl(std::index_sequence<I...>, F&& f) {
@@ -513,9 +515,14 @@ template <size_t R, size_t V, bool kTail>
   }
   for (; p < kc; ++p) {
     const float* const bp = b + p * ldb;  // formed only for rows of B that exist (ldb may be huge)
-    // The next strip's line (past the end of B for the last strip of its last row: prefetches
-    // never fault).
-    if (kPrefetchNextStrip && next_strip) __builtin_prefetch(bp + V * L);
+    // The next strip's lines in this row (past the end of B for the last strip of its last row:
+    // prefetches never fault): each of them for a strip of at most kNextStripLines vectors (passes
+    // of 6 rows or more), whose row steps are too short for the hardware to fetch the next strip
+    // in time; the first only for wider strips, whose load slots the FMAs already fill.
+    if (kPrefetchNextStrip && next_strip) {
+      Unroll<(V <= kNextStripLines ? V : 1)>(
+          [&](auto v) __attribute__((always_inline)) { __builtin_prefetch(bp + (V + v) * L); });
+    }
     Unroll<V>([&](auto v) __attribute__((always_inline)) { bv[v] = load(bp, v); });
     Unroll<R>([&](auto r) __attribute__((always_inline)) {
       const float av = ap[p * R + r];

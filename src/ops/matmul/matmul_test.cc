@@ -145,8 +145,10 @@ TEST(Matmul, FewRowsDirect) {
 // the same calls by the packed kernel: the same bits as the order model at 1 to 4 threads (rows
 // split where there are 16 per thread, at multiples of 16 near the even cut; fewer take the packed
 // kernel), with row passes of several heights (m mod 16), strip tails, k blocks of 128 and their
-// edges, and ACCUMULATE. On other targets both are the packed kernel.
+// edges, and ACCUMULATE. On other targets both are the packed kernel. The route is turned on for
+// the test: by default only CPUs that split 512-bit operations take it (matmul.cc).
 TEST(Matmul, DirectAnyRows) {
+  const bool was = vlak::SetMatmulDirectAnyRows(true);
   ForEachTarget([] {
     // The last shape's A (300 KB) and B (563 KB) are both more than a quarter and half of a 1 MiB
     // L2, and its 96 rows are few enough passes over B (kMatmulDirectMaxPasses).
@@ -173,6 +175,7 @@ TEST(Matmul, DirectAnyRows) {
       }
     }
   });
+  vlak::SetMatmulDirectAnyRows(was);
 }
 
 // Few rows on 1 to 4 threads (columns split among them), both B layouts: the same bits. The

@@ -2,9 +2,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 
 #include "dispatch/dispatch.h"
 #include "dispatch/specialisation.h"
@@ -36,17 +33,10 @@ namespace {
 #if defined(__x86_64__) && defined(VLAK_HAVE_TARGET_AVX512)
 bool CpuVnni() { return QuantCpuHasVnni(); }
 bool CpuAmx() { return QuantCpuHasAmx(); }
-// Whether decode (m < 4) on an x16 W should take the 512-bit VNNI kernel: not on AMD family 19h
-// (Zen 4; Zen 3 has no AVX-512), which issues a 512-bit operation as two 256-bit halves. There the
+// Whether decode (m < 4) on an x16 W should take the 512-bit VNNI kernel: not on a CPU that
+// issues a 512-bit operation as two 256-bit halves (CpuSplitsZmm: Zen 4). There the
 // AVX2 form (quant_x86.h, the same bits) ran SmolLM2's decode 1.9x faster (docs/ops/quant.md).
-bool CpuPrefersZmmDecode() {
-  unsigned a, b, c, d;
-  if (!__get_cpuid(0, &a, &b, &c, &d)) return true;
-  const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;  // "AuthenticAMD"
-  if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return true;
-  const unsigned family = ((a >> 8) & 0xF) + (((a >> 8) & 0xF) == 0xF ? (a >> 20) & 0xFF : 0);
-  return family != 0x19;
-}
+bool CpuPrefersZmmDecode() { return !CpuSplitsZmm(); }
 #else
 bool CpuVnni() { return false; }
 bool CpuAmx() { return false; }
