@@ -237,20 +237,22 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
   // B not packed yet: each share packs the panels its tasks read, one k block at a time, before
   // its tasks of that k block, so that a panel is written by the core that reads it. (A panel
   // written by one core and read by another costs the reader misses, and the next call's writer
-  // an invalidation of the reader's copy per line: docs/ops/matmul.md.) Shares of whole column
-  // blocks read different panels: one buffer, each share packing its own part. Shares of rows
-  // read the same panels: where B packed takes at most a quarter of the L2, each share packs
-  // them into a buffer of its own; beyond that, PackAllB packs all of B once, in parallel, and
-  // every share reads it.
+  // an invalidation of the reader's copy per line: docs/ops/matmul.md.) Where B packed takes at
+  // most a quarter of the L2, each participant packs the panels of the shares it runs into a
+  // region of its own, indexed by the participant rather than by the share: a share taken by
+  // another thread (or run by another thread in the next call) then writes lines its core
+  // already holds. Beyond that, shares of whole column blocks read different panels: one
+  // buffer, each share packing its own part; shares of rows read the same panels: PackAllB packs
+  // all of B once, in parallel, and every share reads it.
   bool whole_columns = true;
   for (size_t s = 0; s < shares; ++s) whole_columns = whole_columns && cut[s] % row_blocks == 0;
   const size_t b_floats = (PackedFloats(g.k, g.n, shape) + 15) / 16 * 16;
-  const bool per_share = packed == nullptr && !whole_columns && b_floats * sizeof(float) <= L2CacheBytes() / 4;
-  const bool pack_in_shares = packed == nullptr && (whole_columns || per_share);
+  const bool per_worker = packed == nullptr && shares > 1 && b_floats * sizeof(float) <= L2CacheBytes() / 4;
+  const bool pack_in_shares = packed == nullptr && (whole_columns || per_worker);
   std::optional<PooledBuffer> buffer;
   if (packed == nullptr) {
-    if (b_floats == 0 || (per_share && b_floats > SIZE_MAX / sizeof(float) / shares)) return false;
-    const size_t floats = per_share ? b_floats * shares : b_floats;
+    if (b_floats == 0 || (per_worker && b_floats > SIZE_MAX / sizeof(float) / shares)) return false;
+    const size_t floats = per_worker ? b_floats * shares : b_floats;
     buffer.emplace(floats);
     if (buffer->data() == nullptr) return false;
     if (peak_bytes != nullptr) *peak_bytes = floats * sizeof(float);
@@ -258,9 +260,9 @@ bool ComputePacked(const MatmulArgs& g, const MatmulArgs& run, size_t p0, const 
   }
   float* const pack_base = buffer ? buffer->data() : nullptr;
   auto* const pack = Dispatch(kMatmulPackB, target);
-  ParallelFor(PlanChunks(shares, static_cast<int>(shares), 1, 1), [&](int, size_t s0, size_t s1) {
+  ParallelFor(PlanChunks(shares, static_cast<int>(shares), 1, 1), [&](int worker, size_t s0, size_t s1) {
     for (size_t s = s0; s < s1; ++s) {
-      float* const b = per_share ? pack_base + s * b_floats : pack_base;
+      float* const b = per_worker ? pack_base + static_cast<size_t>(worker) * b_floats : pack_base;
       const float* const panels = b != nullptr ? b : packed;
       for (size_t pc = 0; pc < run.k; pc += kc_max) {
         const size_t kc = run.k - pc < kc_max ? run.k - pc : kc_max;
