@@ -43,9 +43,9 @@ inline bool CpuRunsAvx512Target() {
 }
 
 // Whether the CPU issues each 512-bit operation as two 256-bit halves: AMD family 19h (Zen 4; Zen 3
-// has no AVX-512). Such a core retires one zmm FMA a cycle where Intel's AVX-512 cores (Skylake-SP
-// to Emerald Rapids) retire two from the same loads, so the best loop for a kernel can differ (a
-// `prefers` test: quant's 512-bit decode, matmul's direct kernel at any m).
+// has no AVX-512). Such a core retires one zmm FMA a cycle where Intel's server cores with two FMA
+// units (Skylake-SP Gold to Emerald Rapids) retire two from the same loads, so the best loop for a
+// kernel can differ (a `prefers` test: quant's 512-bit decode, matmul's direct kernel at any m).
 inline bool CpuSplitsZmm() {
 #if defined(__x86_64__)
   unsigned a, b, c, d;

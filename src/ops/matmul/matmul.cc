@@ -22,9 +22,10 @@ namespace vlak {
 
 // The direct kernel at any m (MatmulTakesDirect's direct_any_rows arm) on CPUs that split 512-bit
 // operations (Zen 4). There its 16 x 1 zmm pass, one FMA a cycle, runs at the core's peak and skips
-// B's packing; on Intel's AVX-512 cores, two FMAs a cycle, the packed kernel's 6 x 64 tile was
-// 5-15 % faster at one thread and 5-25 % at two (docs/ops/matmul.md). Tests turn it on to cover
-// the route on every AVX-512 CPU; VLAK_MATMUL_DIRECT_ANY_ROWS=0 turns it off.
+// B's packing; on an Emerald Rapids Xeon, two FMAs a cycle, the packed kernel's 6 x 64 tile was
+// 5-13 % faster at one thread, and at two 20-24 % faster on two shapes, 4-8 % slower on three
+// (docs/ops/matmul.md). Tests turn it on to cover the route on every AVX-512 CPU;
+// VLAK_MATMUL_DIRECT_ANY_ROWS=0 turns it off.
 VLAK_SPECIALISATION_SWITCH(MatmulDirectAnyRows, "VLAK_MATMUL_DIRECT_ANY_ROWS", CpuRunsAvx512Target, CpuSplitsZmm)
 VLAK_PER_TARGET_TABLES(VLAK_MATMUL_KERNELS)
 VLAK_PER_TARGET_TABLES(VLAK_ACTIVATION_KERNELS)  // the epilogue where matmul.cc writes C itself
